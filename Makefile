@@ -1,0 +1,35 @@
+# Every target is self-contained: it creates .venv and installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench schemas clean
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	bash examples/quickstart/demo.sh
+
+test: $(STAMP)
+	$(BIN)/pytest -n 2
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python bench/service_lists.py
+	$(BIN)/python bench/plan_scale.py
+
+schemas: $(STAMP)
+	$(BIN)/agentform schema --out schemas
+	$(BIN)/python -m agentform.service.openapi_export schemas/agent-service.openapi.json
+
+clean:
+	rm -rf $(VENV) .agentform examples/*/.agentform

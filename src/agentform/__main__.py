@@ -1,0 +1,5 @@
+"""`python -m agentform`: the command line."""
+
+from .cli.main import main
+
+main()

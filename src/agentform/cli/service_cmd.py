@@ -1,0 +1,46 @@
+"""`agentform service run`: the embedded Agent Service over HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..service import SeedError
+from ..service.server import serve
+
+
+@click.group("service")
+def service() -> None:
+    """The embedded Agent Service."""
+
+
+@service.command("run")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8700, show_default=True, type=int)
+@click.option(
+    "--db",
+    "db_path",
+    default=".agentform/service.db",
+    show_default=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+)
+@click.option(
+    "--seed",
+    "seed_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Seed file (YAML) of organizations, keys, agents, profiles. Default: demo.",
+)
+@click.option(
+    "--rate-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Requests per second per API key; above it, 429 with Retry-After.",
+)
+def run(
+    host: str, port: int, db_path: Path, seed_path: Path | None, rate_limit: float | None
+) -> None:
+    """Serve the Agent Service API until stopped (Ctrl-C)."""
+    try:
+        serve(host, port, db_path, seed_path, rate_limit, say=click.echo)
+    except SeedError as exc:
+        raise click.ClickException(str(exc)) from None

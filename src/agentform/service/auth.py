@@ -1,0 +1,68 @@
+"""Who is calling: API key lookup, roles and organization checks (API.md §2)."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+
+from fastapi import Depends, Request
+from fastapi.security import APIKeyHeader
+
+from .db import Database
+from .errors import ServiceError
+
+_api_key = APIKeyHeader(name="X-Api-Key", auto_error=False, scheme_name="ApiKey")
+_service_key = APIKeyHeader(
+    name="X-Service-Agents-Api-Key", auto_error=False, scheme_name="ServiceAgentsApiKey"
+)
+
+
+def hash_key(key: str) -> str:
+    """Keys are stored hashed; the database never holds a usable credential."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Caller:
+    organization_id: str
+    organization_name: str
+    key_id: str
+    key_name: str
+    role: str
+
+    def check_organization(self, organization_id: uuid.UUID | None) -> None:
+        """An organizationId (query or body) naming another organization is 403."""
+        if organization_id is not None and str(organization_id) != self.organization_id:
+            raise ServiceError(403, "organizationId: not your organization")
+
+
+def database(request: Request) -> Database:
+    db: Database = request.app.state.db
+    return db
+
+
+def caller(
+    request: Request,
+    api_key: str | None = Depends(_api_key),
+    service_key: str | None = Depends(_service_key),
+    db: Database = Depends(database),
+) -> Caller:
+    if api_key is not None and service_key is not None and api_key != service_key:
+        raise ServiceError(401, "X-Api-Key and X-Service-Agents-Api-Key disagree")
+    key = api_key if api_key is not None else service_key
+    if not key:
+        raise ServiceError(401, "missing API key")
+    with db.read() as conn:
+        row = conn.execute(
+            "SELECT k.id, k.name, k.role, k.revoked, o.id AS org_id, o.name AS org_name "
+            "FROM api_keys k JOIN organizations o ON o.id = k.organization_id "
+            "WHERE k.key_hash = ?",
+            (hash_key(key),),
+        ).fetchone()
+    if row is None or row["revoked"]:
+        raise ServiceError(401, "invalid API key")
+    who = Caller(row["org_id"], row["org_name"], row["id"], row["name"], row["role"])
+    if who.role != "admin" and request.method not in ("GET", "HEAD"):
+        raise ServiceError(403, "this API key may only read")
+    return who

@@ -1,0 +1,156 @@
+"""SQLite storage for the embedded Agent Service.
+
+One database file in WAL mode, one connection per thread (FastAPI runs sync
+endpoints in a thread pool), and the schema created on start. Invariants such
+as "names are unique per organization" live in the schema, so two concurrent
+creates of one name give one row and one IntegrityError, never two rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS organizations (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+    id TEXT PRIMARY KEY,
+    organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'read')),
+    revoked INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (organization_id, name)
+);
+CREATE TABLE IF NOT EXISTS agents (
+    id TEXT PRIMARY KEY,
+    organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    published_version INTEGER NOT NULL,
+    versions TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (organization_id, name)
+);
+CREATE INDEX IF NOT EXISTS agents_order ON agents (organization_id, created_at, id);
+CREATE TABLE IF NOT EXISTS profiles (
+    id TEXT PRIMARY KEY,
+    organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    description TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (organization_id, name)
+);
+CREATE INDEX IF NOT EXISTS profiles_order ON profiles (organization_id, created_at, id);
+-- Agent profile pools and profile groups: two collections of the same shape.
+CREATE TABLE IF NOT EXISTS profile_sets (
+    id TEXT PRIMARY KEY,
+    collection TEXT NOT NULL CHECK (collection IN ('pool', 'group')),
+    organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    selection_strategy TEXT NOT NULL,
+    allow_concurrent_use INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (collection, organization_id, name)
+);
+CREATE INDEX IF NOT EXISTS profile_sets_order
+    ON profile_sets (collection, organization_id, created_at, id);
+CREATE TABLE IF NOT EXISTS profile_set_members (
+    set_id TEXT NOT NULL REFERENCES profile_sets(id) ON DELETE CASCADE,
+    profile_id TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    PRIMARY KEY (set_id, profile_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS profile_set_members_profile ON profile_set_members (profile_id);
+CREATE TABLE IF NOT EXISTS vault_templates (
+    id TEXT PRIMARY KEY,
+    organization_id TEXT REFERENCES organizations(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT,
+    fields TEXT NOT NULL,
+    steps TEXT NOT NULL,
+    origin TEXT NOT NULL CHECK (origin IN ('manual', 'generated')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (organization_id, name)
+);
+CREATE INDEX IF NOT EXISTS vault_templates_order
+    ON vault_templates (organization_id, created_at, id);
+"""
+
+
+def now_iso() -> str:
+    """UTC now with microseconds and a Z: sorts lexically in time order."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Database:
+    """A SQLite file shared by every thread of the service, one connection each."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+        # executescript manages its own transaction; the IF NOT EXISTS makes it idempotent.
+        self._connection().executescript(SCHEMA)
+
+    def _connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=30
+            )
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._local.conn = conn
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for a multi-statement read (count + page)."""
+        conn = self._connection()
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; takes the write lock up front to avoid upgrade deadlocks."""
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._all_lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()

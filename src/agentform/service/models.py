@@ -1,0 +1,191 @@
+"""Wire models of the service: request bodies (strict, unknown fields refused) and answers."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+Name255 = Annotated[str, StringConstraints(min_length=1, max_length=255)]
+Name200 = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+SelectionStrategy = Literal["least_recently_used", "most_recently_used"]
+# Request ids: parsed from JSON strings (strict mode would refuse a str for a UUID).
+Id = Annotated[uuid.UUID, Field(strict=False)]
+# A label must give a non-empty key (API.md §7).
+Label = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"[A-Za-z0-9]")]
+
+
+def omittable() -> Any:
+    """A PATCH field that may be left out but not sent as null (null is a 400).
+
+    Pydantic does not validate defaults, so leaving the field out gives None
+    while an explicit null fails the (non-nullable) type; the OpenAPI document
+    then shows the field as optional and not nullable, which is the truth.
+    """
+    return Field(default=None)
+
+
+class Request(BaseModel):
+    """Request bodies: strict types, and an unknown field is a 400 naming it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# -- agents and profiles (API.md §5) ------------------------------------------
+
+
+class Agent(BaseModel):
+    id: str
+    name: str
+    organizationId: str
+    publishedVersion: int
+    versions: list[int]
+    createdAt: str
+    updatedAt: str
+
+
+class Profile(BaseModel):
+    id: str
+    name: str
+    description: str | None = None
+    organizationId: str
+    createdAt: str
+    updatedAt: str
+
+
+class ProfileCreate(Request):
+    name: Name255
+    description: Annotated[str, StringConstraints(max_length=1000)] | None = None
+    organizationId: Id | None = None
+
+
+class ProfileUpdate(Request):
+    # Optional but not nullable: `null` is a 400, and the document says so.
+    name: Name255 = omittable()
+    description: Annotated[str, StringConstraints(max_length=1000)] | None = None
+
+
+# -- pools and groups (API.md §6) ---------------------------------------------
+
+
+class ProfileSet(BaseModel):
+    id: str
+    name: str
+    organizationId: str
+    selectionStrategy: SelectionStrategy
+    allowConcurrentUse: bool
+    createdAt: str
+    updatedAt: str
+
+
+class ProfileSetCreate(Request):
+    name: Name255
+    organizationId: Id | None = None
+    selectionStrategy: SelectionStrategy = "least_recently_used"
+    allowConcurrentUse: bool = False
+
+
+class ProfileSetUpdate(Request):
+    name: Name255 = omittable()
+    selectionStrategy: SelectionStrategy = omittable()
+    allowConcurrentUse: bool = omittable()
+
+
+class Member(BaseModel):
+    id: str
+    name: str
+    organizationId: str
+    createdAt: str
+    updatedAt: str
+
+
+class MembersRequest(Request):
+    profileIds: Annotated[list[Id], Field(min_length=1, max_length=100)]
+
+
+# -- vault templates (API.md §7) ----------------------------------------------
+
+FieldType = Literal[
+    "username",
+    "email",
+    "url",
+    "phone",
+    "text",
+    "password",
+    "hidden",
+    "totp_seed",
+    "api_key",
+    "card_number",
+    "card_expiry",
+    "card_cvv",
+    "cardholder_name",
+]
+TemplateKind = Literal["login", "api_key", "card", "custom"]
+
+
+class TemplateFieldIn(Request):
+    type: FieldType
+    label: Label
+    required: bool
+    hint: Annotated[str, StringConstraints(max_length=500)] | None = None
+
+
+class TemplateStep(Request):
+    key: Annotated[str, StringConstraints(max_length=64, pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+    title: Name200
+    instructions: Annotated[str, StringConstraints(max_length=4000)] | None = None
+    fieldKeys: list[str]
+
+
+class TemplateField(BaseModel):
+    type: FieldType
+    label: str
+    required: bool
+    hint: str | None = None
+    key: str
+
+
+class TemplateCreate(Request):
+    kind: TemplateKind
+    name: Name200
+    description: str | None = None
+    fields: Annotated[list[TemplateFieldIn], Field(min_length=1)]
+    steps: Annotated[list[TemplateStep], Field(max_length=20)] = []
+    organizationId: Id | None = None
+
+
+class TemplateUpdate(Request):
+    kind: TemplateKind = omittable()
+    name: Name200 = omittable()
+    description: str | None = None
+    fields: Annotated[list[TemplateFieldIn], Field(min_length=1)] = omittable()
+    steps: Annotated[list[TemplateStep], Field(max_length=20)] = omittable()
+
+
+class Template(BaseModel):
+    id: str
+    organizationId: str | None = None
+    kind: TemplateKind
+    name: str
+    description: str | None = None
+    fields: list[TemplateField]
+    steps: list[TemplateStep]
+    origin: Literal["manual", "generated"]
+    createdAt: str
+    updatedAt: str
+
+
+# -- context (API.md §2) ------------------------------------------------------
+
+
+class ApiKeyInfo(BaseModel):
+    id: str
+    name: str
+    role: Literal["admin", "read"]
+
+
+class Context(BaseModel):
+    organizationId: str
+    organizationName: str
+    apiKey: ApiKeyInfo

@@ -1,0 +1,72 @@
+"""The service's OpenAPI document: FastAPI's, with the error shape of API.md §3.
+
+FastAPI documents a 422 validation error on every operation; this service
+answers 400 instead, so the document is rewritten to say so, and every
+operation lists its error statuses with the `{code, message}` body.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from .errors import ErrorBody
+
+ERROR_STATUSES = {
+    "400": "Invalid request: malformed id, unknown field, wrong type, out of range",
+    "401": "Missing or invalid API key",
+    "403": "The API key may not do this",
+    "404": "Not found",
+    "409": "Name already taken, or not allowed in the current state",
+    "429": "Rate limited; see Retry-After",
+    "500": "Server error",
+}
+
+
+def build_openapi(app: FastAPI) -> dict[str, Any]:
+    doc = get_openapi(title=app.title, version=app.version, routes=app.routes)
+    schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    schemas.update(
+        ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}").pop("$defs", {})
+    )
+    schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas["ErrorBody"].pop("$defs", None)
+    error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    for path_item in doc.get("paths", {}).values():
+        for operation in path_item.values():
+            responses = operation.setdefault("responses", {})
+            responses.pop("422", None)
+            for status, description in ERROR_STATUSES.items():
+                responses.setdefault(status, {"description": description, "content": error_ref})
+    return doc
+
+
+def install_openapi(app: FastAPI) -> None:
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = build_openapi(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def render_openapi(app: FastAPI) -> str:
+    return json.dumps(app.openapi(), indent=2, sort_keys=True) + "\n"
+
+
+def write_openapi(path: str | Path) -> None:
+    """Writes the document of a fresh app (the checked-in schemas/ copy)."""
+    import tempfile
+
+    from .app import create_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(Path(tmp) / "service.db")
+        Path(path).write_text(render_openapi(app))
+        app.state.db.close()

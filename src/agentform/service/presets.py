@@ -1,0 +1,84 @@
+"""Built-in vault templates: no organization, origin `generated`, read-only."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from .models import TemplateFieldIn, TemplateStep
+from .vault_rules import build_fields
+
+PRESET_TIME = "2024-01-01T00:00:00.000000Z"
+
+PRESETS: list[dict[str, Any]] = [
+    {
+        "id": "00000000-0000-4000-a000-000000000001",
+        "kind": "login",
+        "name": "Website login",
+        "description": "Username and password for a website",
+        "fields": [
+            {"type": "url", "label": "Login URL", "required": True},
+            {"type": "username", "label": "Username", "required": True},
+            {"type": "password", "label": "Password", "required": True},
+            {
+                "type": "totp_seed",
+                "label": "TOTP seed",
+                "required": False,
+                "hint": "Only when the site asks for a one-time code",
+            },
+        ],
+        "steps": [
+            {
+                "key": "sign-in",
+                "title": "Sign in",
+                "fieldKeys": ["LOGIN_URL", "USERNAME", "PASSWORD"],
+            },
+            {"key": "second-factor", "title": "Second factor", "fieldKeys": ["TOTP_SEED"]},
+        ],
+    },
+    {
+        "id": "00000000-0000-4000-a000-000000000002",
+        "kind": "api_key",
+        "name": "API key",
+        "description": "A key for an HTTP API",
+        "fields": [
+            {"type": "api_key", "label": "API key", "required": True},
+            {"type": "url", "label": "Base URL", "required": False},
+        ],
+        "steps": [],
+    },
+    {
+        "id": "00000000-0000-4000-a000-000000000003",
+        "kind": "card",
+        "name": "Payment card",
+        "description": None,
+        "fields": [
+            {"type": "cardholder_name", "label": "Cardholder name", "required": True},
+            {"type": "card_number", "label": "Card number", "required": True},
+            {"type": "card_expiry", "label": "Expiry", "required": True},
+            {"type": "card_cvv", "label": "CVV", "required": True},
+        ],
+        "steps": [],
+    },
+]
+
+
+def install_presets(conn: sqlite3.Connection) -> None:
+    for preset in PRESETS:
+        fields = build_fields([TemplateFieldIn.model_validate(f) for f in preset["fields"]])
+        steps = [TemplateStep.model_validate(s) for s in preset["steps"]]
+        conn.execute(
+            "INSERT OR IGNORE INTO vault_templates "
+            "VALUES (?, NULL, ?, ?, ?, ?, ?, 'generated', ?, ?)",
+            (
+                preset["id"],
+                preset["kind"],
+                preset["name"],
+                preset["description"],
+                json.dumps([f.model_dump(exclude_none=True) for f in fields]),
+                json.dumps([s.model_dump(exclude_none=True) for s in steps]),
+                PRESET_TIME,
+                PRESET_TIME,
+            ),
+        )

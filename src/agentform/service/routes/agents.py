@@ -1,0 +1,71 @@
+"""Agents, read-only through the API (API.md §5); created by the seed file."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+
+from fastapi import APIRouter, Depends, Query
+
+from ..auth import Caller, caller, database
+from ..db import Database
+from ..models import Agent
+from ..paging import (
+    AgentSortField,
+    Page,
+    PageParams,
+    SortDirection,
+    list_page,
+    page_params,
+    sorting,
+)
+from .common import fetch_owned
+
+router = APIRouter(tags=["Agents"])
+
+
+def agent_from_row(row: sqlite3.Row) -> Agent:
+    return Agent(
+        id=row["id"],
+        name=row["name"],
+        organizationId=row["organization_id"],
+        publishedVersion=row["published_version"],
+        versions=json.loads(row["versions"]),
+        createdAt=row["created_at"],
+        updatedAt=row["updated_at"],
+    )
+
+
+@router.get("/agents", response_model=Page[Agent])
+def list_agents(
+    organizationId: uuid.UUID | None = Query(None),
+    searchName: str | None = Query(None),
+    sortField: AgentSortField | None = Query(None),
+    sortDirection: SortDirection | None = Query(None),
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Page[Agent]:
+    who.check_organization(organizationId)
+    sort = sorting(sortField, sortDirection)
+    with db.read() as conn:
+        return list_page(
+            conn,
+            "agents",
+            "organization_id = ?",
+            [who.organization_id],
+            paging,
+            agent_from_row,
+            sort,
+            searchName,
+        )
+
+
+@router.get("/agents/{agentId}", response_model=Agent)
+def get_agent(
+    agentId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> Agent:
+    with db.read() as conn:
+        row = fetch_owned(conn, "agents", agentId, who.organization_id, "agent")
+    return agent_from_row(row)

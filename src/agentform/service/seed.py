@@ -1,0 +1,187 @@
+"""The service's seed file: organizations, API keys, agents and profiles.
+
+Loading is idempotent: everything is matched by name and created only when
+missing, so a seed loaded twice (or on every start) creates nothing twice.
+Keys are stored hashed.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .auth import hash_key
+from .db import Database, now_iso
+
+DEMO_ORGANIZATION_ID = "0b7f3c1e-0000-4000-8000-000000000001"
+DEMO_ADMIN_KEY = "demo-admin-key"
+
+
+class SeedError(Exception):
+    """The seed file cannot be loaded; the message names the problem."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SeedKey(_Strict):
+    name: Annotated[str, Field(min_length=1)]
+    key: Annotated[str, Field(min_length=8)]
+    role: Literal["admin", "read"]
+
+
+class SeedAgent(_Strict):
+    name: Annotated[str, Field(min_length=1, max_length=255)]
+    id: uuid.UUID | None = None
+    versions: Annotated[list[int], Field(min_length=1)] = [1]
+    publishedVersion: int | None = None
+
+    @model_validator(mode="after")
+    def _published_is_a_version(self) -> SeedAgent:
+        if self.publishedVersion is None:
+            self.publishedVersion = max(self.versions)
+        elif self.publishedVersion not in self.versions:
+            raise ValueError(f"publishedVersion {self.publishedVersion} is not in versions")
+        return self
+
+
+class SeedProfile(_Strict):
+    name: Annotated[str, Field(min_length=1, max_length=255)]
+    id: uuid.UUID | None = None
+    description: Annotated[str, Field(max_length=1000)] | None = None
+
+
+class SeedOrganization(_Strict):
+    name: Annotated[str, Field(min_length=1)]
+    id: uuid.UUID | None = None
+    apiKeys: list[SeedKey] = []
+    agents: list[SeedAgent] = []
+    profiles: list[SeedProfile] = []
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> SeedOrganization:
+        for what, items in (
+            ("apiKeys", self.apiKeys),
+            ("agents", self.agents),
+            ("profiles", self.profiles),
+        ):
+            names = [i.name for i in items]
+            dupes = sorted({n for n in names if names.count(n) > 1})
+            if dupes:
+                raise ValueError(f"{what}: duplicate names {', '.join(dupes)}")
+        return self
+
+
+class Seed(_Strict):
+    organizations: list[SeedOrganization]
+
+    @model_validator(mode="after")
+    def _unique(self) -> Seed:
+        names = [o.name for o in self.organizations]
+        if len(set(names)) != len(names):
+            raise ValueError("organizations: duplicate names")
+        keys = [k.key for o in self.organizations for k in o.apiKeys]
+        if len(set(keys)) != len(keys):
+            raise ValueError("apiKeys: the same key is given twice")
+        return self
+
+
+DEMO_SEED = Seed.model_validate(
+    {
+        "organizations": [
+            {
+                "name": "demo",
+                "id": DEMO_ORGANIZATION_ID,
+                "apiKeys": [
+                    {"name": "admin", "key": DEMO_ADMIN_KEY, "role": "admin"},
+                    {"name": "reader", "key": "demo-read-key", "role": "read"},
+                ],
+                "agents": [
+                    {"name": "checkout-agent", "versions": [1, 2], "publishedVersion": 2},
+                    {"name": "support-agent", "versions": [1]},
+                ],
+                "profiles": [
+                    {"name": f"bot-{i}", "description": f"demo profile {i}"} for i in range(1, 7)
+                ],
+            }
+        ]
+    }
+)
+
+
+def read_seed(path: str | Path) -> Seed:
+    """Parse and validate a seed file, or raise SeedError naming the problem."""
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except OSError as exc:
+        raise SeedError(f"{path}: cannot read: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise SeedError(f"{path}: not valid YAML: {exc}") from None
+    try:
+        return Seed.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'file'}: {e['msg']}" for e in exc.errors()
+        )
+        raise SeedError(f"{path}: {problems}") from None
+
+
+def _stable_id(given: uuid.UUID | None, *parts: str) -> str:
+    return str(given or uuid.uuid5(uuid.NAMESPACE_URL, "agentform-seed:" + ":".join(parts)))
+
+
+def load_seed(db: Database, seed: Seed) -> None:
+    with db.write() as conn:
+        for org in seed.organizations:
+            now = now_iso()
+            conn.execute(
+                "INSERT OR IGNORE INTO organizations VALUES (?, ?, ?)",
+                (_stable_id(org.id, org.name), org.name, now),
+            )
+            org_id = conn.execute(
+                "SELECT id FROM organizations WHERE name = ?", (org.name,)
+            ).fetchone()[0]
+            for key in org.apiKeys:
+                conn.execute(
+                    "INSERT OR IGNORE INTO api_keys VALUES (?, ?, ?, ?, ?, 0)",
+                    (
+                        _stable_id(None, org.name, "key", key.name),
+                        org_id,
+                        key.name,
+                        hash_key(key.key),
+                        key.role,
+                    ),
+                )
+            for agent in org.agents:
+                now = now_iso()  # one timestamp each, so lists keep the seed's order
+                conn.execute(
+                    "INSERT OR IGNORE INTO agents VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        _stable_id(agent.id, org.name, "agent", agent.name),
+                        org_id,
+                        agent.name,
+                        agent.publishedVersion,
+                        json.dumps(agent.versions),
+                        now,
+                        now,
+                    ),
+                )
+            for profile in org.profiles:
+                now = now_iso()
+                conn.execute(
+                    "INSERT OR IGNORE INTO profiles VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        _stable_id(profile.id, org.name, "profile", profile.name),
+                        org_id,
+                        profile.name,
+                        profile.description,
+                        now,
+                        now,
+                    ),
+                )

@@ -1,0 +1,118 @@
+"""Fixtures for the service tests: an app over a temporary SQLite file, two organizations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from agentform.service import Seed, create_app
+
+ACME = "11111111-1111-4111-8111-111111111111"
+OTHER = "22222222-2222-4222-8222-222222222222"
+ADMIN_KEY = "acme-admin-key-0001"
+READ_KEY = "acme-read-key-0001"
+OTHER_KEY = "other-admin-key-0001"
+BASE = "/agents/v2"
+
+TEST_SEED = Seed.model_validate(
+    {
+        "organizations": [
+            {
+                "name": "acme",
+                "id": ACME,
+                "apiKeys": [
+                    {"name": "admin", "key": ADMIN_KEY, "role": "admin"},
+                    {"name": "reader", "key": READ_KEY, "role": "read"},
+                ],
+                "agents": [
+                    {"name": "checkout-agent", "versions": [1, 2], "publishedVersion": 2},
+                    {"name": "support-agent"},
+                ],
+                "profiles": [{"name": f"p{i}", "description": f"profile {i}"} for i in range(1, 6)],
+            },
+            {
+                "name": "other",
+                "id": OTHER,
+                "apiKeys": [{"name": "admin", "key": OTHER_KEY, "role": "admin"}],
+                "agents": [{"name": "other-agent"}],
+                "profiles": [{"name": "foreign"}],
+            },
+        ]
+    }
+)
+
+
+class Api:
+    """A TestClient that prefixes the base path and sends a key unless told otherwise."""
+
+    def __init__(
+        self, client: TestClient, key: str | None = ADMIN_KEY, header: str = "X-Api-Key"
+    ) -> None:
+        self.client = client
+        self.key = key
+        self.header = header
+
+    def as_key(self, key: str | None, header: str = "X-Api-Key") -> Api:
+        return Api(self.client, key, header)
+
+    def request(self, method: str, path: str, **kw):  # type: ignore[no-untyped-def]
+        headers = dict(kw.pop("headers", {}) or {})
+        if self.key is not None:
+            headers.setdefault(self.header, self.key)
+        return self.client.request(method, BASE + path, headers=headers, **kw)
+
+    def get(self, path: str, **kw):  # type: ignore[no-untyped-def]
+        return self.request("GET", path, **kw)
+
+    def post(self, path: str, **kw):  # type: ignore[no-untyped-def]
+        return self.request("POST", path, **kw)
+
+    def patch(self, path: str, **kw):  # type: ignore[no-untyped-def]
+        return self.request("PATCH", path, **kw)
+
+    def delete(self, path: str, **kw):  # type: ignore[no-untyped-def]
+        return self.request("DELETE", path, **kw)
+
+    def ids(self, path: str) -> dict[str, str]:
+        """name -> id of every item of a list."""
+        out: dict[str, str] = {}
+        page = 1
+        while True:
+            body = self.get(path, params={"page": page, "pageSize": 100}).json()
+            out.update({i["name"]: i["id"] for i in body["items"]})
+            if page * 100 >= body["total"]:
+                return out
+            page += 1
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "service.db"
+
+
+@pytest.fixture
+def app(db_path: Path) -> Iterator[FastAPI]:
+    application = create_app(db_path, seed=TEST_SEED)
+    yield application
+    application.state.db.close()
+
+
+@pytest.fixture
+def api(app: FastAPI) -> Api:
+    return Api(TestClient(app))
+
+
+def assert_error(response, status: int, *words: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """An error answer of API.md §3: the status, JSON body {code, message}, code == status."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert body["code"] == status
+    assert isinstance(body["message"], str) and body["message"]
+    for word in words:
+        assert word in body["message"], (word, body["message"])
+    return body  # type: ignore[no-any-return]

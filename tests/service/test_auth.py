@@ -1,0 +1,147 @@
+"""Authentication and roles (API.md §2) on every operation of the service.
+
+OPERATIONS is the table of every operation with a valid request and its
+success status; a test checks that it covers the whole OpenAPI document.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import ADMIN_KEY, BASE, OTHER_KEY, READ_KEY, Api, assert_error
+
+TEMPLATE = {
+    "kind": "custom",
+    "name": "t-new",
+    "fields": [{"type": "text", "label": "Note", "required": False}],
+}
+
+# (method, path with {placeholders}, body, success status)
+OPERATIONS: list[tuple[str, str, Any, int]] = [
+    ("GET", "/context", None, 200),
+    ("GET", "/agents", None, 200),
+    ("GET", "/agents/{agent}", None, 200),
+    ("GET", "/profiles", None, 200),
+    ("POST", "/profiles", {"name": "new-profile"}, 201),
+    ("GET", "/profiles/{profile}", None, 200),
+    ("PATCH", "/profiles/{profile}", {"description": "d"}, 200),
+    ("DELETE", "/profiles/{profile}", None, 204),
+    ("GET", "/agent-profiles", None, 200),
+    ("POST", "/agent-profiles", {"name": "new-profile"}, 201),
+    ("GET", "/agent-profiles/{profile}", None, 200),
+    ("PATCH", "/agent-profiles/{profile}", {"description": "d"}, 200),
+    ("DELETE", "/agent-profiles/{profile}", None, 204),
+    ("GET", "/vault/templates", None, 200),
+    ("POST", "/vault/templates", TEMPLATE, 201),
+    ("GET", "/vault/templates/{template}", None, 200),
+    ("PATCH", "/vault/templates/{template}", {"description": "d"}, 200),
+    ("DELETE", "/vault/templates/{template}", None, 204),
+]
+for _coll, _ph in (("/agent-profile-pools", "{pool}"), ("/profile-groups", "{group}")):
+    OPERATIONS += [
+        ("GET", _coll, None, 200),
+        ("POST", _coll, {"name": "new-set"}, 201),
+        ("GET", f"{_coll}/{_ph}", None, 200),
+        ("PATCH", f"{_coll}/{_ph}", {"allowConcurrentUse": True}, 200),
+        ("DELETE", f"{_coll}/{_ph}", None, 204),
+        ("GET", f"{_coll}/{_ph}/members", None, 200),
+        ("POST", f"{_coll}/{_ph}/members", {"profileIds": ["{profile}"]}, 204),
+        ("DELETE", f"{_coll}/{_ph}/members", {"profileIds": ["{profile}"]}, 204),
+    ]
+
+OP_IDS = [f"{m} {p}" for m, p, _, _ in OPERATIONS]
+
+
+@pytest.fixture
+def ids(api: Api) -> dict[str, str]:
+    return {
+        "agent": api.ids("/agents")["checkout-agent"],
+        "profile": api.ids("/profiles")["p1"],
+        "pool": api.post("/agent-profile-pools", json={"name": "pool"}).json()["id"],
+        "group": api.post("/profile-groups", json={"name": "group"}).json()["id"],
+        "template": api.post("/vault/templates", json={**TEMPLATE, "name": "t"}).json()["id"],
+    }
+
+
+def _fill(value: Any, ids: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return value.format(**ids)
+    if isinstance(value, list):
+        return [_fill(v, ids) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, ids) for k, v in value.items()}
+    return value
+
+
+def call(api: Api, op: tuple[str, str, Any, int], ids: dict[str, str], **kw: Any) -> Any:
+    method, path, body, _ = op
+    if body is not None:
+        kw["json"] = _fill(body, ids)
+    return api.request(method, _fill(path, ids), **kw)
+
+
+def test_table_covers_every_documented_operation(api: Api) -> None:
+    doc = api.client.get(f"{BASE}/openapi.json").json()
+    documented = {
+        (method.upper(), path.removeprefix(BASE))
+        for path, item in doc["paths"].items()
+        for method in item
+        if path.startswith(BASE)
+    }
+    tabled = {(m, p) for m, p, _, _ in OPERATIONS}
+    assert {(m, _shape(p)) for m, p in documented} == {(m, _shape(p)) for m, p in tabled}
+
+
+def _shape(path: str) -> str:
+    return re.sub(r"\{\w+\}", "{}", path)
+
+
+@pytest.mark.parametrize("header", ["X-Api-Key", "X-Service-Agents-Api-Key"])
+@pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
+def test_each_header_works_on_every_operation(api: Api, ids: dict[str, str], op, header) -> None:  # type: ignore[no-untyped-def]
+    r = call(api.as_key(ADMIN_KEY, header), op, ids)
+    assert r.status_code == op[3], r.text
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
+def test_401_without_a_valid_key(api: Api, ids: dict[str, str], op) -> None:  # type: ignore[no-untyped-def]
+    assert_error(call(api.as_key(None), op, ids), 401, "missing")
+    assert_error(call(api.as_key("no-such-key-000"), op, ids), 401, "invalid")
+    both = {"X-Api-Key": ADMIN_KEY, "X-Service-Agents-Api-Key": READ_KEY}
+    assert_error(call(api.as_key(None), op, ids, headers=both), 401, "disagree")
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
+def test_read_key_reads_but_never_writes(api: Api, ids: dict[str, str], op) -> None:  # type: ignore[no-untyped-def]
+    r = call(api.as_key(READ_KEY), op, ids)
+    if op[0] == "GET":
+        assert r.status_code == 200
+    else:
+        assert_error(r, 403)
+
+
+def test_same_key_in_both_headers_is_fine(api: Api) -> None:
+    both = {"X-Api-Key": ADMIN_KEY, "X-Service-Agents-Api-Key": ADMIN_KEY}
+    assert api.as_key(None).get("/context", headers=both).status_code == 200
+
+
+def test_context_says_who_is_calling(api: Api) -> None:
+    body = api.as_key(READ_KEY).get("/context").json()
+    assert body["organizationName"] == "acme"
+    assert body["apiKey"]["name"] == "reader" and body["apiKey"]["role"] == "read"
+    assert api.as_key(OTHER_KEY).get("/context").json()["organizationName"] == "other"
+
+
+def test_revoked_key_is_401(api: Api, app) -> None:  # type: ignore[no-untyped-def]
+    with app.state.db.write() as conn:
+        conn.execute("UPDATE api_keys SET revoked = 1 WHERE name = 'reader'")
+    assert_error(api.as_key(READ_KEY).get("/context"), 401)
+
+
+def test_keys_are_stored_hashed(app) -> None:  # type: ignore[no-untyped-def]
+    with app.state.db.read() as conn:
+        stored = [r[0] for r in conn.execute("SELECT key_hash FROM api_keys")]
+    assert ADMIN_KEY not in stored and all(len(h) == 64 for h in stored)

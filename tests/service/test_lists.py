@@ -1,0 +1,95 @@
+"""Lists (API.md §4): paging, stable order, total, searchName, sorting."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import Api, assert_error
+
+
+@pytest.fixture
+def many_pools(api: Api) -> list[str]:
+    names = [f"pool-{i:03d}" for i in range(250)]
+    for name in names:
+        assert api.post("/agent-profile-pools", json={"name": name}).status_code == 201
+    return names
+
+
+def test_paging_returns_every_row_once_in_creation_order(api: Api, many_pools: list[str]) -> None:
+    seen: list[str] = []
+    for page in range(1, 5):
+        body = api.get("/agent-profile-pools", params={"page": page, "pageSize": 70}).json()
+        assert body["total"] == 250 and body["page"] == page and body["pageSize"] == 70
+        seen += [i["name"] for i in body["items"]]
+    assert seen == many_pools
+    past = api.get("/agent-profile-pools", params={"page": 9, "pageSize": 70}).json()
+    assert past["items"] == [] and past["total"] == 250
+
+
+def test_default_page_size_is_50(api: Api, many_pools: list[str]) -> None:
+    body = api.get("/agent-profile-pools").json()
+    assert body["pageSize"] == 50 and len(body["items"]) == 50 and body["page"] == 1
+
+
+@pytest.mark.parametrize(
+    "params", [{"page": 0}, {"pageSize": 0}, {"pageSize": 101}, {"page": "one"}, {"pageSize": -3}]
+)
+def test_bad_paging_is_400(api: Api, params: dict) -> None:  # type: ignore[type-arg]
+    for path in (
+        "/agent-profile-pools",
+        "/profiles",
+        "/agents",
+        "/vault/templates",
+        "/profile-groups",
+    ):
+        assert_error(api.get(path, params=params), 400)
+
+
+def test_search_name_is_case_insensitive_substring(api: Api, many_pools: list[str]) -> None:
+    api.post("/agent-profile-pools", json={"name": "Checkout_EU%"})
+    body = api.get("/agent-profile-pools", params={"searchName": "OUT_e"}).json()
+    assert [i["name"] for i in body["items"]] == ["Checkout_EU%"] and body["total"] == 1
+    # no LIKE wildcards: % and _ are plain characters
+    assert api.get("/agent-profile-pools", params={"searchName": "%"}).json()["total"] == 1
+    assert api.get("/agent-profile-pools", params={"searchName": "pool-00"}).json()["total"] == 10
+
+
+def test_sort_fields_and_directions(api: Api) -> None:
+    for name in ("bravo", "alpha", "charlie"):
+        api.post("/agent-profile-pools", json={"name": name})
+    api.patch(
+        f"/agent-profile-pools/{api.ids('/agent-profile-pools')['alpha']}",
+        json={"allowConcurrentUse": True},
+    )
+
+    def names(**params: str) -> list[str]:
+        return [i["name"] for i in api.get("/agent-profile-pools", params=params).json()["items"]]
+
+    assert names() == ["bravo", "alpha", "charlie"]
+    assert names(sortDirection="desc") == ["charlie", "alpha", "bravo"]
+    assert names(sortField="name") == ["alpha", "bravo", "charlie"]
+    assert names(sortField="name", sortDirection="desc") == ["charlie", "bravo", "alpha"]
+    assert names(sortField="updated_at") == ["bravo", "charlie", "alpha"]
+    assert names(sortField="created_at", sortDirection="asc") == ["bravo", "alpha", "charlie"]
+
+
+@pytest.mark.parametrize(
+    "params", [{"sortField": "id"}, {"sortDirection": "up"}, {"sortField": "NAME"}]
+)
+def test_unknown_sort_values_are_400(api: Api, params: dict) -> None:  # type: ignore[type-arg]
+    for path in ("/agent-profile-pools", "/profile-groups", "/profiles", "/agents"):
+        assert_error(api.get(path, params=params), 400, next(iter(params)))
+
+
+def test_agents_sort_by_updated_at_is_not_offered(api: Api) -> None:
+    assert_error(api.get("/agents", params={"sortField": "updated_at"}), 400, "sortField")
+
+
+def test_lists_show_only_the_callers_organization(api: Api) -> None:
+    api.post("/agent-profile-pools", json={"name": "mine"})
+    other = api.as_key("other-admin-key-0001")
+    other.post("/agent-profile-pools", json={"name": "theirs"})
+    assert set(api.ids("/agent-profile-pools")) == {"mine"}
+    assert set(other.ids("/agent-profile-pools")) == {"theirs"}
+    assert set(other.ids("/profiles")) == {"foreign"}
+    assert set(other.ids("/agents")) == {"other-agent"}
