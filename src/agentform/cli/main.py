@@ -5,7 +5,13 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from .apply_cmd import apply
+from .export_cmd import export
+from .init_cmd import init
+from .plan_cmd import plan
+from .schema_cmd import schema
 from .service_cmd import service
+from .validate_cmd import validate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -14,7 +20,8 @@ def cli() -> None:
     """Manage an Agent Service workspace as code."""
 
 
-cli.add_command(service)
+for command in (init, validate, plan, apply, export, schema, service):
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -1,0 +1,59 @@
+"""Building the client for a workspace: a URL endpoint, or `local` in-process."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from ..errors import AgentformError
+from .client import ApiClient, RetryPolicy
+
+LOCAL_BASE_URL = "http://agentform.local/agents/v2"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    url: str  # "local" or a base URL
+    api_key: str | None
+
+
+def resolve_api_key(api_key_file: Path | None, local: bool) -> str | None:
+    """From --api-key-file or AGENTFORM_API_KEY; the local service defaults to its demo key."""
+    if api_key_file is not None:
+        try:
+            return api_key_file.read_text().strip()
+        except OSError as exc:
+            raise AgentformError(f"cannot read the API key file: {exc.strerror}") from None
+    key = os.environ.get("AGENTFORM_API_KEY")
+    if key:
+        return key
+    if local:
+        from ..service import DEMO_ADMIN_KEY
+
+        return DEMO_ADMIN_KEY
+    return None
+
+
+def open_client(
+    endpoint: Endpoint, workspace_root: Path, retry: RetryPolicy | None = None, concurrency: int = 8
+) -> ApiClient:
+    if endpoint.api_key is None:
+        raise AgentformError("no API key: set AGENTFORM_API_KEY or use --api-key-file")
+    if endpoint.url == "local":
+        from ..service import create_app
+
+        app = create_app(workspace_root / ".agentform" / "service.db")
+        transport: httpx.AsyncBaseTransport = httpx.ASGITransport(app=app)
+        return ApiClient(
+            LOCAL_BASE_URL,
+            endpoint.api_key,
+            transport=transport,
+            retry=retry,
+            concurrency=concurrency,
+        )
+    if not endpoint.url.startswith(("http://", "https://")):
+        raise AgentformError(f"endpoint must be 'local' or an http(s) URL, not {endpoint.url!r}")
+    return ApiClient(endpoint.url, endpoint.api_key, retry=retry, concurrency=concurrency)

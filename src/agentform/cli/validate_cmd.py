@@ -1,0 +1,21 @@
+"""`agentform validate`: offline checks of the files; no API call."""
+
+from __future__ import annotations
+
+import click
+
+from .common import Options, guarded, load, workspace_options
+
+
+@click.command("validate")
+@workspace_options
+@guarded
+def validate(opts: Options) -> int:
+    """Render, parse and validate the workspace files, without calling the API."""
+    workspace = load(opts)
+    count = sum(len(items) for items in workspace.declared.values())
+    click.echo(
+        f"Valid: {len(workspace.files)} files, {count} objects "
+        f"(workspace {workspace.settings.workspace})."
+    )
+    return 0

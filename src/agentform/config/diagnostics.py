@@ -1,0 +1,66 @@
+"""Diagnostics: problems collected with severity and source position, shown together."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import DiagnosticsError
+
+
+@dataclass(frozen=True)
+class Position:
+    file: str
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        if not self.line:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    summary: str
+    position: Position | None = None
+    severity: str = "error"
+    detail: str = ""
+
+    def render(self) -> str:
+        where = f"{self.position}: " if self.position else ""
+        text = f"{where}{self.severity}: {self.summary}"
+        return f"{text}\n  {self.detail}" if self.detail else text
+
+
+@dataclass
+class Diagnostics:
+    """A collector: add problems as they are found, raise once at the end."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, summary: str, position: Position | None = None, detail: str = "") -> None:
+        self.items.append(Diagnostic(summary, position, "error", detail))
+
+    def warning(self, summary: str, position: Position | None = None) -> None:
+        self.items.append(Diagnostic(summary, position, "warning"))
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "error"]
+
+    def raise_if_errors(self) -> None:
+        if self.errors:
+            raise DiagnosticsError(sorted(self.errors, key=_order))
+
+
+def _order(d: Diagnostic) -> tuple[str, int, int]:
+    p = d.position or Position("")
+    return (p.file, p.line, p.column)
+
+
+def relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)

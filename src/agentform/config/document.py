@@ -1,0 +1,76 @@
+"""The workspace file format as pydantic models, assembled from the registered kinds.
+
+`document_model()` is what every YAML file is validated against and what the
+JSON Schema in `schemas/` is generated from; `allowed_keys` walks it to offer
+"did you mean" for a misspelt key.
+"""
+
+from __future__ import annotations
+
+import types
+import uuid
+from functools import cache
+from typing import Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from ..kinds import kinds_in_order
+
+SETTINGS = ("workspace", "endpoint", "organizationId", "prune", "protect", "vars")
+
+
+@cache
+def document_model() -> type[BaseModel]:
+    kinds = kinds_in_order()
+    kind_name: Any = Literal[tuple(k.name for k in kinds)]
+    fields: dict[str, Any] = {
+        "workspace": (
+            str | None,
+            Field(None, description="Name of the workspace (agentform.yaml)"),
+        ),
+        "endpoint": (
+            str | None,
+            Field(None, description="Base URL of the Agent Service (…/agents/v2), or `local`"),
+        ),
+        "organizationId": (uuid.UUID | None, None),
+        "prune": (
+            list[kind_name] | None,
+            Field(None, description="Kinds whose undeclared live objects are deleted"),
+        ),
+        "protect": (
+            dict[kind_name, list[str]] | None,
+            Field(None, description="Name globs per kind that are never deleted"),
+        ),
+        "vars": (dict[str, Any] | None, Field(None, description="Template variables")),
+    }
+    for kind in kinds:
+        fields[kind.name] = (list[kind.desired_model] | None, None)  # type: ignore[name-defined]
+    return create_model(
+        "WorkspaceFile",
+        __config__=ConfigDict(extra="forbid", title="agentform workspace file"),
+        **fields,
+    )
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    origin = get_origin(annotation)
+    if origin in (list, tuple, Union, types.UnionType) or origin is not None:
+        return [m for arg in get_args(annotation) for m in _models_in(arg)]
+    return []
+
+
+def allowed_keys(loc: tuple[Any, ...]) -> list[str]:
+    """The field names valid at the mapping that holds `loc[-1]`."""
+    models = [document_model()]
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        nxt: list[type[BaseModel]] = []
+        for model in models:
+            info = model.model_fields.get(str(part))
+            if info is not None:
+                nxt += _models_in(info.annotation)
+        models = nxt
+    return sorted({name for m in models for name in m.model_fields})

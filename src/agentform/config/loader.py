@@ -1,0 +1,208 @@
+"""Loading a workspace: agentform.yaml plus every other *.yaml, rendered, parsed with
+positions, validated, merged; every problem reported at once, before any API call."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ..kinds import kinds_in_order
+from ..kinds.base import Declared
+from .diagnostics import Diagnostics, Position, relative
+from .document import SETTINGS, allowed_keys, document_model
+from .render import Renderer, Secrets
+from .yamlpos import Located, parse
+
+ROOT_FILE = "agentform.yaml"
+
+
+@dataclass
+class Settings:
+    workspace: str
+    endpoint: str = "local"
+    organization_id: str | None = None
+    prune: list[str] = field(default_factory=list)
+    protect: dict[str, list[str]] = field(default_factory=dict)
+    vars: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Workspace:
+    root: Path
+    settings: Settings
+    declared: dict[str, list[Declared]]
+    secrets: Secrets
+    inputs_digest: str
+    files: list[str]
+
+
+def workspace_files(root: Path) -> list[Path]:
+    """agentform.yaml first, then every other *.yaml below root in sorted path order."""
+    others = sorted(
+        p
+        for p in root.rglob("*.yaml")
+        if p.name != ROOT_FILE or p.parent != root
+        if not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+    return [root / ROOT_FILE, *others]
+
+
+def load_workspace(
+    root: Path,
+    cli_vars: Mapping[str, Any] | None = None,
+    var_files: list[Path] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Workspace:
+    """The validated workspace, or DiagnosticsError listing every problem."""
+    diags = Diagnostics()
+    root = root.resolve()
+    if not (root / ROOT_FILE).is_file():
+        diags.error(f"no {ROOT_FILE} in {root} (agentform init creates one)")
+        diags.raise_if_errors()
+    variables = _variables(root, cli_vars or {}, var_files or [], diags)
+    renderer = Renderer(root, environ)
+    declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
+    settings: Settings | None = None
+    digest = hashlib.sha256()
+    files = workspace_files(root)
+    for path in files:
+        name = relative(path, root)
+        workspace = settings.workspace if settings else None
+        text = renderer.render(path, variables, workspace, diags)
+        if text is None:
+            continue
+        digest.update(name.encode() + b"\0" + renderer.secrets.scrub(text).encode() + b"\0")
+        doc = _parse(text, name, diags)
+        if doc is None:
+            continue
+        if path != root / ROOT_FILE:
+            for key in SETTINGS:
+                if key in doc.data:
+                    line, col = doc.where((key,))
+                    diags.error(
+                        f"'{key}' is a workspace setting: it belongs in {ROOT_FILE}",
+                        Position(name, line, col),
+                    )
+        model = _validate(doc, name, diags)
+        if model is None:
+            continue
+        if path == root / ROOT_FILE:
+            settings = _settings(model, name, diags)
+        for kind in kinds_in_order():
+            for i, item in enumerate(getattr(model, kind.name) or []):
+                line, col = doc.where((kind.name, i))
+                declared[kind.name].append(Declared(item, Position(name, line, col)))
+    _check_unique(declared, diags)
+    for kind in kinds_in_order():
+        kind.check(declared[kind.name], diags)
+    diags.raise_if_errors()
+    assert settings is not None
+    return Workspace(
+        root,
+        settings,
+        declared,
+        renderer.secrets,
+        digest.hexdigest(),
+        [relative(f, root) for f in files],
+    )
+
+
+def _variables(
+    root: Path, cli_vars: Mapping[str, Any], var_files: list[Path], diags: Diagnostics
+) -> dict[str, Any]:
+    """vars of agentform.yaml, then --var-file files, then --var (later wins)."""
+    merged: dict[str, Any] = {}
+    try:
+        raw = yaml.safe_load((root / ROOT_FILE).read_text()) or {}
+        if isinstance(raw, dict) and isinstance(raw.get("vars"), dict):
+            merged.update(raw["vars"])
+    except yaml.YAMLError:
+        pass  # reported with its position when the file is parsed
+    for path in var_files:
+        try:
+            data = yaml.safe_load(path.read_text()) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            diags.error(f"cannot read var file: {exc}", Position(str(path)))
+            continue
+        if not isinstance(data, dict):
+            diags.error("a var file must be a mapping of names to values", Position(str(path)))
+            continue
+        merged.update(data)
+    merged.update(cli_vars)
+    return merged
+
+
+def _parse(text: str, name: str, diags: Diagnostics) -> Located | None:
+    try:
+        doc = parse(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        diags.error(f"invalid YAML: {exc.problem or exc.context}", Position(name, line, col))
+        return None
+    except yaml.YAMLError as exc:
+        diags.error(f"invalid YAML: {exc}", Position(name))
+        return None
+    for path, line, col in doc.duplicates:
+        diags.error(f"duplicate key '{path[-1]}'", Position(name, line, col))
+    if not isinstance(doc.data, dict):
+        diags.error("a workspace file must be a mapping of kind lists", Position(name, 1, 1))
+        return None
+    return doc
+
+
+def _validate(doc: Located, name: str, diags: Diagnostics) -> Any:
+    try:
+        return document_model().model_validate(doc.data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            line, col = doc.where(loc)
+            diags.error(_message(err, loc), Position(name, line, col))
+        return None
+
+
+def _message(err: Any, loc: tuple[Any, ...]) -> str:
+    where = ".".join(str(p) for p in loc)
+    if err["type"] == "extra_forbidden":
+        key = str(loc[-1])
+        message = f"unknown key '{key}'"
+        close = difflib.get_close_matches(key, allowed_keys(loc), n=1)
+        return f"{message} at {where}" + (f" (did you mean '{close[0]}'?)" if close else "")
+    return f"{where}: {err['msg']}"
+
+
+def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:
+    if not model.workspace:
+        diags.error(
+            f"'workspace' (the workspace's name) is required in {ROOT_FILE}", Position(name, 1, 1)
+        )
+        return None
+    return Settings(
+        workspace=model.workspace,
+        endpoint=model.endpoint or "local",
+        organization_id=str(model.organizationId) if model.organizationId else None,
+        prune=list(model.prune or []),
+        protect=dict(model.protect or {}),
+        vars=dict(model.vars or {}),
+    )
+
+
+def _check_unique(declared: dict[str, list[Declared]], diags: Diagnostics) -> None:
+    for kind, items in declared.items():
+        first: dict[str, Declared] = {}
+        for item in items:
+            if item.key in first:
+                diags.error(
+                    f"{kind}: '{item.key}' is declared twice (first at {first[item.key].position})",
+                    item.position,
+                )
+            else:
+                first[item.key] = item

@@ -1,0 +1,222 @@
+"""Planning: read live state, normalise both sides into one model per kind, diff,
+and return a Plan. Deletes only when asked (ensure: absent, prune); protect and
+presets are never deleted."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import secrets as pysecrets
+from collections.abc import Container
+from dataclasses import dataclass
+from typing import Any
+
+from ..config.diagnostics import Diagnostics
+from ..config.loader import Workspace
+from ..errors import AgentformError, ReadError
+from ..kinds import kinds_in_order
+from ..kinds.base import Declared, Kind, LiveObject, PlanContext
+from ..kinds.references import References
+from .fingerprint import fingerprint, secret_digest
+from .model import Change, NoOp, Plan, Summary
+
+
+@dataclass
+class LiveState:
+    organization_id: str
+    organization_name: str
+    objects: dict[str, dict[str, LiveObject]]  # kind -> key -> object (presets left out)
+    presets: dict[str, int]
+    references: References
+
+
+def managed_keys(workspace: Workspace, kind: Kind) -> set[str]:
+    return {d.key for d in workspace.declared[kind.name] if d.model.ensure == "present"}
+
+
+class Everything:
+    """A `managed` set that holds every key: export reads every object in depth."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+async def read_live(
+    workspace: Workspace,
+    api: Any,
+    depth: dict[str, Container[str]] | None = None,
+    references: set[str] | None = None,
+) -> LiveState:
+    """Every kind's collection (one list read each) plus deep reads of managed keys."""
+    context = await api.request("GET", "/context")
+    wanted_org = workspace.settings.organization_id
+    if wanted_org and wanted_org != context["organizationId"]:
+        raise AgentformError(
+            f"the API key belongs to organization {context['organizationId']}, "
+            f"not {wanted_org} (organizationId in agentform.yaml)"
+        )
+    kinds = kinds_in_order()
+    refs = References(api)
+    needed = (
+        references
+        if references is not None
+        else {
+            r for k in kinds if _uses_references(workspace.declared[k.name]) for r in k.references
+        }
+    )
+    depth = depth if depth is not None else {k.name: managed_keys(workspace, k) for k in kinds}
+    results = await asyncio.gather(
+        refs.load(needed),
+        *(k.read_live(api, depth.get(k.name, set())) for k in kinds),
+    )
+    objects: dict[str, dict[str, LiveObject]] = {}
+    presets: dict[str, int] = {}
+    for kind, live in zip(kinds, results[1:], strict=True):
+        assert live is not None
+        by_key: dict[str, LiveObject] = {}
+        for obj in live:
+            if obj.preset:
+                presets[kind.name] = presets.get(kind.name, 0) + 1
+                continue
+            if obj.key in by_key:
+                raise ReadError(
+                    f"{kind.name}: two live objects are named '{obj.key}' "
+                    f"({by_key[obj.key].id}, {obj.id}); agentform will not guess"
+                )
+            by_key[obj.key] = obj
+        objects[kind.name] = by_key
+    return LiveState(context["organizationId"], context["organizationName"], objects, presets, refs)
+
+
+def _uses_references(declared: list[Declared]) -> bool:
+    return any(d.model.ensure == "present" for d in declared)
+
+
+def _protected(workspace: Workspace, kind: Kind, key: str) -> bool:
+    return any(fnmatch.fnmatchcase(key, g) for g in workspace.settings.protect.get(kind.name, []))
+
+
+async def make_plan(workspace: Workspace, api: Any, endpoint: str) -> Plan:
+    live = await read_live(workspace, api)
+    return diff_plan(workspace, live, endpoint)
+
+
+def diff_plan(workspace: Workspace, live: LiveState, endpoint: str) -> Plan:
+    diags = Diagnostics()
+    ctx = PlanContext(live.references, diags)
+    changes: list[Change] = []
+    deletes: list[Change] = []
+    noops: list[NoOp] = []
+    unmanaged: dict[str, int] = {}
+    fingerprints: dict[str, str] = {}
+    for kind in kinds_in_order():
+        existing = live.objects[kind.name]
+        declared_keys = set()
+        for item in workspace.declared[kind.name]:
+            key = item.key
+            declared_keys.add(key)
+            obj = existing.get(key)
+            cid = f"{kind.name}/{key}"
+            fingerprints[cid] = fingerprint(obj.raw if obj else None)
+            if item.model.ensure == "absent":
+                if obj is None:
+                    noops.append(
+                        NoOp(kind=kind.name, key=key, reason="declared absent, not in live")
+                    )
+                elif _protected(workspace, kind, key):
+                    diags.error(
+                        f"{kind.name} {key} is declared absent but protected "
+                        "(protect in agentform.yaml)",
+                        item.position,
+                    )
+                else:
+                    deletes.append(_delete(kind, obj, "declared absent", ctx))
+                continue
+            desired = kind.desired_state(item, ctx)
+            if desired is None:
+                continue
+            if obj is None:
+                changes.append(
+                    Change(
+                        id=cid,
+                        kind=kind.name,
+                        key=key,
+                        action="create",
+                        reason="not in live",
+                        after=kind.show(desired, ctx),
+                        calls=kind.create_calls(desired),
+                    )
+                )
+                continue
+            field_changes = kind.diff(desired, obj.state, ctx)
+            if not field_changes:
+                noops.append(NoOp(kind=kind.name, key=key, reason="matches live"))
+                continue
+            names = [c.field for c in field_changes]
+            reason = (
+                f"field {names[0]} differs"
+                if len(names) == 1
+                else f"fields {', '.join(names)} differ"
+            )
+            changes.append(
+                Change(
+                    id=cid,
+                    kind=kind.name,
+                    key=key,
+                    action="update",
+                    reason=reason,
+                    liveId=obj.id,
+                    changedFields=field_changes,
+                    before=kind.show(obj.state, ctx),
+                    after=kind.show(desired, ctx),
+                    calls=kind.update_calls(obj, desired, set(names)),
+                )
+            )
+        for key in sorted(set(existing) - declared_keys):
+            obj = existing[key]
+            if kind.name in workspace.settings.prune and not _protected(workspace, kind, key):
+                fingerprints[f"{kind.name}/{key}"] = fingerprint(obj.raw)
+                deletes.append(_delete(kind, obj, "pruned: not declared", ctx))
+            else:
+                why = "protected" if kind.name in workspace.settings.prune else "not declared"
+                noops.append(NoOp(kind=kind.name, key=key, reason=f"not managed ({why})"))
+                unmanaged[kind.name] = unmanaged.get(kind.name, 0) + 1
+    diags.raise_if_errors()
+    all_changes = changes + deletes[::-1]
+    salt = pysecrets.token_hex(8)
+    return Plan(
+        workspace=workspace.settings.workspace,
+        endpoint=endpoint,
+        organizationId=live.organization_id,
+        organizationName=live.organization_name,
+        changes=all_changes,
+        noops=noops,
+        unmanaged=unmanaged,
+        summary=Summary(
+            create=sum(c.action == "create" for c in all_changes),
+            update=sum(c.action == "update" for c in all_changes),
+            delete=sum(c.action == "delete" for c in all_changes),
+            unchanged=sum(n.reason == "matches live" for n in noops),
+            unmanaged=sum(unmanaged.values()),
+        ),
+        inputsDigest=workspace.inputs_digest,
+        fingerprints={c.id: fingerprints[c.id] for c in all_changes},
+        reads={k.name: sorted(managed_keys(workspace, k)) for k in kinds_in_order()},
+        secretDigests={
+            n: secret_digest(salt, n, v) for n, v in sorted(workspace.secrets.values.items())
+        },
+        secretSalt=salt,
+    )
+
+
+def _delete(kind: Kind, obj: LiveObject, reason: str, ctx: PlanContext) -> Change:
+    return Change(
+        id=f"{kind.name}/{obj.key}",
+        kind=kind.name,
+        key=obj.key,
+        action="delete",
+        reason=reason,
+        liveId=obj.id,
+        before=kind.show(obj.state, ctx),
+        calls=kind.delete_calls(obj),
+    )

@@ -1,0 +1,44 @@
+"""The one exception tree of agentform; each boundary (CLI, apply) translates it.
+
+Only `api/` turns httpx failures into `ApiError`; the CLI maps every class
+here to a message and an exit code.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .config.diagnostics import Diagnostic
+
+
+class AgentformError(Exception):
+    """Base of every error agentform reports to a user."""
+
+
+class DiagnosticsError(AgentformError):
+    """One or more problems with the workspace, all reported together."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(d.render() for d in diagnostics))
+
+
+class ApiError(AgentformError):
+    """The service answered with an error, or could not be reached."""
+
+    def __init__(self, method: str, path: str, status: int | None, message: str) -> None:
+        self.method = method
+        self.path = path
+        self.status = status
+        self.message = message
+        where = f"{method} {path}"
+        super().__init__(f"{where}: {status} {message}" if status else f"{where}: {message}")
+
+
+class ReadError(AgentformError):
+    """A live read was incomplete or inconsistent; planning on it would be unsafe."""
+
+
+class StalePlanError(AgentformError):
+    """The live workspace changed since the plan was made; nothing was written."""

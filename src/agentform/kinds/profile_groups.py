@@ -1,0 +1,10 @@
+"""The `profileGroups` kind: profile groups (API.md §6)."""
+
+from .profile_sets import ProfileSetKind
+
+
+class ProfileGroups(ProfileSetKind):
+    name = "profileGroups"
+    label = "profile group"
+    collection = "/profile-groups"
+    order = 10

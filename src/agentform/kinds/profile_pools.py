@@ -1,0 +1,10 @@
+"""The `profilePools` kind: agent profile pools (API.md §6)."""
+
+from .profile_sets import ProfileSetKind
+
+
+class ProfilePools(ProfileSetKind):
+    name = "profilePools"
+    label = "pool"
+    collection = "/agent-profile-pools"
+    order = 10

@@ -1,0 +1,128 @@
+"""Shared implementation of the two same-shaped kinds: profile pools and groups.
+
+`profile_pools.py` and `profile_groups.py` each bind it to one collection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Container
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from .base import (
+    ApiCall,
+    Declared,
+    DesiredModel,
+    Kind,
+    LiveObject,
+    PlanContext,
+    State,
+    chunks,
+)
+
+Strategy = Literal["least_recently_used", "most_recently_used"]
+
+
+class ProfileSetDesired(DesiredModel):
+    name: str = Field(min_length=1, max_length=255)
+    selectionStrategy: Strategy | None = None
+    allowConcurrentUse: bool | None = None
+    members: list[str] | None = Field(
+        None, description="Profile names or ids: the complete member set. Omit to leave unmanaged."
+    )
+
+
+class ProfileSetState(State):
+    selectionStrategy: Strategy = "least_recently_used"
+    allowConcurrentUse: bool = False
+    members: frozenset[str] = frozenset()  # profile ids
+
+
+class ProfileSetKind(Kind):
+    desired_model = ProfileSetDesired
+    references = ("profiles",)
+    set_fields = ("members",)
+    member_path: ClassVar[str] = "/members"
+    SCALARS: ClassVar[tuple[str, ...]] = ("selectionStrategy", "allowConcurrentUse")
+
+    async def read_live(self, api: Any, managed: Container[str]) -> list[LiveObject]:
+        items = await api.list_all(self.collection)
+        wanted = [i for i in items if i["name"] in managed]
+        member_lists = await asyncio.gather(
+            *(api.list_all(f"{self.collection}/{i['id']}/members") for i in wanted)
+        )
+        members = {i["id"]: m for i, m in zip(wanted, member_lists, strict=True)}
+        out = []
+        for item in items:
+            raw = dict(item)
+            fields: dict[str, Any] = {k: item[k] for k in ("name", *self.SCALARS)}
+            if item["id"] in members:
+                ids = sorted(m["id"] for m in members[item["id"]])
+                raw["members"] = ids
+                fields["members"] = frozenset(ids)
+            out.append(LiveObject(item["name"], item["id"], ProfileSetState(**fields), raw))
+        return out
+
+    def desired_state(self, declared: Declared, ctx: PlanContext) -> State | None:
+        model = declared.model
+        assert isinstance(model, ProfileSetDesired)
+        fields = model.model_dump(include=model.model_fields_set - {"ensure"}, exclude_none=True)
+        if model.members is not None:
+            profiles = ctx.references["profiles"]
+            ids = []
+            for ref in model.members:
+                resolved = profiles.resolve(ref)
+                if resolved is None:
+                    ctx.diagnostics.error(
+                        f"{self.label} {model.name}: no profile named '{ref}'", declared.position
+                    )
+                else:
+                    ids.append(resolved)
+            fields["members"] = frozenset(ids)
+        return ProfileSetState(**fields)
+
+    def create_calls(self, desired: State) -> list[ApiCall]:
+        assert isinstance(desired, ProfileSetState)
+        body = desired.model_dump(include=desired.model_fields_set - {"members"})
+        calls = [ApiCall(method="POST", path=self.collection, body=body)]
+        for chunk in chunks(sorted(desired.members)):
+            calls.append(
+                ApiCall(
+                    method="POST",
+                    path=f"{self.collection}/{{id}}/members",
+                    body={"profileIds": chunk},
+                )
+            )
+        return calls
+
+    def update_calls(self, live: LiveObject, desired: State, changed: set[str]) -> list[ApiCall]:
+        assert isinstance(desired, ProfileSetState) and isinstance(live.state, ProfileSetState)
+        path = f"{self.collection}/{live.id}"
+        patch = desired.model_dump(include=changed - {"members"})
+        calls = [ApiCall(method="PATCH", path=path, body=patch)] if patch else []
+        if "members" in changed:
+            for chunk in chunks(sorted(desired.members - live.state.members)):
+                calls.append(
+                    ApiCall(method="POST", path=f"{path}/members", body={"profileIds": chunk})
+                )
+            for chunk in chunks(sorted(live.state.members - desired.members)):
+                calls.append(
+                    ApiCall(method="DELETE", path=f"{path}/members", body={"profileIds": chunk})
+                )
+        return calls
+
+    def display(self, field: str, value: Any, ctx: PlanContext) -> Any:
+        if field == "members":
+            return sorted(ctx.references["profiles"].name_of(i) for i in value)
+        return super().display(field, value, ctx)
+
+    def export(self, live: LiveObject, ctx: PlanContext) -> dict[str, Any]:
+        raw = live.raw
+        out: dict[str, Any] = {"name": raw["name"]}
+        out.update({k: raw[k] for k in self.SCALARS})
+        if "members" in raw:
+            names = ctx.references["profiles"]
+            out["members"] = sorted(names.name_of(i) for i in raw["members"])
+        return out

@@ -1,0 +1,88 @@
+"""The terminal view: a plan as Terraform users expect to read it, and the apply report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from ..engine.apply import ApplyReport, ChangeResult
+from ..engine.model import Change, Plan
+from .values import describe, value
+
+SIGNS = {"create": ("+", "green"), "update": ("~", "yellow"), "delete": ("-", "red")}
+
+
+class TextView:
+    def __init__(
+        self, color: bool = False, verbose: bool = False, scrub: Callable[[str], str] = lambda s: s
+    ) -> None:
+        self.color = color
+        self.verbose = verbose
+        self.scrub = scrub
+
+    def _style(self, text: str, fg: str | None = None, bold: bool = False) -> str:
+        return click.style(text, fg=fg, bold=bold) if self.color else text
+
+    def plan(self, plan: Plan) -> str:
+        lines = [
+            f"Workspace {plan.workspace} on {plan.endpoint}, organization "
+            f"{plan.organizationName} ({plan.organizationId})",
+            "",
+        ]
+        for change in plan.changes:
+            lines += self._change(change)
+        if self.verbose and plan.noops:
+            lines.append("No-ops:")
+            lines += [f"  = {n.kind}/{n.key}: {n.reason}" for n in plan.noops]
+            lines.append("")
+        for warning in plan.warnings:
+            lines.append(self._style(f"Warning: {warning}", "yellow"))
+        s = plan.summary
+        tail = f"{s.unchanged} unchanged, {s.unmanaged} not managed"
+        if plan.has_changes:
+            lines.append(
+                self._style(
+                    f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete.",
+                    bold=True,
+                )
+                + f" ({tail})"
+            )
+        else:
+            lines.append(
+                self._style("No changes.", bold=True)
+                + f" The live workspace matches the files ({tail})."
+            )
+        return self.scrub("\n".join(lines) + "\n")
+
+    def _change(self, change: Change) -> list[str]:
+        sign, colour = SIGNS[change.action]
+        head = self._style(f"  {sign} {change.id}", colour, bold=True)
+        lines = [f"{head}  {change.action}: {change.reason}"]
+        if change.action == "create" and change.after:
+            lines += [f"      {k}: {value(v)}" for k, v in change.after.items() if k != "name"]
+        for field_change in change.changedFields:
+            lines += [f"      {line}" for line in describe(field_change)]
+        if self.verbose:
+            for call in change.calls:
+                lines.append(self._style(f"      {call.method} {call.path}", "cyan"))
+        lines.append("")
+        return lines
+
+    def progress(self, result: ChangeResult) -> str:
+        change = result.change
+        if result.status == "succeeded":
+            mark = self._style("done", "green")
+        elif result.status == "failed":
+            mark = self._style("FAILED", "red", bold=True)
+        else:
+            mark = self._style("not attempted", "yellow")
+        text = f"  {change.action} {change.id}: {mark}"
+        return self.scrub(text + (f" ({result.error})" if result.error else ""))
+
+    def report(self, report: ApplyReport) -> str:
+        line = (
+            f"Apply: {report.count('succeeded')} succeeded, {report.count('failed')} failed, "
+            f"{report.count('not attempted')} not attempted."
+        )
+        return self.scrub(self._style(line, "green" if report.ok else "red", bold=True))
