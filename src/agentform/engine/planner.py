@@ -105,11 +105,12 @@ def diff_plan(workspace: Workspace, live: LiveState, endpoint: str) -> Plan:
     diags = Diagnostics()
     ctx = PlanContext(live.references, diags)
     changes: list[Change] = []
-    deletes: list[Change] = []
+    deletes: list[list[Change]] = []  # per kind, in kind order
     noops: list[NoOp] = []
     unmanaged: dict[str, int] = {}
     fingerprints: dict[str, str] = {}
     for kind in kinds_in_order():
+        deletes.append([])
         existing = live.objects[kind.name]
         declared_keys = set()
         for item in workspace.declared[kind.name]:
@@ -130,12 +131,22 @@ def diff_plan(workspace: Workspace, live: LiveState, endpoint: str) -> Plan:
                         item.position,
                     )
                 else:
-                    deletes.append(_delete(kind, obj, "declared absent", ctx))
+                    deletes[-1].append(_delete(kind, obj, "declared absent", ctx))
                 continue
             desired = kind.desired_state(item, ctx)
             if desired is None:
                 continue
             if obj is None:
+                missing = [
+                    f for f in kind.required_to_create() if f not in desired.model_fields_set
+                ]
+                if missing:
+                    needs = " and ".join(repr(f) for f in missing)
+                    diags.error(
+                        f"{kind.label} {key} does not exist yet; creating it needs {needs}",
+                        item.position,
+                    )
+                    continue
                 changes.append(
                     Change(
                         id=cid,
@@ -176,13 +187,14 @@ def diff_plan(workspace: Workspace, live: LiveState, endpoint: str) -> Plan:
             obj = existing[key]
             if kind.name in workspace.settings.prune and not _protected(workspace, kind, key):
                 fingerprints[f"{kind.name}/{key}"] = fingerprint(obj.raw)
-                deletes.append(_delete(kind, obj, "pruned: not declared", ctx))
+                deletes[-1].append(_delete(kind, obj, "pruned: not declared", ctx))
             else:
                 why = "protected" if kind.name in workspace.settings.prune else "not declared"
                 noops.append(NoOp(kind=kind.name, key=key, reason=f"not managed ({why})"))
                 unmanaged[kind.name] = unmanaged.get(kind.name, 0) + 1
     diags.raise_if_errors()
-    all_changes = changes + deletes[::-1]
+    # Deletes go last, kinds in reverse dependency order, names in order within a kind.
+    all_changes = changes + [c for group in reversed(deletes) for c in group]
     salt = pysecrets.token_hex(8)
     return Plan(
         workspace=workspace.settings.workspace,

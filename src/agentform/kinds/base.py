@@ -151,6 +151,10 @@ class Kind(ABC):
             ]
         return value
 
+    def required_to_create(self) -> tuple[str, ...]:
+        """Fields that may be left out to leave them unmanaged, but are needed to create."""
+        return ()
+
     @abstractmethod
     def create_calls(self, desired: State) -> list[ApiCall]: ...
 

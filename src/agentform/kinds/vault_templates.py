@@ -75,10 +75,6 @@ class VaultTemplates(Kind):
         for item in declared:
             model = item.model
             assert isinstance(model, VaultTemplateDesired)
-            if model.ensure == "present" and (model.kind is None or model.fields is None):
-                diagnostics.error(
-                    f"vault template {model.name}: 'kind' and 'fields' are required", item.position
-                )
             keys: dict[str, str] = {}
             for f in model.fields or []:
                 key = field_key(f.label)
@@ -150,6 +146,9 @@ class VaultTemplates(Kind):
                 if getattr(model, k) is not None or k == "description"
             }
         )
+
+    def required_to_create(self) -> tuple[str, ...]:
+        return ("kind", "fields")
 
     def _body(self, state: State, names: set[str]) -> dict[str, Any]:
         dumped = state.model_dump(include=names, mode="json")
