@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,9 +76,10 @@ def load_workspace(
     for path in files:
         name = relative(path, root)
         workspace = settings.workspace if settings else None
+        problems_before = len(diags.items)
         text = renderer.render(path, variables, workspace, diags)
-        if text is None:
-            continue
+        if text is None or len(diags.items) > problems_before:
+            continue  # values rendered from missing variables would only add noise
         digest.update(name.encode() + b"\0" + renderer.secrets.scrub(text).encode() + b"\0")
         doc = _parse(text, name, diags)
         if doc is None:
@@ -164,7 +166,7 @@ def _validate(doc: Located, name: str, diags: Diagnostics) -> Any:
     except ValidationError as exc:
         for err in exc.errors():
             loc = tuple(err["loc"])
-            line, col = doc.where(loc)
+            line, col = doc.where(loc, at_key=err["type"] == "extra_forbidden")
             diags.error(_message(err, loc), Position(name, line, col))
         return None
 
@@ -176,6 +178,14 @@ def _message(err: Any, loc: tuple[Any, ...]) -> str:
         message = f"unknown key '{key}'"
         close = difflib.get_close_matches(key, allowed_keys(loc), n=1)
         return f"{message} at {where}" + (f" (did you mean '{close[0]}'?)" if close else "")
+    if err["type"] == "literal_error" and isinstance(err.get("input"), str):
+        choices = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
+        close = difflib.get_close_matches(err["input"], choices, n=1)
+        if close:
+            return (
+                f"{where}: '{err['input']}' is not one of {', '.join(choices)} "
+                f"(did you mean '{close[0]}'?)"
+            )
     return f"{where}: {err['msg']}"
 
 

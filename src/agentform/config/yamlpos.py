@@ -24,14 +24,17 @@ class Located:
     key_positions: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
     duplicates: list[tuple[PathKey, int, int]] = field(default_factory=list)
 
-    def where(self, path: PathKey) -> tuple[int, int]:
-        """The position of `path`, or of its nearest ancestor that has one."""
+    def where(self, path: PathKey, at_key: bool = True) -> tuple[int, int]:
+        """The position of `path` (its key, or its value when not `at_key`), or of its
+        nearest ancestor that has one."""
+        first, second = (
+            (self.key_positions, self.positions) if at_key else (self.positions, self.key_positions)
+        )
         for end in range(len(path), -1, -1):
             key = tuple(path[:end])
-            if key in self.key_positions:
-                return self.key_positions[key]
-            if key in self.positions:
-                return self.positions[key]
+            for table in (first, second):
+                if key in table:
+                    return table[key]
         return (1, 1)
 
 

@@ -1,0 +1,142 @@
+"""Bad input gets a clear error and the service sees no write (and, for problems
+in the files, no request at all)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentform.errors import AgentformError, DiagnosticsError, ReadError
+
+from .harness import Service, write_workspace
+
+ROOT = "workspace: bad\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {"pools.yaml": "profilePools:\n  - name: a\n    members: [bot-1\n"},
+            "pools.yaml:4:1: error: invalid YAML",
+        ),
+        (
+            {"pools.yaml": "profilePools:\n  - name: a\n    colour: red\n"},
+            "pools.yaml:3:5: error: unknown key 'colour'",
+        ),
+        (
+            {"pools.yaml": "profilePools:\n  - name: a\n    memebrs: []\n"},
+            "did you mean 'members'?",
+        ),
+        (
+            {"pools.yaml": "profilePools:\n  - name: \"{{ env('AGENTFORM_TEST_UNSET') }}\"\n"},
+            "pools.yaml:2:1: error: environment variable AGENTFORM_TEST_UNSET is not set",
+        ),
+        (
+            {"pools.yaml": 'profilePools:\n  - name: "{{ vars.nope }}"\n'},
+            "pools.yaml:2:1: error: template error:",
+        ),
+        (
+            {"a.yaml": "profilePools: [{name: x}]\n", "b.yaml": "profilePools: [{name: x}]\n"},
+            "b.yaml:1:16: error: profilePools: 'x' is declared twice (first at a.yaml:1:16)",
+        ),
+        ({"pools.yaml": "profilePools:\n  - name: a\n  - name: a\n"}, "declared twice"),
+        ({"pools.yaml": "profilePools: {name: a}\n"}, "pools.yaml:1:15: error: profilePools"),
+        ({"pools.yaml": "prune: [profilePools]\n"}, "'prune' is a workspace setting"),
+        (
+            {"pools.yaml": "profilePools:\n  - name: a\n  - name: a\n    name: b\n"},
+            "pools.yaml:4:5: error: duplicate key 'name'",
+        ),
+    ],
+)
+def test_file_problems_are_reported_and_nothing_is_called(
+    service: Service, ws: Path, files: dict[str, str], expected: str
+) -> None:
+    write_workspace(ws, {"agentform.yaml": ROOT, **files})
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    assert expected in str(info.value)
+    assert service.log.calls == []
+
+
+def test_all_problems_of_all_files_at_once(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": ROOT + "prune: [profilePool]\n",
+            "a.yaml": "profilePools:\n  - name: a\n    colour: red\n",
+            "b.yaml": "profileGroups:\n  - name: '{{ env(\"AGENTFORM_TEST_UNSET_1\") }}'\n"
+            "  - name: '{{ env(\"AGENTFORM_TEST_UNSET_2\") }}'\n",
+            "c.yaml": "vaultTemplates: [\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    text = str(info.value)
+    assert len(info.value.diagnostics) == 5, text
+    for part in ("agentform.yaml:2:9", "a.yaml:3:5", "b.yaml:2:1", "b.yaml:3:1", "c.yaml:2:1"):
+        assert part in text
+    assert "did you mean 'profilePools'?" in text
+
+
+def test_missing_agentform_yaml(service: Service, tmp_path: Path) -> None:
+    with pytest.raises(DiagnosticsError, match="no agentform.yaml"):
+        service.plan(tmp_path)
+
+
+def test_unknown_profile_name_fails_before_any_write(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": ROOT,
+            "pools.yaml": "profilePools:\n  - {name: good}\n  - {name: bad, members: [ghost]}\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError, match="no profile named 'ghost'"):
+        service.apply(ws)
+    assert service.log.writes() == []
+
+
+@pytest.mark.parametrize("status", [500, 404])
+def test_a_failing_page_read_aborts_the_plan(service: Service, ws: Path, status: int) -> None:
+    names = "\n".join(f"  - {{name: p{i}}}" for i in range(150))
+    write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": f"profilePools:\n{names}\n"})
+    assert service.apply(ws).ok
+    (ws / "pools.yaml").write_text(f"profilePools:\n{names}\n  - {{name: new}}\n")
+    service.log.reset()
+    service.log.fail = lambda m, p: (
+        status
+        if "page=2" in p or (m == "GET" and p == "/agent-profile-pools" and _page2(service))
+        else None
+    )
+    with pytest.raises(AgentformError) as info:
+        service.apply(ws)
+    assert "/agent-profile-pools" in str(info.value)
+    assert service.log.writes() == []
+
+
+def _page2(service: Service) -> bool:
+    # the log records paths without query strings: fail every read after the first page
+    return sum(1 for m, p in service.log.calls if p == "/agent-profile-pools") > 1
+
+
+def test_a_list_that_changes_during_the_read_is_refused(service: Service, ws: Path) -> None:
+    write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": "profilePools: []\n"})
+
+    async def go(api):  # type: ignore[no-untyped-def]
+        for i in range(120):
+            await api.request("POST", "/agent-profile-pools", json={"name": f"p{i}"})
+        original = api.request
+
+        async def racing(method, path, **kw):  # type: ignore[no-untyped-def]
+            answer = await original(method, path, **kw)
+            if path == "/agent-profile-pools" and (kw.get("params") or {}).get("page") == 1:
+                await original("DELETE", f"/agent-profile-pools/{answer['items'][0]['id']}")
+            return answer
+
+        api.request = racing
+        return await api.list_all("/agent-profile-pools")
+
+    with pytest.raises(ReadError, match="changed while it was read"):
+        service.run(go)

@@ -1,0 +1,108 @@
+"""Minimal calls, counted as the requests the service receives."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from .harness import Service, write_workspace
+
+
+def pools_yaml(n: int, members: int = 2) -> str:
+    lines = ["profilePools:"]
+    for i in range(n):
+        names = ", ".join(f"bot-{(i + j) % 6 + 1}" for j in range(members))
+        lines.append(f"  - {{name: pool-{i:04d}, allowConcurrentUse: false, members: [{names}]}}")
+    return "\n".join(lines) + "\n"
+
+
+def list_calls(service: Service, path: str) -> int:
+    return sum(1 for m, p in service.log.calls if m == "GET" and p == path)
+
+
+def test_unchanged_workspace_reads_minimally_and_writes_nothing(service: Service, ws: Path) -> None:
+    n = 230
+    write_workspace(ws, {"agentform.yaml": "workspace: calls\n", "pools.yaml": pools_yaml(n)})
+    assert service.apply(ws).ok
+    service.log.reset()
+    plan = service.plan(ws)
+    assert not plan.has_changes
+    assert service.log.writes() == []
+    assert list_calls(service, "/agent-profile-pools") == math.ceil(n / 100)
+    member_reads = [p for m, p in service.log.calls if p.endswith("/members")]
+    assert len(member_reads) == n and len(set(member_reads)) == n
+    for collection in ("/profile-groups", "/vault/templates", "/profiles"):
+        assert list_calls(service, collection) == 1
+    expected = 1 + math.ceil(n / 100) + n + 3  # context, pools, members, 3 other lists
+    assert len(service.log.calls) == expected
+
+
+def test_one_changed_field_is_one_patch(service: Service, ws: Path) -> None:
+    write_workspace(ws, {"agentform.yaml": "workspace: calls\n", "pools.yaml": pools_yaml(20)})
+    assert service.apply(ws).ok
+    (ws / "pools.yaml").write_text(
+        pools_yaml(20).replace(
+            "{name: pool-0007, allowConcurrentUse: false",
+            "{name: pool-0007, allowConcurrentUse: true",
+        )
+    )
+    service.log.reset()
+    assert service.apply(ws).ok
+    assert service.log.writes() == [("PATCH", f"/agent-profile-pools/{_id(service, 'pool-0007')}")]
+
+
+def test_member_change_is_at_most_one_add_and_one_remove(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: calls\n",
+            "pools.yaml": "profilePools:\n  - {name: p, members: [bot-1, bot-2, bot-3]}\n"
+            "profileGroups:\n  - {name: g, members: [bot-1]}\n",
+        },
+    )
+    assert service.apply(ws).ok
+    (ws / "pools.yaml").write_text(
+        "profilePools:\n  - {name: p, members: [bot-3, bot-4, bot-5, bot-6]}\n"
+        "profileGroups:\n  - {name: g, members: [bot-2]}\n"
+    )
+    service.log.reset()
+    assert service.apply(ws).ok
+    writes = sorted(service.log.writes())
+    pool, group = _id(service, "p"), _id(service, "g", "/profile-groups")
+    assert writes == sorted(
+        [
+            ("POST", f"/agent-profile-pools/{pool}/members"),
+            ("DELETE", f"/agent-profile-pools/{pool}/members"),
+            ("POST", f"/profile-groups/{group}/members"),
+            ("DELETE", f"/profile-groups/{group}/members"),
+        ]
+    )
+    assert not service.plan(ws).has_changes
+
+
+def test_more_than_100_members_are_sent_in_chunks(service: Service, ws: Path) -> None:
+    async def make_profiles(api):  # type: ignore[no-untyped-def]
+        for i in range(150):
+            await api.request("POST", "/profiles", json={"name": f"extra-{i:03d}"})
+
+    service.run(make_profiles)
+    names = ", ".join(f"extra-{i:03d}" for i in range(150))
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: calls\n",
+            "pools.yaml": f"profilePools:\n  - {{name: big, members: [{names}]}}\n",
+        },
+    )
+    plan = service.plan(ws)
+    calls = plan.changes[0].calls
+    assert [c.method for c in calls] == ["POST", "POST", "POST"]
+    assert [len(c.body["profileIds"]) for c in calls[1:]] == [100, 50]
+    assert service.apply(ws, plan).ok and not service.plan(ws).has_changes
+
+
+def _id(service: Service, name: str, path: str = "/agent-profile-pools") -> str:
+    async def go(api):  # type: ignore[no-untyped-def]
+        return {i["name"]: i["id"] for i in await api.list_all(path)}[name]
+
+    return str(service.run(go))
