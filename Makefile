@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench schemas clean
+.PHONY: demo test lint bench schemas cassettes clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,9 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/service_lists.py
 	$(BIN)/python bench/plan_scale.py
+
+cassettes: $(STAMP)
+	$(BIN)/python tests/cassettes/record.py
 
 schemas: $(STAMP)
 	$(BIN)/agentform schema --out schemas

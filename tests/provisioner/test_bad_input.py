@@ -81,7 +81,7 @@ def test_all_problems_of_all_files_at_once(service: Service, ws: Path) -> None:
 
 
 def test_missing_agentform_yaml(service: Service, tmp_path: Path) -> None:
-    with pytest.raises(DiagnosticsError, match="no agentform.yaml"):
+    with pytest.raises(DiagnosticsError, match=r"no agentform\.yaml"):
         service.plan(tmp_path)
 
 

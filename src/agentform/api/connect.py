@@ -40,6 +40,8 @@ def resolve_api_key(api_key_file: Path | None, local: bool) -> str | None:
 def open_client(
     endpoint: Endpoint, workspace_root: Path, retry: RetryPolicy | None = None, concurrency: int = 8
 ) -> ApiClient:
+    if endpoint.url != "local" and not endpoint.url.startswith(("http://", "https://")):
+        raise AgentformError(f"endpoint must be 'local' or an http(s) URL, not {endpoint.url!r}")
     if endpoint.api_key is None:
         raise AgentformError("no API key: set AGENTFORM_API_KEY or use --api-key-file")
     if endpoint.url == "local":
@@ -54,6 +56,4 @@ def open_client(
             retry=retry,
             concurrency=concurrency,
         )
-    if not endpoint.url.startswith(("http://", "https://")):
-        raise AgentformError(f"endpoint must be 'local' or an http(s) URL, not {endpoint.url!r}")
     return ApiClient(endpoint.url, endpoint.api_key, retry=retry, concurrency=concurrency)

@@ -37,8 +37,12 @@ class EchoHooks:
             click.echo(self.view.progress(result))
 
 
+def stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
+
+
 def confirm(plan: Plan) -> bool:
-    if not sys.stdin.isatty():
+    if not stdin_is_terminal():
         raise click.UsageError("no terminal to confirm on: review the plan and use --auto-approve")
     answer = click.prompt(
         "Apply these changes? Only 'yes' is accepted", default="", show_default=False

@@ -60,7 +60,14 @@ class TextView:
         head = self._style(f"  {sign} {change.id}", colour, bold=True)
         lines = [f"{head}  {change.action}: {change.reason}"]
         if change.action == "create" and change.after:
-            lines += [f"      {k}: {value(v)}" for k, v in change.after.items() if k != "name"]
+            for k, v in change.after.items():
+                if k == "name":
+                    continue
+                if isinstance(v, list) and any(isinstance(i, dict) for i in v):
+                    lines.append(f"      {k}:")
+                    lines += [f"        - {value(i)}" for i in v]
+                else:
+                    lines.append(f"      {k}: {value(v)}")
         for field_change in change.changedFields:
             lines += [f"      {line}" for line in describe(field_change)]
         if self.verbose:

@@ -1,0 +1,180 @@
+"""The API client's retry and error rules, against scripted ASGI apps and transports."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from agentform.api.client import ApiClient, RetryPolicy
+from agentform.errors import ApiError
+
+Reply = tuple[int, Any, dict[str, str]]
+
+
+class Scripted(httpx.AsyncBaseTransport):
+    """Answers each request with the next scripted reply (or raises it)."""
+
+    def __init__(self, replies: list[Reply | Exception]) -> None:
+        self.replies = replies
+        self.requests: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        reply = self.replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        status, body, headers = reply
+        content = json.dumps(body).encode() if body is not None else b""
+        return httpx.Response(status, content=content, headers=headers)
+
+
+def client(transport: httpx.AsyncBaseTransport, waits: list[float] | None = None) -> ApiClient:
+    async def sleep(seconds: float) -> None:
+        if waits is not None:
+            waits.append(seconds)
+
+    return ApiClient(
+        "http://svc/agents/v2",
+        "secret-key-123456",
+        transport=transport,
+        retry=RetryPolicy(attempts=4, base_delay=0.1, max_delay=5),
+        sleep=sleep,
+    )
+
+
+def run(
+    fn: Callable[[ApiClient], Any], transport: Scripted, waits: list[float] | None = None
+) -> Any:
+    async def go() -> Any:
+        async with client(transport, waits) as api:
+            return await fn(api)
+
+    return asyncio.run(go())
+
+
+ERR = {"code": 500, "message": "boom"}
+
+
+def test_sends_the_key_and_decodes() -> None:
+    t = Scripted([(200, {"ok": 1}, {})])
+    assert run(lambda api: api.request("GET", "/context"), t) == {"ok": 1}
+    assert t.requests[0].headers["X-Api-Key"] == "secret-key-123456"
+    assert str(t.requests[0].url) == "http://svc/agents/v2/context"
+
+
+def test_get_is_retried_on_5xx_429_and_transport_errors_honouring_retry_after() -> None:
+    waits: list[float] = []
+    t = Scripted(
+        [
+            (503, ERR, {}),
+            (429, {"code": 429, "message": "slow"}, {"Retry-After": "3"}),
+            httpx.ReadError("reset"),
+            (200, {"ok": 1}, {}),
+        ]
+    )
+    assert run(lambda api: api.request("GET", "/x"), t, waits) == {"ok": 1}
+    assert len(t.requests) == 4
+    assert waits[1] == 3.0  # Retry-After
+    assert 0.05 <= waits[0] <= 0.1 and 0.2 <= waits[2] <= 0.4  # jittered backoff
+
+
+def test_retry_after_is_capped() -> None:
+    waits: list[float] = []
+    t = Scripted([(429, {"code": 429, "message": "x"}, {"Retry-After": "3600"}), (200, {}, {})])
+    run(lambda api: api.request("GET", "/x"), t, waits)
+    assert waits == [5]
+
+
+def test_attempts_are_capped_and_the_error_is_typed() -> None:
+    t = Scripted([(500, ERR, {})] * 4)
+    with pytest.raises(ApiError) as info:
+        run(lambda api: api.request("GET", "/x"), t)
+    assert (info.value.status, info.value.message, info.value.method, info.value.path) == (
+        500,
+        "boom",
+        "GET",
+        "/x",
+    )
+    assert len(t.requests) == 4
+
+
+def test_4xx_is_not_retried() -> None:
+    t = Scripted([(409, {"code": 409, "message": "name taken"}, {})])
+    with pytest.raises(ApiError, match="409 name taken"):
+        run(lambda api: api.request("PATCH", "/x", json={}), t)
+    assert len(t.requests) == 1
+
+
+def test_create_is_not_retried_blindly_after_5xx() -> None:
+    t = Scripted([(500, ERR, {})])
+    with pytest.raises(ApiError):
+        run(lambda api: api.request("POST", "/agent-profile-pools", json={"name": "a"}), t)
+    assert len(t.requests) == 1
+
+
+def test_create_is_retried_when_the_connection_was_never_made() -> None:
+    t = Scripted([httpx.ConnectError("refused"), (201, {"id": "1"}, {})])
+    answer = run(lambda api: api.request("POST", "/p", json={"name": "a"}), t)
+    assert answer == {"id": "1"} and len(t.requests) == 2
+
+
+def test_create_after_5xx_adopts_what_a_lookup_finds() -> None:
+    t = Scripted([(500, ERR, {})])
+
+    async def lookup() -> Any:
+        return {"id": "found", "name": "a"}
+
+    answer = run(lambda api: api.request("POST", "/p", json={"name": "a"}, lookup=lookup), t)
+    assert answer == {"id": "found", "name": "a"} and len(t.requests) == 1
+
+
+def test_create_after_5xx_is_retried_when_a_lookup_finds_nothing() -> None:
+    t = Scripted([httpx.ReadTimeout("slow"), (201, {"id": "2"}, {})])
+    looked: list[int] = []
+
+    async def lookup() -> Any:
+        looked.append(1)
+        return None
+
+    answer = run(lambda api: api.request("POST", "/p", json={"name": "a"}, lookup=lookup), t)
+    assert answer == {"id": "2"} and looked == [1]
+
+
+def test_a_retried_delete_that_finds_nothing_succeeded_earlier() -> None:
+    t = Scripted([(502, ERR, {}), (404, {"code": 404, "message": "pool not found"}, {})])
+    assert run(lambda api: api.request("DELETE", "/p/1"), t) is None
+    t = Scripted([(404, {"code": 404, "message": "pool not found"}, {})])
+    with pytest.raises(ApiError, match="404"):
+        run(lambda api: api.request("DELETE", "/p/1"), t)
+
+
+def test_list_all_reads_every_page_at_size_100() -> None:
+    pages = {p: [{"id": f"{p}-{i}"} for i in range(100 if p < 3 else 30)] for p in (1, 2, 3)}
+    t = Scripted(
+        [
+            (200, {"items": pages[p], "page": p, "pageSize": 100, "total": 230}, {})
+            for p in (1, 2, 3)
+        ]
+    )
+    items = run(lambda api: api.list_all("/x"), t)
+    assert len(items) == 230
+    assert [r.url.params["pageSize"] for r in t.requests] == ["100"] * 3
+    assert sorted(r.url.params["page"] for r in t.requests) == ["1", "2", "3"]
+
+
+def test_list_all_refuses_duplicates() -> None:
+    from agentform.errors import ReadError
+
+    t = Scripted(
+        [
+            (200, {"items": [{"id": "a"}] * 100, "page": 1, "pageSize": 100, "total": 101}, {}),
+            (200, {"items": [{"id": "a"}], "page": 2, "pageSize": 100, "total": 101}, {}),
+        ]
+    )
+    with pytest.raises(ReadError):
+        run(lambda api: api.list_all("/x"), t)

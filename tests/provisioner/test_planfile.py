@@ -1,0 +1,138 @@
+"""Saved plans: exactly executed, refused when stale, secrets never in the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentform.config.loader import load_workspace
+from agentform.engine.apply import apply_plan
+from agentform.engine.planfile import check_fresh, dump_plan, load_plan, unmask
+from agentform.errors import AgentformError, StalePlanError
+
+from .harness import Service, write_workspace
+
+SECRET = "s3cr3t-description-value"
+
+
+def saved_plan(service: Service, ws: Path, environ: dict[str, str]) -> str:
+    workspace = load_workspace(ws, environ=environ)
+    return dump_plan(service.plan(ws, environ=environ), workspace.secrets)
+
+
+def apply_saved(service: Service, ws: Path, text: str, environ: dict[str, str]):  # type: ignore[no-untyped-def]
+    workspace = load_workspace(ws, environ=environ)
+
+    async def go(api):  # type: ignore[no-untyped-def]
+        plan = load_plan(text)
+        await check_fresh(plan, workspace, api)
+        return await apply_plan(unmask(plan, workspace), api)
+
+    return service.run(go)
+
+
+@pytest.fixture
+def secret_ws(ws: Path) -> Path:
+    return write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: saved\n",
+            "vault.yaml": "vaultTemplates:\n  - name: T\n    kind: custom\n"
+            "    description: \"{{ secret('TPL_DESC') }}\"\n"
+            "    fields: [{type: text, label: Note, required: false}]\n",
+            "pools.yaml": "profilePools:\n  - {name: a, members: [bot-1]}\n",
+        },
+    )
+
+
+def test_secret_values_are_masked_in_the_file_and_restored_on_apply(
+    service: Service, secret_ws: Path
+) -> None:
+    env = {"TPL_DESC": SECRET}
+    text = saved_plan(service, secret_ws, env)
+    assert SECRET not in text and "((secret:TPL_DESC))" in text
+    assert apply_saved(service, secret_ws, text, env).ok
+
+    async def read(api):  # type: ignore[no-untyped-def]
+        return await api.list_all("/vault/templates", {"searchName": "T"})
+
+    assert [t["description"] for t in service.run(read) if t["name"] == "T"] == [SECRET]
+    assert not service.plan(secret_ws, environ=env).has_changes
+
+
+def test_a_changed_secret_makes_the_plan_stale(service: Service, secret_ws: Path) -> None:
+    text = saved_plan(service, secret_ws, {"TPL_DESC": SECRET})
+    service.log.reset()
+    with pytest.raises(StalePlanError, match="secret TPL_DESC changed"):
+        apply_saved(service, secret_ws, text, {"TPL_DESC": "other"})
+    assert service.log.writes() == []
+
+
+def test_a_live_change_since_the_plan_is_refused_before_any_write(
+    service: Service, ws: Path
+) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: saved\n",
+            "pools.yaml": "profilePools:\n  - {name: a, allowConcurrentUse: true}\n  - {name: b}\n",
+        },
+    )
+    service.seed_live({"profilePools": [{"name": "a"}]})
+    text = saved_plan(service, ws, {})
+
+    async def touch(api):  # type: ignore[no-untyped-def]
+        pool = (await api.list_all("/agent-profile-pools"))[0]
+        await api.request(
+            "PATCH",
+            f"/agent-profile-pools/{pool['id']}",
+            json={"selectionStrategy": "most_recently_used"},
+        )
+
+    service.run(touch)
+    service.log.reset()
+    with pytest.raises(StalePlanError, match="profilePools/a changed since the plan"):
+        apply_saved(service, ws, text, {})
+    assert service.log.writes() == []
+
+
+def test_an_object_created_since_the_plan_is_refused(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws, {"agentform.yaml": "workspace: saved\n", "pools.yaml": "profilePools:\n  - {name: a}\n"}
+    )
+    text = saved_plan(service, ws, {})
+    service.seed_live({"profilePools": [{"name": "a"}]})
+    with pytest.raises(StalePlanError, match="profilePools/a"):
+        apply_saved(service, ws, text, {})
+
+
+def test_changed_files_make_the_plan_stale(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws, {"agentform.yaml": "workspace: saved\n", "pools.yaml": "profilePools:\n  - {name: a}\n"}
+    )
+    text = saved_plan(service, ws, {})
+    (ws / "pools.yaml").write_text("profilePools:\n  - {name: b}\n")
+    with pytest.raises(StalePlanError, match="files changed"):
+        apply_saved(service, ws, text, {})
+
+
+def test_an_unchanged_saved_plan_applies_exactly(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: saved\n",
+            "pools.yaml": "profilePools:\n  - {name: a, members: [bot-1, bot-2]}\n",
+        },
+    )
+    text = saved_plan(service, ws, {})
+    service.log.reset()
+    report = apply_saved(service, ws, text, {})
+    assert report.ok
+    assert [w[0] for w in service.log.writes()] == ["POST", "POST"]
+
+
+@pytest.mark.parametrize("text", ["not json", '{"formatVersion": 99}', '{"formatVersion": 1}'])
+def test_damaged_plan_files_are_refused(text: str) -> None:
+    with pytest.raises(AgentformError):
+        load_plan(text)

@@ -1,0 +1,112 @@
+"""Recorded conversations: the quickstart's plan and apply replayed with no service
+running, and no cassette holding a credential or a secret() value."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agentform.api.client import ApiClient
+from agentform.api.connect import LOCAL_BASE_URL
+from agentform.cli.cassette import cassette_vcr
+from agentform.cli.main import cli
+from agentform.config.loader import load_workspace
+from agentform.config.render import Secrets
+from agentform.engine.apply import apply_plan
+from agentform.engine.planner import make_plan
+from agentform.service import DEMO_ADMIN_KEY
+
+CASSETTES = Path(__file__).parent / "cassettes"
+QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
+
+
+def replay(name: str, fn):  # type: ignore[no-untyped-def]
+    """Runs fn(api) with every HTTP exchange served from the cassette, nothing else."""
+    player = cassette_vcr(Secrets(), None, record_mode="none")
+    player.match_on = ("method", "scheme", "host", "port", "path", "query", "body")
+
+    async def go():  # type: ignore[no-untyped-def]
+        # a plain HTTP client to a host that does not exist: only the cassette can answer
+        async with ApiClient(LOCAL_BASE_URL, "not-a-real-key") as api:
+            return await fn(api)
+
+    with player.use_cassette(str(CASSETTES / f"{name}.yaml")) as cassette:
+        result = asyncio.run(go())
+        assert cassette.all_played, "every recorded exchange is used"
+    return result
+
+
+def test_replay_quickstart_plan() -> None:
+    workspace = load_workspace(QUICKSTART)
+    plan = replay("quickstart-plan", lambda api: make_plan(workspace, api, "local"))
+    assert sorted((c.action, c.id) for c in plan.changes) == [
+        ("create", "profileGroups/eu-profiles"),
+        ("create", "profilePools/checkout-eu"),
+        ("create", "profilePools/prod-eu"),
+        ("create", "vaultTemplates/Shop login"),
+    ]
+
+
+def test_replay_quickstart_apply() -> None:
+    workspace = load_workspace(QUICKSTART)
+
+    async def plan_and_apply(api):  # type: ignore[no-untyped-def]
+        return await apply_plan(await make_plan(workspace, api, "local"), api, parallelism=1)
+
+    report = replay("quickstart-apply", plan_and_apply)
+    assert report.ok and report.count("succeeded") == 4
+
+
+KNOWN_KEYS = [DEMO_ADMIN_KEY, "demo-read-key"]
+
+
+@pytest.mark.parametrize("path", sorted(CASSETTES.glob("*.yaml")), ids=lambda p: p.name)
+def test_no_cassette_holds_a_credential(path: Path) -> None:
+    text = path.read_text()
+    for key in KNOWN_KEYS:
+        assert key not in text
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip().lower().rstrip(":") in (
+            "x-api-key",
+            "x-service-agents-api-key",
+            "authorization",
+        ):
+            assert lines[i + 1].strip() == "- REDACTED"
+
+
+def test_recording_scrubs_keys_and_secret_values(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    shutil.copytree(QUICKSTART, ws, ignore=shutil.ignore_patterns(".agentform"))
+    (ws / "more.yaml").write_text(
+        "vaultTemplates:\n  - name: Secret note\n    kind: custom\n"
+        "    description: \"token {{ secret('NOTE_TOKEN') }}\"\n"
+        "    fields: [{type: text, label: Note, required: false}]\n"
+    )
+    cassette = tmp_path / "run.yaml"
+    key_file = tmp_path / "key"
+    key_file.write_text(DEMO_ADMIN_KEY)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "apply",
+            "--auto-approve",
+            "-C",
+            str(ws),
+            "--api-key-file",
+            str(key_file),
+            "--record-cassette",
+            str(cassette),
+        ],
+        env={"NOTE_TOKEN": "tok-9f8e7d6c5b4a"},
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    assert "tok-9f8e7d6c5b4a" not in result.output
+    text = cassette.read_text()
+    assert "tok-9f8e7d6c5b4a" not in text and DEMO_ADMIN_KEY not in text
+    assert "token REDACTED" in text  # in the request body and in the response

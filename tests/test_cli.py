@@ -1,0 +1,167 @@
+"""The command line, in-process on the local endpoint: exit codes, confirmation,
+formats, init, validate, export, schema."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agentform.cli.main import cli
+
+QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
+
+
+@pytest.fixture
+def quickstart(tmp_path: Path) -> Path:
+    root = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, root, ignore=shutil.ignore_patterns(".agentform"))
+    return root
+
+
+def run(*args: str, input: str | None = None, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
+
+
+def test_quickstart_plan_apply_plan(quickstart: Path) -> None:
+    ws = ["-C", str(quickstart)]
+    first = run("plan", "--detailed-exitcode", *ws)
+    assert first.exit_code == 2, first.output
+    assert "Plan: 4 to create, 0 to update, 0 to delete." in first.output
+    applied = run("apply", "--auto-approve", *ws)
+    assert applied.exit_code == 0, applied.output
+    assert "Apply: 4 succeeded, 0 failed, 0 not attempted." in applied.output
+    again = run("plan", "--detailed-exitcode", *ws)
+    assert again.exit_code == 0 and "No changes." in again.output
+
+
+def test_apply_without_a_terminal_needs_auto_approve(quickstart: Path) -> None:
+    result = run("apply", "-C", str(quickstart), input="yes\n")
+    assert result.exit_code != 0 and "--auto-approve" in result.output
+    assert run("plan", "--detailed-exitcode", "-C", str(quickstart)).exit_code == 2
+
+
+def test_apply_asks_and_only_yes_proceeds(
+    quickstart: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agentform.cli.apply_cmd as apply_cmd
+
+    monkeypatch.setattr(apply_cmd, "stdin_is_terminal", lambda: True)
+    result = run("apply", "-C", str(quickstart), input="no\n")
+    assert "Apply cancelled; nothing was changed." in result.output
+    assert run("plan", "--detailed-exitcode", "-C", str(quickstart)).exit_code == 2
+    result = run("apply", "-C", str(quickstart), input="yes\n")
+    assert "Apply: 4 succeeded" in result.output
+
+
+def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
+    out = tmp_path / "plan.json"
+    result = run("plan", "--format", "json", "--out", str(out), "-C", str(quickstart))
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data["formatVersion"] == 1 and data["summary"]["create"] == 4
+    assert json.loads(out.read_text())["changes"] == data["changes"]
+    applied = run("apply", str(out), "--format", "json", "-C", str(quickstart))
+    assert applied.exit_code == 0, applied.output
+    report = json.loads(applied.output)
+    assert report["succeeded"] == 4 and report["failed"] == 0
+    stale = run("apply", str(out), "-C", str(quickstart))
+    assert stale.exit_code == 1 and "plan is stale" in stale.output
+
+
+def test_verbose_plan_lists_no_ops_and_calls(quickstart: Path) -> None:
+    run("apply", "--auto-approve", "-C", str(quickstart))
+    (quickstart / "pools.yaml").write_text(
+        (quickstart / "pools.yaml")
+        .read_text()
+        .replace("allowConcurrentUse: false", "allowConcurrentUse: true")
+    )
+    result = run("plan", "-v", "-C", str(quickstart))
+    assert "= vaultTemplates/Shop login: matches live" in result.output
+    assert "PATCH /agent-profile-pools/" in result.output
+    assert "allowConcurrentUse: false -> true" in result.output
+
+
+def test_var_overrides_and_files(quickstart: Path, tmp_path: Path) -> None:
+    var_file = tmp_path / "vars.yaml"
+    var_file.write_text("region: us\n")
+    result = run("plan", "--var-file", str(var_file), "-C", str(quickstart))
+    assert "profilePools/checkout-us" in result.output
+    result = run("plan", "--var-file", str(var_file), "--var", "region=ap", "-C", str(quickstart))
+    assert "profilePools/checkout-ap" in result.output
+
+
+def test_validate_reports_problems_with_positions(quickstart: Path) -> None:
+    assert "Valid: 3 files, 4 objects" in run("validate", "-C", str(quickstart)).output
+    (quickstart / "pools.yaml").write_text("profilePools:\n  - name: x\n    membrs: []\n")
+    result = run("validate", "-C", str(quickstart))
+    assert result.exit_code == 1
+    assert "pools.yaml:3:5: error: unknown key 'membrs'" in result.output
+    assert "(did you mean 'members'?)" in result.output
+    assert "1 problem; nothing was changed." in result.output
+
+
+def test_init_scaffolds_a_workspace_that_plans(tmp_path: Path) -> None:
+    target = tmp_path / "new-ws"
+    assert run("init", str(target)).exit_code == 0
+    assert (target / ".gitignore").read_text() == ".agentform/\n"
+    assert run("plan", "--detailed-exitcode", "-C", str(target)).exit_code == 2
+    again = run("init", str(target))
+    assert again.exit_code != 0 and "exists already" in again.output
+
+
+def test_export_writes_files_that_plan_clean(quickstart: Path, tmp_path: Path) -> None:
+    run("apply", "--auto-approve", "-C", str(quickstart))
+    out = tmp_path / "exported"
+    result = run("export", "--out", str(out), "-C", str(quickstart))
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "agentform.yaml",
+        "profileGroups.yaml",
+        "profilePools.yaml",
+        "vaultTemplates.yaml",
+    ]
+    # plan the export against the same local service: move the files into the workspace
+    for name in ("pools.yaml", "vault.yaml"):
+        (quickstart / name).unlink()
+    for path in out.glob("*s.yaml"):
+        shutil.copy(path, quickstart / path.name)
+    assert run("plan", "--detailed-exitcode", "-C", str(quickstart)).exit_code == 0
+
+
+def test_endpoint_and_key_errors(quickstart: Path, tmp_path: Path) -> None:
+    result = run("plan", "--endpoint", "ftp://x", "-C", str(quickstart))
+    assert result.exit_code == 1 and "endpoint must be" in result.output
+    result = run(
+        "plan",
+        "--endpoint",
+        "http://127.0.0.1:9/agents/v2",
+        "-C",
+        str(quickstart),
+        env={"AGENTFORM_API_KEY": ""},
+    )
+    assert result.exit_code == 1 and "no API key" in result.output
+    key = tmp_path / "key"
+    key.write_text("wrong-key-000000\n")
+    result = run("plan", "--api-key-file", str(key), "-C", str(quickstart))
+    assert result.exit_code == 1 and "401" in result.output
+    assert "wrong-key-000000" not in result.output
+    result = run(
+        "plan", "--organization-id", "11111111-1111-4111-8111-111111111111", "-C", str(quickstart)
+    )
+    assert result.exit_code == 1 and "belongs to organization" in result.output
+
+
+def test_unreachable_endpoint_is_a_clear_error(quickstart: Path) -> None:
+    result = run(
+        "plan",
+        "--endpoint",
+        "http://127.0.0.1:9/agents/v2",
+        "-C",
+        str(quickstart),
+        env={"AGENTFORM_API_KEY": "k"},
+    )
+    assert result.exit_code == 1 and "cannot reach the service" in result.output

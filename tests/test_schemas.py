@@ -1,0 +1,44 @@
+"""The checked-in JSON Schema of the workspace format is current, and the examples
+validate against it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from agentform.cli.schema_cmd import SCHEMA_FILE, render_schema
+from agentform.config.loader import workspace_files
+from agentform.config.render import Renderer
+
+ROOT = Path(__file__).parents[1]
+EXAMPLES = sorted(p.parent for p in (ROOT / "examples").glob("*/agentform.yaml"))
+
+
+def test_workspace_schema_is_up_to_date() -> None:
+    assert (ROOT / "schemas" / SCHEMA_FILE).read_text() == render_schema(), (
+        "schemas/agentform.schema.json is stale: run `make schemas`"
+    )
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_examples_validate_against_the_schema(example: Path) -> None:
+    from agentform.config.diagnostics import Diagnostics
+
+    schema = json.loads((ROOT / "schemas" / SCHEMA_FILE).read_text())
+    renderer = Renderer(example)
+    variables = yaml.safe_load((example / "agentform.yaml").read_text()).get("vars", {})
+    diags = Diagnostics()
+    for path in workspace_files(example):
+        text = renderer.render(path, variables, "example", diags)
+        assert text is not None and not diags.items, diags.items
+        jsonschema.validate(yaml.safe_load(text), schema)
+
+
+def test_schema_rejects_an_unknown_key() -> None:
+    schema = json.loads(render_schema())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"profilePools": [{"name": "a", "colour": "red"}]}, schema)
