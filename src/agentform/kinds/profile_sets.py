@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Container
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from pydantic import Field
 
+from ..contract import SelectionStrategy as Strategy
 from .base import (
     ApiCall,
     Declared,
@@ -21,8 +22,6 @@ from .base import (
     State,
     chunks,
 )
-
-Strategy = Literal["least_recently_used", "most_recently_used"]
 
 
 class ProfileSetDesired(DesiredModel):

@@ -4,28 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..config.diagnostics import Diagnostics
+from ..contract import FieldType, TemplateKind
 from .base import ApiCall, Declared, DesiredModel, Kind, LiveObject, PlanContext, State
-
-FieldType = Literal[
-    "username",
-    "email",
-    "url",
-    "phone",
-    "text",
-    "password",
-    "hidden",
-    "totp_seed",
-    "api_key",
-    "card_number",
-    "card_expiry",
-    "card_cvv",
-    "cardholder_name",
-]
 
 
 class TemplateField(BaseModel):
@@ -46,7 +31,7 @@ class TemplateStep(BaseModel):
 
 class VaultTemplateDesired(DesiredModel):
     name: str = Field(min_length=1, max_length=200)
-    kind: Literal["login", "api_key", "card", "custom"] | None = None
+    kind: TemplateKind | None = None
     description: str | None = None
     fields: list[TemplateField] | None = Field(None, min_length=1)
     steps: list[TemplateStep] | None = Field(None, max_length=20)

@@ -37,12 +37,12 @@ class Caller:
             raise ServiceError(403, "organizationId: not your organization")
 
 
-def database(request: Request) -> Database:
+async def database(request: Request) -> Database:
     db: Database = request.app.state.db
     return db
 
 
-def caller(
+async def caller(
     request: Request,
     api_key: str | None = Depends(_api_key),
     service_key: str | None = Depends(_service_key),

@@ -7,9 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from ..contract import FieldType, SelectionStrategy, TemplateKind
+
 Name255 = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 Name200 = Annotated[str, StringConstraints(min_length=1, max_length=200)]
-SelectionStrategy = Literal["least_recently_used", "most_recently_used"]
 # Request ids: parsed from JSON strings (strict mode would refuse a str for a UUID).
 Id = Annotated[uuid.UUID, Field(strict=False)]
 # A label must give a non-empty key (API.md §7).
@@ -105,23 +106,6 @@ class MembersRequest(Request):
 
 
 # -- vault templates (API.md §7) ----------------------------------------------
-
-FieldType = Literal[
-    "username",
-    "email",
-    "url",
-    "phone",
-    "text",
-    "password",
-    "hidden",
-    "totp_seed",
-    "api_key",
-    "card_number",
-    "card_expiry",
-    "card_cvv",
-    "cardholder_name",
-]
-TemplateKind = Literal["login", "api_key", "card", "custom"]
 
 
 class TemplateFieldIn(Request):

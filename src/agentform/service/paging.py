@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from fastapi import Query
+from fastapi import Depends, Query
 from pydantic import BaseModel
+
+from .auth import Caller, caller
 
 T = TypeVar("T")
 
@@ -56,22 +59,75 @@ def sorting(sort_field: str | None, sort_direction: str | None) -> Sorting:
     return Sorting(sort_field or "created_at", sort_direction == "desc")
 
 
+@dataclass(frozen=True)
+class ListQuery:
+    """The common query of list operations, organization already checked."""
+
+    who: Caller
+    paging: PageParams
+    sort: Sorting | None
+    search_name: str | None
+
+
+def _query(
+    who: Caller,
+    organization_id: uuid.UUID | None,
+    search_name: str | None,
+    paging: PageParams,
+    sort: Sorting | None,
+) -> ListQuery:
+    who.check_organization(organization_id)
+    return ListQuery(who, paging, sort, search_name)
+
+
+def list_query(
+    organizationId: uuid.UUID | None = Query(None),
+    searchName: str | None = Query(None),
+    sortField: SortField | None = Query(None),
+    sortDirection: SortDirection | None = Query(None),
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+) -> ListQuery:
+    return _query(who, organizationId, searchName, paging, sorting(sortField, sortDirection))
+
+
+def agent_list_query(
+    organizationId: uuid.UUID | None = Query(None),
+    searchName: str | None = Query(None),
+    sortField: AgentSortField | None = Query(None),
+    sortDirection: SortDirection | None = Query(None),
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+) -> ListQuery:
+    return _query(who, organizationId, searchName, paging, sorting(sortField, sortDirection))
+
+
+def search_query(
+    organizationId: uuid.UUID | None = Query(None),
+    searchName: str | None = Query(None),
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+) -> ListQuery:
+    """Lists with no sort parameters (vault templates)."""
+    return _query(who, organizationId, searchName, paging, None)
+
+
 def list_page(
     conn: sqlite3.Connection,
     table: str,
     where: str,
     args: Sequence[Any],
-    params: PageParams,
+    query: ListQuery | PageParams,
     convert: Callable[[sqlite3.Row], T],
-    sort: Sorting | None = None,
-    search_name: str | None = None,
 ) -> Page[T]:
     """One page of `table` rows matching `where`, in a stable order.
 
     The page's rowids are picked from the ordering index alone (the inner
     query), so skipping to a late page reads index entries, not whole rows.
     """
-    sort = sort or Sorting("created_at", False)
+    params = query.paging if isinstance(query, ListQuery) else query
+    sort = (query.sort if isinstance(query, ListQuery) else None) or Sorting("created_at", False)
+    search_name = query.search_name if isinstance(query, ListQuery) else None
     if search_name:
         where += " AND instr(lower(name), lower(?)) > 0"
         args = [*args, search_name]

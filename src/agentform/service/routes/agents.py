@@ -6,20 +6,12 @@ import json
 import sqlite3
 import uuid
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends
 
 from ..auth import Caller, caller, database
 from ..db import Database
 from ..models import Agent
-from ..paging import (
-    AgentSortField,
-    Page,
-    PageParams,
-    SortDirection,
-    list_page,
-    page_params,
-    sorting,
-)
+from ..paging import ListQuery, Page, agent_list_query, list_page
 from .common import fetch_owned
 
 router = APIRouter(tags=["Agents"])
@@ -39,26 +31,16 @@ def agent_from_row(row: sqlite3.Row) -> Agent:
 
 @router.get("/agents", response_model=Page[Agent])
 def list_agents(
-    organizationId: uuid.UUID | None = Query(None),
-    searchName: str | None = Query(None),
-    sortField: AgentSortField | None = Query(None),
-    sortDirection: SortDirection | None = Query(None),
-    paging: PageParams = Depends(page_params),
-    who: Caller = Depends(caller),
-    db: Database = Depends(database),
+    query: ListQuery = Depends(agent_list_query), db: Database = Depends(database)
 ) -> Page[Agent]:
-    who.check_organization(organizationId)
-    sort = sorting(sortField, sortDirection)
     with db.read() as conn:
         return list_page(
             conn,
             "agents",
             "organization_id = ?",
-            [who.organization_id],
-            paging,
+            [query.who.organization_id],
+            query,
             agent_from_row,
-            sort,
-            searchName,
         )
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import sqlite3
 import uuid
 
-from fastapi import APIRouter, Depends, Path, Query, Response
+from fastapi import APIRouter, Depends, Path, Response
 
 from ..auth import Caller, caller, database
 from ..db import Database, new_id, now_iso
 from ..errors import ServiceError
 from ..models import Member, MembersRequest, ProfileSet, ProfileSetCreate, ProfileSetUpdate
-from ..paging import Page, PageParams, SortDirection, SortField, list_page, page_params, sorting
+from ..paging import ListQuery, Page, PageParams, list_page, list_query, page_params
 from .common import fetch_owned, unique_name
 
 COLUMNS = {
@@ -82,26 +82,16 @@ def collection_router(collection: str, prefix: str, param: str, label: str, tag:
 
     @router.get("", response_model=Page[ProfileSet])
     def list_sets(
-        organizationId: uuid.UUID | None = Query(None),
-        searchName: str | None = Query(None),
-        sortField: SortField | None = Query(None),
-        sortDirection: SortDirection | None = Query(None),
-        paging: PageParams = Depends(page_params),
-        who: Caller = Depends(caller),
-        db: Database = Depends(database),
+        query: ListQuery = Depends(list_query), db: Database = Depends(database)
     ) -> Page[ProfileSet]:
-        who.check_organization(organizationId)
-        sort = sorting(sortField, sortDirection)
         with db.read() as conn:
             return list_page(
                 conn,
                 "profile_sets",
                 "collection = ? AND organization_id = ?",
-                [collection, who.organization_id],
-                paging,
+                [collection, query.who.organization_id],
+                query,
                 set_from_row,
-                sort,
-                searchName,
             )
 
     @router.post("", status_code=201, response_model=ProfileSet)
@@ -185,6 +175,16 @@ def collection_router(collection: str, prefix: str, param: str, label: str, tag:
                 member_from_row,
             )
 
+    def change_members(
+        statement: str, set_id: uuid.UUID, body: MembersRequest, who: Caller, db: Database
+    ) -> Response:
+        """Adds or removes; idempotent either way (INSERT OR IGNORE / DELETE of nothing)."""
+        with db.write() as conn:
+            row = owned(conn, set_id, who)
+            ids = _profile_ids(conn, body, who.organization_id)
+            conn.executemany(statement, [(row["id"], i) for i in ids])
+        return Response(status_code=204)
+
     @router.post(item + "/members", status_code=204, response_class=Response)
     def add_members(
         body: MembersRequest,
@@ -192,14 +192,9 @@ def collection_router(collection: str, prefix: str, param: str, label: str, tag:
         who: Caller = Depends(caller),
         db: Database = Depends(database),
     ) -> Response:
-        with db.write() as conn:
-            row = owned(conn, set_id, who)
-            ids = _profile_ids(conn, body, who.organization_id)
-            conn.executemany(
-                "INSERT OR IGNORE INTO profile_set_members VALUES (?, ?)",
-                [(row["id"], i) for i in ids],
-            )
-        return Response(status_code=204)
+        return change_members(
+            "INSERT OR IGNORE INTO profile_set_members VALUES (?, ?)", set_id, body, who, db
+        )
 
     @router.delete(item + "/members", status_code=204, response_class=Response)
     def remove_members(
@@ -208,14 +203,13 @@ def collection_router(collection: str, prefix: str, param: str, label: str, tag:
         who: Caller = Depends(caller),
         db: Database = Depends(database),
     ) -> Response:
-        with db.write() as conn:
-            row = owned(conn, set_id, who)
-            ids = _profile_ids(conn, body, who.organization_id)
-            conn.executemany(
-                "DELETE FROM profile_set_members WHERE set_id = ? AND profile_id = ?",
-                [(row["id"], i) for i in ids],
-            )
-        return Response(status_code=204)
+        return change_members(
+            "DELETE FROM profile_set_members WHERE set_id = ? AND profile_id = ?",
+            set_id,
+            body,
+            who,
+            db,
+        )
 
     return router
 

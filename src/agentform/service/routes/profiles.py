@@ -5,12 +5,12 @@ from __future__ import annotations
 import sqlite3
 import uuid
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Response
 
 from ..auth import Caller, caller, database
 from ..db import Database, new_id, now_iso
 from ..models import Profile, ProfileCreate, ProfileUpdate
-from ..paging import Page, PageParams, SortDirection, SortField, list_page, page_params, sorting
+from ..paging import ListQuery, Page, list_page, list_query
 from .common import fetch_owned, unique_name
 
 router = APIRouter()
@@ -32,26 +32,16 @@ def _routes(prefix: str, tag: str, include_in_schema: bool = True) -> None:
 
     @router.get(prefix, response_model=Page[Profile], **opts)  # type: ignore[arg-type]
     def list_profiles(
-        organizationId: uuid.UUID | None = Query(None),
-        searchName: str | None = Query(None),
-        sortField: SortField | None = Query(None),
-        sortDirection: SortDirection | None = Query(None),
-        paging: PageParams = Depends(page_params),
-        who: Caller = Depends(caller),
-        db: Database = Depends(database),
+        query: ListQuery = Depends(list_query), db: Database = Depends(database)
     ) -> Page[Profile]:
-        who.check_organization(organizationId)
-        sort = sorting(sortField, sortDirection)
         with db.read() as conn:
             return list_page(
                 conn,
                 "profiles",
                 "organization_id = ?",
-                [who.organization_id],
-                paging,
+                [query.who.organization_id],
+                query,
                 profile_from_row,
-                sort,
-                searchName,
             )
 
     @router.post(prefix, status_code=201, response_model=Profile, **opts)  # type: ignore[arg-type]

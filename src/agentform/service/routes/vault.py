@@ -7,14 +7,14 @@ import sqlite3
 import uuid
 from collections.abc import Sequence
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel
 
 from ..auth import Caller, caller, database
 from ..db import Database, new_id, now_iso
 from ..errors import ServiceError, not_found
 from ..models import Template, TemplateCreate, TemplateStep, TemplateUpdate
-from ..paging import Page, PageParams, list_page, page_params
+from ..paging import ListQuery, Page, list_page, search_query
 from ..vault_rules import build_fields, check_steps
 from .common import unique_name
 
@@ -60,22 +60,11 @@ def _dump(items: Sequence[BaseModel]) -> str:
 
 @router.get("", response_model=Page[Template], response_model_exclude_none=True)
 def list_templates(
-    organizationId: uuid.UUID | None = Query(None),
-    searchName: str | None = Query(None),
-    paging: PageParams = Depends(page_params),
-    who: Caller = Depends(caller),
-    db: Database = Depends(database),
+    query: ListQuery = Depends(search_query), db: Database = Depends(database)
 ) -> Page[Template]:
-    who.check_organization(organizationId)
     with db.read() as conn:
         return list_page(
-            conn,
-            "vault_templates",
-            VISIBLE,
-            [who.organization_id],
-            paging,
-            template_from_row,
-            search_name=searchName,
+            conn, "vault_templates", VISIBLE, [query.who.organization_id], query, template_from_row
         )
 
 
