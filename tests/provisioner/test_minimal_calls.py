@@ -106,3 +106,20 @@ def _id(service: Service, name: str, path: str = "/agent-profile-pools") -> str:
         return {i["name"]: i["id"] for i in await api.list_all(path)}[name]
 
     return str(service.run(go))
+
+
+def test_profiles_are_read_only_when_members_are_declared(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: calls\n",
+            "pools.yaml": "profilePools:\n  - {name: p, allowConcurrentUse: true}\n",
+        },
+    )
+    service.plan(ws)
+    assert list_calls(service, "/profiles") == 0
+    assert not [p for _, p in service.log.calls if p.endswith("/members")]
+    (ws / "pools.yaml").write_text("profilePools:\n  - {name: p, members: [bot-1]}\n")
+    service.log.reset()
+    service.plan(ws)
+    assert list_calls(service, "/profiles") == 1

@@ -52,6 +52,10 @@ for _coll, _ph in (("/agent-profile-pools", "{pool}"), ("/profile-groups", "{gro
         ("DELETE", f"{_coll}/{_ph}/members", {"profileIds": ["{profile}"]}, 204),
     ]
 
+KEY_HEADERS = [
+    "X-Api-Key",
+    "X-Service-Agents-Api-Key",  # the header the seed shows on execute and list-pools
+]
 OP_IDS = [f"{m} {p}" for m, p, _, _ in OPERATIONS]
 
 
@@ -99,7 +103,7 @@ def _shape(path: str) -> str:
     return re.sub(r"\{\w+\}", "{}", path)
 
 
-@pytest.mark.parametrize("header", ["X-Api-Key", "X-Service-Agents-Api-Key"])
+@pytest.mark.parametrize("header", KEY_HEADERS)
 @pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
 def test_each_header_works_on_every_operation(api: Api, ids: dict[str, str], op, header) -> None:  # type: ignore[no-untyped-def]
     r = call(api.as_key(ADMIN_KEY, header), op, ids)

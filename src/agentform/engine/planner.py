@@ -15,7 +15,7 @@ from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
 from ..errors import AgentformError, ReadError
 from ..kinds import kinds_in_order
-from ..kinds.base import Declared, Kind, LiveObject, PlanContext
+from ..kinds.base import Kind, LiveObject, PlanContext
 from ..kinds.references import References
 from .fingerprint import fingerprint, secret_digest
 from .model import Change, NoOp, Plan, Summary
@@ -60,9 +60,7 @@ async def read_live(
     needed = (
         references
         if references is not None
-        else {
-            r for k in kinds if _uses_references(workspace.declared[k.name]) for r in k.references
-        }
+        else {r for k in kinds for r in k.references_needed(workspace.declared[k.name])}
     )
     depth = depth if depth is not None else {k.name: managed_keys(workspace, k) for k in kinds}
     results = await asyncio.gather(
@@ -86,10 +84,6 @@ async def read_live(
             by_key[obj.key] = obj
         objects[kind.name] = by_key
     return LiveState(context["organizationId"], context["organizationName"], objects, presets, refs)
-
-
-def _uses_references(declared: list[Declared]) -> bool:
-    return any(d.model.ensure == "present" for d in declared)
 
 
 def _protected(workspace: Workspace, kind: Kind, key: str) -> bool:

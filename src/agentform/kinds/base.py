@@ -108,6 +108,12 @@ class Kind(ABC):
     def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:  # noqa: B027
         """Checks inside the files (no API): override for kind-specific rules."""
 
+    def references_needed(self, declared: list[Declared]) -> set[str]:
+        """The reference lists (profiles, agents) these declarations name things in."""
+        if any(d.model.ensure == "present" for d in declared):
+            return set(self.references)
+        return set()
+
     # -- reading -------------------------------------------------------------
     @abstractmethod
     async def read_live(self, api: Any, managed: Container[str]) -> list[LiveObject]:

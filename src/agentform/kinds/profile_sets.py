@@ -46,6 +46,14 @@ class ProfileSetKind(Kind):
     member_path: ClassVar[str] = "/members"
     SCALARS: ClassVar[tuple[str, ...]] = ("selectionStrategy", "allowConcurrentUse")
 
+    def references_needed(self, declared: list[Declared]) -> set[str]:
+        present = [d for d in declared if d.model.ensure == "present"]
+        return (
+            {"profiles"}
+            if any(getattr(d.model, "members", None) is not None for d in present)
+            else set()
+        )
+
     async def read_live(self, api: Any, managed: Container[str]) -> list[LiveObject]:
         items = await api.list_all(self.collection)
         wanted = [i for i in items if i["name"] in managed]
