@@ -57,8 +57,36 @@ def page_latency(client: httpx.Client, page: int, rounds: int = 200) -> float:
     return statistics.median(times) * 1000
 
 
+def storage_latency(db_path: Path, page: int, rounds: int = 300) -> float:
+    """The page read inside the service (SQLite + rows to models), no HTTP: median ms."""
+    from agentform.service.db import Database
+    from agentform.service.paging import PageParams, list_page
+    from agentform.service.routes.profile_sets import set_from_row
+
+    db = Database(db_path)
+    with db.read() as conn:
+        org = conn.execute("SELECT organization_id FROM profile_sets LIMIT 1").fetchone()[0]
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        with db.read() as conn:
+            list_page(
+                db,
+                conn,
+                "profile_sets",
+                "collection = ? AND organization_id = ?",
+                ["pool", org],
+                PageParams(page, 100),
+                set_from_row,
+            )
+        times.append(time.perf_counter() - t)
+    db.close()
+    return statistics.median(times) * 1000
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, service(Path(tmp) / "bench.db") as base:
+        db_path = Path(tmp) / "bench.db"
         fill_s = asyncio.run(fill(base))
         print(f"create {N} pools: {fill_s:.1f} s, {N / fill_s:.0f} creates/s (8 in flight)")
         with httpx.Client(base_url=base, headers={"X-Api-Key": KEY}) as client:
@@ -73,6 +101,11 @@ def main() -> None:
                 f"median page latency: page 1 (row 1) {first:.2f} ms, "
                 f"page 100 (row 9,901) {last:.2f} ms, ratio {last / first:.2f}"
             )
+        first, last = storage_latency(db_path, 1), storage_latency(db_path, 100)
+        print(
+            f"in the service, no HTTP: page 1 {first:.3f} ms, page 100 {last:.3f} ms, "
+            f"ratio {last / first:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -93,3 +93,46 @@ def test_lists_show_only_the_callers_organization(api: Api) -> None:
     assert set(other.ids("/agent-profile-pools")) == {"theirs"}
     assert set(other.ids("/profiles")) == {"foreign"}
     assert set(other.ids("/agents")) == {"other-agent"}
+
+
+def test_pages_stay_exact_while_writes_interleave(api: Api, app) -> None:  # type: ignore[no-untyped-def]
+    """Lists are served from an order cache valid for one database generation; a
+    random run of creates, renames and deletes must never show a stale page."""
+    import random
+
+    rng = random.Random(7)
+    model: dict[str, str] = {}  # id -> name, in creation order
+    for step in range(150):
+        op = rng.random()
+        if op < 0.5 or not model:
+            body = api.post("/agent-profile-pools", json={"name": f"n{step:03d}"}).json()
+            model[body["id"]] = body["name"]
+        elif op < 0.7:
+            victim = rng.choice(list(model))
+            api.delete(f"/agent-profile-pools/{victim}")
+            del model[victim]
+        else:
+            target = rng.choice(list(model))
+            model[target] = f"r{step:03d}"
+            api.patch(f"/agent-profile-pools/{target}", json={"name": model[target]})
+        size = rng.choice([1, 7, 50])
+        page = rng.randint(1, max(1, -(-len(model) // size)))
+        body = api.get("/agent-profile-pools", params={"page": page, "pageSize": size}).json()
+        expected = list(model.items())[(page - 1) * size : page * size]
+        assert body["total"] == len(model)
+        assert [(i["id"], i["name"]) for i in body["items"]] == expected
+        by_name = api.get("/agent-profile-pools", params={"sortField": "name", "pageSize": 100})
+        assert [i["name"] for i in by_name.json()["items"]] == sorted(model.values())[:100]
+
+
+def test_a_read_is_served_from_the_cache_until_the_next_write(api: Api, app) -> None:  # type: ignore[no-untyped-def]
+    db = app.state.db
+    for i in range(3):
+        api.post("/agent-profile-pools", json={"name": f"p{i}"})
+    api.get("/agent-profile-pools")
+    generation = db._generation
+    assert generation % 2 == 0
+    assert any(gen == generation for gen, _ in db.order_cache._entries.values())
+    api.post("/agent-profile-pools", json={"name": "p3"})
+    assert db._generation == generation + 2
+    assert api.get("/agent-profile-pools").json()["total"] == 4

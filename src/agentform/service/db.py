@@ -11,7 +11,9 @@ from __future__ import annotations
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
+from array import array
+from collections import OrderedDict
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -90,6 +92,34 @@ CREATE INDEX IF NOT EXISTS vault_templates_order
 """
 
 
+class OrderCache:
+    """The ordered rowids of recent list queries, each valid for one generation.
+
+    With it a page is a slice and `total` a length, so reading row 9,901 costs
+    what reading row 1 does; only the first read after a write walks the index.
+    """
+
+    def __init__(self, max_entries: int = 256) -> None:
+        self._entries: OrderedDict[Hashable, tuple[int, array[int]]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_entries = max_entries
+
+    def get(self, key: Hashable, generation: int) -> array[int] | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0] != generation:
+                return None
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def put(self, key: Hashable, generation: int, rowids: array[int]) -> None:
+        with self._lock:
+            self._entries[key] = (generation, rowids)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+
+
 def now_iso() -> str:
     """UTC now with microseconds and a Z: sorts lexically in time order."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -108,6 +138,9 @@ class Database:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
+        self._generation = 0
+        self._generation_lock = threading.Lock()
+        self.order_cache = OrderCache()
         # executescript manages its own transaction; the IF NOT EXISTS makes it idempotent.
         self._connection().executescript(SCHEMA)
 
@@ -126,14 +159,33 @@ class Database:
                 self._all.append(conn)
         return conn
 
+    # A seqlock over commits: odd while a write transaction may commit, even otherwise.
+    # A read notes the generation, then pins its snapshot; while the generation is
+    # unchanged and even, that snapshot is exactly the state of that generation, so
+    # anything cached under the generation (see OrderCache) is valid for it.
+    def _bump(self) -> None:
+        with self._generation_lock:
+            self._generation += 1
+
+    def snapshot_generation(self) -> int | None:
+        """The generation the current read snapshot shows, when that is known exactly."""
+        start: int | None = getattr(self._local, "snapshot", None)
+        if start is None or start % 2 or start != self._generation:
+            return None
+        return start
+
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A consistent snapshot for a multi-statement read (count + page)."""
         conn = self._connection()
+        start = self._generation
         conn.execute("BEGIN")
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")  # pins the snapshot now
+        self._local.snapshot = start
         try:
             yield conn
         finally:
+            self._local.snapshot = None
             conn.execute("COMMIT")
 
     @contextmanager
@@ -141,12 +193,16 @@ class Database:
         """A write transaction; takes the write lock up front to avoid upgrade deadlocks."""
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
+        self._bump()
         try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            self._bump()
 
     def close(self) -> None:
         with self._all_lock:

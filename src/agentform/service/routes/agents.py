@@ -35,6 +35,7 @@ def list_agents(
 ) -> Page[Agent]:
     with db.read() as conn:
         return list_page(
+            db,
             conn,
             "agents",
             "organization_id = ?",

@@ -86,6 +86,7 @@ def collection_router(collection: str, prefix: str, param: str, label: str, tag:
     ) -> Page[ProfileSet]:
         with db.read() as conn:
             return list_page(
+                db,
                 conn,
                 "profile_sets",
                 "collection = ? AND organization_id = ?",
@@ -167,6 +168,7 @@ def collection_router(collection: str, prefix: str, param: str, label: str, tag:
         with db.read() as conn:
             row = owned(conn, set_id, who)
             return list_page(
+                db,
                 conn,
                 "profiles",
                 "id IN (SELECT profile_id FROM profile_set_members WHERE set_id = ?)",

@@ -36,6 +36,7 @@ def _routes(prefix: str, tag: str, include_in_schema: bool = True) -> None:
     ) -> Page[Profile]:
         with db.read() as conn:
             return list_page(
+                db,
                 conn,
                 "profiles",
                 "organization_id = ?",

@@ -64,7 +64,13 @@ def list_templates(
 ) -> Page[Template]:
     with db.read() as conn:
         return list_page(
-            conn, "vault_templates", VISIBLE, [query.who.organization_id], query, template_from_row
+            db,
+            conn,
+            "vault_templates",
+            VISIBLE,
+            [query.who.organization_id],
+            query,
+            template_from_row,
         )
 
 
