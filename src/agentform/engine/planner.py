@@ -8,14 +8,14 @@ import asyncio
 import fnmatch
 import secrets as pysecrets
 from collections.abc import Container
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
 from ..errors import AgentformError, ReadError
 from ..kinds import kinds_in_order
-from ..kinds.base import Kind, LiveObject, PlanContext
+from ..kinds.base import Declared, Kind, LiveObject, PlanContext
 from ..kinds.references import References
 from .fingerprint import fingerprint, secret_digest
 from .model import Change, NoOp, Plan, Summary
@@ -95,100 +95,106 @@ async def make_plan(workspace: Workspace, api: Any, endpoint: str) -> Plan:
     return diff_plan(workspace, live, endpoint)
 
 
+@dataclass
+class _Decisions:
+    """What planning decided so far, kind by kind."""
+
+    ctx: PlanContext
+    changes: list[Change] = field(default_factory=list)
+    deletes: list[list[Change]] = field(default_factory=list)  # per kind, in kind order
+    noops: list[NoOp] = field(default_factory=list)
+    unmanaged: dict[str, int] = field(default_factory=dict)
+    fingerprints: dict[str, str] = field(default_factory=dict)
+
+
+def _declared(
+    workspace: Workspace, kind: Kind, item: Declared, obj: LiveObject | None, out: _Decisions
+) -> None:
+    key, ctx = item.key, out.ctx
+    cid = f"{kind.name}/{key}"
+    out.fingerprints[cid] = fingerprint(obj.raw if obj else None)
+    if item.model.ensure == "absent":
+        if obj is None:
+            out.noops.append(NoOp(kind=kind.name, key=key, reason="declared absent, not in live"))
+        elif _protected(workspace, kind, key):
+            ctx.diagnostics.error(
+                f"{kind.name} {key} is declared absent but protected (protect in agentform.yaml)",
+                item.position,
+            )
+        else:
+            out.deletes[-1].append(_delete(kind, obj, "declared absent", ctx))
+        return
+    desired = kind.desired_state(item, ctx)
+    if desired is None:
+        return
+    if obj is None:
+        missing = [f for f in kind.required_to_create() if f not in desired.model_fields_set]
+        if missing:
+            needs = " and ".join(repr(f) for f in missing)
+            ctx.diagnostics.error(
+                f"{kind.label} {key} does not exist yet; creating it needs {needs}", item.position
+            )
+            return
+        out.changes.append(
+            Change(
+                id=cid,
+                kind=kind.name,
+                key=key,
+                action="create",
+                reason="not in live",
+                after=kind.show(desired, ctx),
+                calls=kind.create_calls(desired),
+            )
+        )
+        return
+    field_changes = kind.diff(desired, obj.state, ctx)
+    if not field_changes:
+        out.noops.append(NoOp(kind=kind.name, key=key, reason="matches live"))
+        return
+    names = [c.field for c in field_changes]
+    reason = f"field {names[0]} differs" if len(names) == 1 else f"fields {', '.join(names)} differ"
+    out.changes.append(
+        Change(
+            id=cid,
+            kind=kind.name,
+            key=key,
+            action="update",
+            reason=reason,
+            liveId=obj.id,
+            changedFields=field_changes,
+            before=kind.show(obj.state, ctx),
+            after=kind.show(desired, ctx),
+            calls=kind.update_calls(obj, desired, set(names)),
+        )
+    )
+
+
+def _undeclared(workspace: Workspace, kind: Kind, obj: LiveObject, out: _Decisions) -> None:
+    pruned = kind.name in workspace.settings.prune
+    if pruned and not _protected(workspace, kind, obj.key):
+        out.fingerprints[f"{kind.name}/{obj.key}"] = fingerprint(obj.raw)
+        out.deletes[-1].append(_delete(kind, obj, "pruned: not declared", out.ctx))
+        return
+    why = "protected" if pruned else "not declared"
+    out.noops.append(NoOp(kind=kind.name, key=obj.key, reason=f"not managed ({why})"))
+    out.unmanaged[kind.name] = out.unmanaged.get(kind.name, 0) + 1
+
+
 def diff_plan(workspace: Workspace, live: LiveState, endpoint: str) -> Plan:
     diags = Diagnostics()
-    ctx = PlanContext(live.references, diags)
-    changes: list[Change] = []
-    deletes: list[list[Change]] = []  # per kind, in kind order
-    noops: list[NoOp] = []
-    unmanaged: dict[str, int] = {}
-    fingerprints: dict[str, str] = {}
+    out = _Decisions(PlanContext(live.references, diags))
     for kind in kinds_in_order():
-        deletes.append([])
+        out.deletes.append([])
         existing = live.objects[kind.name]
-        declared_keys = set()
-        for item in workspace.declared[kind.name]:
-            key = item.key
-            declared_keys.add(key)
-            obj = existing.get(key)
-            cid = f"{kind.name}/{key}"
-            fingerprints[cid] = fingerprint(obj.raw if obj else None)
-            if item.model.ensure == "absent":
-                if obj is None:
-                    noops.append(
-                        NoOp(kind=kind.name, key=key, reason="declared absent, not in live")
-                    )
-                elif _protected(workspace, kind, key):
-                    diags.error(
-                        f"{kind.name} {key} is declared absent but protected "
-                        "(protect in agentform.yaml)",
-                        item.position,
-                    )
-                else:
-                    deletes[-1].append(_delete(kind, obj, "declared absent", ctx))
-                continue
-            desired = kind.desired_state(item, ctx)
-            if desired is None:
-                continue
-            if obj is None:
-                missing = [
-                    f for f in kind.required_to_create() if f not in desired.model_fields_set
-                ]
-                if missing:
-                    needs = " and ".join(repr(f) for f in missing)
-                    diags.error(
-                        f"{kind.label} {key} does not exist yet; creating it needs {needs}",
-                        item.position,
-                    )
-                    continue
-                changes.append(
-                    Change(
-                        id=cid,
-                        kind=kind.name,
-                        key=key,
-                        action="create",
-                        reason="not in live",
-                        after=kind.show(desired, ctx),
-                        calls=kind.create_calls(desired),
-                    )
-                )
-                continue
-            field_changes = kind.diff(desired, obj.state, ctx)
-            if not field_changes:
-                noops.append(NoOp(kind=kind.name, key=key, reason="matches live"))
-                continue
-            names = [c.field for c in field_changes]
-            reason = (
-                f"field {names[0]} differs"
-                if len(names) == 1
-                else f"fields {', '.join(names)} differ"
-            )
-            changes.append(
-                Change(
-                    id=cid,
-                    kind=kind.name,
-                    key=key,
-                    action="update",
-                    reason=reason,
-                    liveId=obj.id,
-                    changedFields=field_changes,
-                    before=kind.show(obj.state, ctx),
-                    after=kind.show(desired, ctx),
-                    calls=kind.update_calls(obj, desired, set(names)),
-                )
-            )
-        for key in sorted(set(existing) - declared_keys):
-            obj = existing[key]
-            if kind.name in workspace.settings.prune and not _protected(workspace, kind, key):
-                fingerprints[f"{kind.name}/{key}"] = fingerprint(obj.raw)
-                deletes[-1].append(_delete(kind, obj, "pruned: not declared", ctx))
-            else:
-                why = "protected" if kind.name in workspace.settings.prune else "not declared"
-                noops.append(NoOp(kind=kind.name, key=key, reason=f"not managed ({why})"))
-                unmanaged[kind.name] = unmanaged.get(kind.name, 0) + 1
+        declared = workspace.declared[kind.name]
+        for item in declared:
+            _declared(workspace, kind, item, existing.get(item.key), out)
+        for key in sorted(set(existing) - {d.key for d in declared}):
+            _undeclared(workspace, kind, existing[key], out)
     diags.raise_if_errors()
     # Deletes go last, kinds in reverse dependency order, names in order within a kind.
-    all_changes = changes + [c for group in reversed(deletes) for c in group]
+    all_changes = out.changes + [c for group in reversed(out.deletes) for c in group]
+    noops, unmanaged, fingerprints = out.noops, out.unmanaged, out.fingerprints
     salt = pysecrets.token_hex(8)
     return Plan(
         workspace=workspace.settings.workspace,
