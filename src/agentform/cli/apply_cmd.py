@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..api.client import ApiClient
 from ..engine.apply import ApplyReport, ChangeResult, apply_plan
 from ..engine.model import Change, Plan
 from ..engine.planfile import check_fresh, load_plan, unmask
@@ -15,11 +16,10 @@ from ..engine.planner import make_plan
 from ..output.text import TextView
 from .common import (
     Options,
-    client_session,
     endpoint_of,
     guarded,
     load,
-    run_async,
+    with_api,
     workspace_options,
 )
 
@@ -75,24 +75,22 @@ def apply(
     view = TextView(opts.use_color, opts.verbose, workspace.secrets.scrub)
     saved = load_plan(planfile.read_text()) if planfile else None
 
-    async def go() -> tuple[Plan, ApplyReport | None]:
-        async with make() as api:
-            if saved is not None:
-                await check_fresh(saved, workspace, api)
-                the_plan = unmask(saved, workspace)
-            else:
-                the_plan = await make_plan(workspace, api, endpoint)
-                if fmt == "text":
-                    click.echo(view.plan(the_plan), nl=False)
-                if not the_plan.has_changes:
-                    return the_plan, None
-                if not auto_approve and not confirm(the_plan):
-                    return the_plan, None
-            hooks = EchoHooks(view, fmt == "text")
-            return the_plan, await apply_plan(the_plan, api, parallelism, hooks)
+    async def go(api: ApiClient) -> tuple[Plan, ApplyReport | None]:
+        if saved is not None:
+            await check_fresh(saved, workspace, api)
+            the_plan = unmask(saved, workspace)
+        else:
+            the_plan = await make_plan(workspace, api, endpoint)
+            if fmt == "text":
+                click.echo(view.plan(the_plan), nl=False)
+            if not the_plan.has_changes:
+                return the_plan, None
+            if not auto_approve and not confirm(the_plan):
+                return the_plan, None
+        hooks = EchoHooks(view, fmt == "text")
+        return the_plan, await apply_plan(the_plan, api, parallelism, hooks)
 
-    with client_session(opts, workspace, parallelism) as make:
-        the_plan, report = run_async(go())
+    the_plan, report = with_api(opts, workspace, go, parallelism)
     if report is None:
         if the_plan.has_changes:
             click.echo("Apply cancelled; nothing was changed.")

@@ -7,7 +7,7 @@ import functools
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,24 +122,29 @@ def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
 
 
 @contextmanager
-def client_session(
-    opts: Options, workspace: Workspace, parallelism: int = 8
-) -> Iterator[Callable[[], ApiClient]]:
-    """A factory for the run's client, inside a cassette recording when asked."""
+def _recording(opts: Options, workspace: Workspace, api_key: str | None) -> Iterator[None]:
+    if opts.record_cassette:
+        with recording(opts.record_cassette, workspace.secrets, api_key):
+            yield
+    else:
+        yield
+
+
+def with_api(
+    opts: Options,
+    workspace: Workspace,
+    fn: Callable[[ApiClient], Awaitable[T]],
+    parallelism: int = 8,
+) -> T:
+    """Runs fn with the workspace's client (inside a cassette recording when asked)."""
     endpoint = endpoint_of(opts, workspace)
 
-    def make() -> ApiClient:
-        return open_client(endpoint, workspace.root, concurrency=parallelism)
+    async def go() -> T:
+        async with open_client(endpoint, workspace.root, concurrency=parallelism) as api:
+            return await fn(api)
 
-    if opts.record_cassette:
-        with recording(opts.record_cassette, workspace.secrets, endpoint.api_key):
-            yield make
-    else:
-        yield make
-
-
-def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    return asyncio.run(coro)
+    with _recording(opts, workspace, endpoint.api_key):
+        return asyncio.run(go())
 
 
 def guarded(command: Callable[..., int]) -> Callable[..., None]:

@@ -9,7 +9,7 @@ import yaml
 
 from ..engine.export import export_live
 from ..kinds import Kind
-from .common import Options, client_session, guarded, load, run_async, workspace_options
+from .common import Options, guarded, load, with_api, workspace_options
 
 
 @click.command("export")
@@ -31,12 +31,9 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...]) -> int:
     """Write the live workspace as YAML."""
     workspace = load(opts)
 
-    async def go():  # type: ignore[no-untyped-def]
-        async with make() as api:
-            return await export_live(workspace, api, list(kinds) or None)
-
-    with client_session(opts, workspace) as make:
-        documents = run_async(go())
+    documents = with_api(
+        opts, workspace, lambda api: export_live(workspace, api, list(kinds) or None)
+    )
     if out is None:
         click.echo(yaml.safe_dump(documents, sort_keys=False, allow_unicode=True), nl=False)
         return 0

@@ -11,11 +11,10 @@ from ..engine.planner import make_plan
 from ..output.text import TextView
 from .common import (
     Options,
-    client_session,
     endpoint_of,
     guarded,
     load,
-    run_async,
+    with_api,
     workspace_options,
 )
 
@@ -41,12 +40,7 @@ def plan(opts: Options, out: Path | None, fmt: str, detailed_exitcode: bool) -> 
     workspace = load(opts)
     endpoint = endpoint_of(opts, workspace).url
 
-    async def go():  # type: ignore[no-untyped-def]
-        async with make() as api:
-            return await make_plan(workspace, api, endpoint)
-
-    with client_session(opts, workspace) as make:
-        result = run_async(go())
+    result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint))
     if out:
         out.write_text(dump_plan(result, workspace.secrets))
     if fmt == "json":
