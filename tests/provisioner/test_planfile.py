@@ -136,3 +136,24 @@ def test_an_unchanged_saved_plan_applies_exactly(service: Service, ws: Path) -> 
 def test_damaged_plan_files_are_refused(text: str) -> None:
     with pytest.raises(AgentformError):
         load_plan(text)
+
+
+def test_a_changed_secret_value_shows_as_sensitive_changed(
+    service: Service, secret_ws: Path
+) -> None:
+    from agentform.output.text import TextView
+
+    first = {"TPL_DESC": SECRET}
+    text = saved_plan(service, secret_ws, first)
+    assert apply_saved(service, secret_ws, text, first).ok
+    env = {"TPL_DESC": "a-new-secret-value"}
+    workspace = load_workspace(secret_ws, environ=env)
+    plan = service.plan(secret_ws, environ=env)
+    (change,) = plan.changes
+    assert [(f.field, f.sensitive, f.before, f.after) for f in change.changedFields] == [
+        ("description", True, None, None)
+    ]
+    shown = TextView(scrub=workspace.secrets.scrub).plan(plan)
+    assert "description: (sensitive, changed)" in shown
+    assert SECRET not in shown and "a-new-secret-value" not in shown
+    assert SECRET not in dump_plan(plan, workspace.secrets)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import json
 import secrets as pysecrets
 from collections.abc import Container
 from dataclasses import dataclass, field
@@ -13,9 +14,10 @@ from typing import Any
 
 from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
+from ..config.render import Secrets
 from ..errors import AgentformError, ReadError
 from ..kinds import kinds_in_order
-from ..kinds.base import Declared, Kind, LiveObject, PlanContext
+from ..kinds.base import Declared, FieldChange, Kind, LiveObject, PlanContext
 from ..kinds.references import References
 from .fingerprint import fingerprint, secret_digest
 from .model import Change, NoOp, Plan, Summary
@@ -147,7 +149,9 @@ def _declared(
             )
         )
         return
-    field_changes = kind.diff(desired, obj.state, ctx)
+    field_changes = [
+        _hide_secrets(c, workspace.secrets) for c in kind.diff(desired, obj.state, ctx)
+    ]
     if not field_changes:
         out.noops.append(NoOp(kind=kind.name, key=key, reason="matches live"))
         return
@@ -162,11 +166,24 @@ def _declared(
             reason=reason,
             liveId=obj.id,
             changedFields=field_changes,
-            before=kind.show(obj.state, ctx),
-            after=kind.show(desired, ctx),
+            before=_masked(kind.show(obj.state, ctx), field_changes),
+            after=_masked(kind.show(desired, ctx), field_changes),
             calls=kind.update_calls(obj, desired, set(names)),
         )
     )
+
+
+def _hide_secrets(change: FieldChange, secrets: Secrets) -> FieldChange:
+    """A change of a value that holds a secret() shows no value, only that it changed."""
+    values = json.dumps([change.before, change.after], default=str)
+    if not secrets.is_sensitive(values):
+        return change
+    return FieldChange(field=change.field, sensitive=True)
+
+
+def _masked(shown: dict[str, Any], changes: list[FieldChange]) -> dict[str, Any]:
+    hidden = {c.field for c in changes if c.sensitive}
+    return {k: Secrets.MASK if k in hidden else v for k, v in shown.items()}
 
 
 def _undeclared(workspace: Workspace, kind: Kind, obj: LiveObject, out: _Decisions) -> None:
