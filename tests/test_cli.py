@@ -68,6 +68,13 @@ def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
     assert applied.exit_code == 0, applied.output
     report = json.loads(applied.output)
     assert report["succeeded"] == 4 and report["failed"] == 0
+    nothing = run("apply", "--auto-approve", "--format", "json", "-C", str(quickstart))
+    assert json.loads(nothing.output) == {
+        "succeeded": 0,
+        "failed": 0,
+        "notAttempted": 0,
+        "changes": [],
+    }
     stale = run("apply", str(out), "-C", str(quickstart))
     assert stale.exit_code == 1 and "plan is stale" in stale.output
 

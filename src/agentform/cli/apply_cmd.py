@@ -93,7 +93,9 @@ def apply(
     the_plan, report = with_api(opts, workspace, go, parallelism)
     if report is None:
         if the_plan.has_changes:
-            click.echo("Apply cancelled; nothing was changed.")
+            click.echo("Apply cancelled; nothing was changed.", err=fmt == "json")
+        if fmt == "json":
+            click.echo(json.dumps(ApplyReport().to_json(), indent=2))
         return 0
     if fmt == "json":
         click.echo(workspace.secrets.scrub(json.dumps(report.to_json(), indent=2)))
