@@ -34,6 +34,12 @@ def test_quickstart_plan_apply_plan(quickstart: Path) -> None:
     applied = run("apply", "--auto-approve", *ws)
     assert applied.exit_code == 0, applied.output
     assert "Apply: 4 succeeded, 0 failed, 0 not attempted." in applied.output
+    for done in (
+        "create profilePools/checkout-eu: done",
+        "create profileGroups/eu-profiles: done",
+        "create vaultTemplates/Shop login: done",
+    ):
+        assert done in applied.output  # progress, one line per finished change
     again = run("plan", "--detailed-exitcode", *ws)
     assert again.exit_code == 0 and "No changes." in again.output
 
@@ -142,14 +148,7 @@ def test_export_writes_files_that_plan_clean(quickstart: Path, tmp_path: Path) -
 def test_endpoint_and_key_errors(quickstart: Path, tmp_path: Path) -> None:
     result = run("plan", "--endpoint", "ftp://x", "-C", str(quickstart))
     assert result.exit_code == 1 and "endpoint must be" in result.output
-    result = run(
-        "plan",
-        "--endpoint",
-        "http://127.0.0.1:9/agents/v2",
-        "-C",
-        str(quickstart),
-        env={"AGENTFORM_API_KEY": ""},
-    )
+    result = plan_unreachable(quickstart, key="")
     assert result.exit_code == 1 and "no API key" in result.output
     key = tmp_path / "key"
     key.write_text("wrong-key-000000\n")
@@ -163,12 +162,17 @@ def test_endpoint_and_key_errors(quickstart: Path, tmp_path: Path) -> None:
 
 
 def test_unreachable_endpoint_is_a_clear_error(quickstart: Path) -> None:
-    result = run(
+    result = plan_unreachable(quickstart, key="k")
+    assert result.exit_code == 1 and "cannot reach the service" in result.output
+
+
+def plan_unreachable(workspace: Path, key: str):  # type: ignore[no-untyped-def]
+    """plan against a loopback port where nothing listens."""
+    return run(
         "plan",
         "--endpoint",
         "http://127.0.0.1:9/agents/v2",
         "-C",
-        str(quickstart),
-        env={"AGENTFORM_API_KEY": "k"},
+        str(workspace),
+        env={"AGENTFORM_API_KEY": key},
     )
-    assert result.exit_code == 1 and "cannot reach the service" in result.output

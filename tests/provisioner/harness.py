@@ -18,6 +18,7 @@ from agentform.config.loader import Workspace, load_workspace
 from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.model import Plan
 from agentform.engine.planner import make_plan
+from agentform.kinds import Kind
 from agentform.service import DEMO_ADMIN_KEY, create_app
 
 T = TypeVar("T")
@@ -31,12 +32,21 @@ class RequestLog:
     app: ASGIApp
     calls: list[tuple[str, str]] = field(default_factory=list)
     fail: Callable[[str, str], int | None] = lambda method, path: None
+    # the service handles the request, but its answer is lost and a 502 arrives instead
+    lose_answer: Callable[[str, str], bool] = lambda method, path: False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             method, path = scope["method"], scope["path"].removeprefix("/agents/v2")
             self.calls.append((method, path))
             status = self.fail(method, path)
+            if self.lose_answer(method, path):
+
+                async def drop(message: Any) -> None:
+                    return None
+
+                await self.app(scope, receive, drop)
+                status = 502
             if status:
                 body = json.dumps({"code": status, "message": "injected failure"}).encode()
                 await send(
@@ -101,20 +111,16 @@ class Service:
 
         async def go(api: ApiClient) -> None:
             profiles = {p["name"]: p["id"] for p in await api.list_all("/profiles")}
-            paths = {
-                "profilePools": "/agent-profile-pools",
-                "profileGroups": "/profile-groups",
-                "vaultTemplates": "/vault/templates",
-            }
             for kind, items in live.items():
+                collection = Kind.registry[kind].collection
                 for item in items:
                     body = {k: v for k, v in item.items() if k != "members"}
-                    created = await api.request("POST", paths[kind], json=body)
+                    created = await api.request("POST", collection, json=body)
                     if item.get("members"):
                         ids = [profiles[m] for m in item["members"]]
                         await api.request(
                             "POST",
-                            f"{paths[kind]}/{created['id']}/members",
+                            f"{collection}/{created['id']}/members",
                             json={"profileIds": ids},
                             idempotent=True,
                         )

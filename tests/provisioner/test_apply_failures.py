@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agentform.engine.model import Change, Plan, Summary
 from agentform.kinds.base import ApiCall
 
@@ -78,3 +80,103 @@ def test_dependents_of_a_failed_change_are_not_attempted(service: Service) -> No
     }
     assert report.to_json()["notAttempted"] == 1
     assert ("POST", "/profile-groups") in service.log.calls
+
+
+def test_a_create_whose_answer_is_lost_is_adopted_not_repeated(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: f\n",
+            "pools.yaml": "profilePools:\n  - {name: a, members: [bot-1, bot-2]}\n",
+        },
+    )
+    lost: list[int] = []
+
+    def lose_first_create(method: str, path: str) -> bool:
+        if (method, path) == ("POST", "/agent-profile-pools") and not lost:
+            lost.append(1)
+            return True
+        return False
+
+    service.log.lose_answer = lose_first_create
+    service.log.reset()
+    report = service.apply(ws)
+    assert report.ok, report.to_json()
+    creates = [c for c in service.log.calls if c == ("POST", "/agent-profile-pools")]
+    assert creates == [("POST", "/agent-profile-pools")]  # looked up and adopted, not re-sent
+    assert not service.plan(ws).has_changes  # one pool, with its members
+
+
+def test_changes_follow_kind_dependencies_and_deletes_go_the_other_way(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No kind depends on another yet (batches will depend on pools); pretend groups do.
+    from agentform.engine.apply import apply_plan
+    from agentform.engine.order import dependencies
+    from agentform.kinds import Kind
+
+    monkeypatch.setattr(Kind.registry["profileGroups"], "depends_on", ("profilePools",))
+    service.seed_live(
+        {"profilePools": [{"name": "old-pool"}], "profileGroups": [{"name": "old-group"}]}
+    )
+    ids = _ids(service)
+
+    def change(cid: str, action: str) -> Change:
+        kind, key = cid.split("/")
+        collection = Kind.registry[kind].collection
+        if action == "delete":
+            return Change(
+                id=cid,
+                kind=kind,
+                key=key,
+                action="delete",
+                reason="t",
+                liveId=ids[key],
+                calls=[ApiCall(method="DELETE", path=f"{collection}/{ids[key]}")],
+            )
+        return Change(
+            id=cid,
+            kind=kind,
+            key=key,
+            action="create",
+            reason="t",
+            calls=[ApiCall(method="POST", path=collection, body={"name": key}, creates=True)],
+        )
+
+    changes = [
+        change("profileGroups/new-group", "create"),
+        change("profilePools/new-pool", "create"),
+        change("profilePools/old-pool", "delete"),
+        change("profileGroups/old-group", "delete"),
+    ]
+    assert dependencies(changes) == {
+        "profileGroups/new-group": {"profilePools/new-pool"},
+        "profilePools/new-pool": set(),
+        "profilePools/old-pool": {"profileGroups/old-group"},
+        "profileGroups/old-group": set(),
+    }
+    plan = Plan(
+        workspace="w",
+        endpoint="t",
+        organizationId="o",
+        organizationName="o",
+        changes=changes,
+        summary=Summary(),
+        inputsDigest="",
+        fingerprints={},
+    )
+    service.log.reset()
+    assert service.run(lambda api: apply_plan(plan, api, parallelism=8)).ok
+    order = [c for c in service.log.calls if c[0] != "GET"]
+    assert order.index(("POST", "/agent-profile-pools")) < order.index(("POST", "/profile-groups"))
+    assert order.index(("DELETE", f"/profile-groups/{ids['old-group']}")) < order.index(
+        ("DELETE", f"/agent-profile-pools/{ids['old-pool']}")
+    )
+
+
+def _ids(service: Service) -> dict[str, str]:
+    async def go(api):  # type: ignore[no-untyped-def]
+        items = await api.list_all("/agent-profile-pools") + await api.list_all("/profile-groups")
+        return {i["name"]: i["id"] for i in items}
+
+    return service.run(go)  # type: ignore[no-any-return]

@@ -138,3 +138,32 @@ def test_a_list_that_changes_during_the_read_is_refused(service: Service, ws: Pa
 
     with pytest.raises(ReadError, match="changed while it was read"):
         service.run(go)
+
+
+def test_two_live_objects_with_one_name_stop_the_plan(ws: Path) -> None:
+    """The service keeps names unique, but a plan must not guess if a server does not."""
+    import asyncio
+
+    from agentform.config.loader import load_workspace
+    from agentform.engine.planner import read_live
+
+    class DuplicatingApi:
+        async def request(self, method: str, path: str, **_: object) -> dict[str, str]:
+            return {"organizationId": "o", "organizationName": "o"}
+
+        async def list_all(self, path: str, params: object = None) -> list[dict[str, object]]:
+            if path != "/agent-profile-pools":
+                return []
+            return [
+                {
+                    "id": i,
+                    "name": "twin",
+                    "selectionStrategy": "least_recently_used",
+                    "allowConcurrentUse": False,
+                }
+                for i in ("id-1", "id-2")
+            ]
+
+    write_workspace(ws, {"agentform.yaml": ROOT})
+    with pytest.raises(ReadError, match="two live objects are named 'twin'"):
+        asyncio.run(read_live(load_workspace(ws), DuplicatingApi()))

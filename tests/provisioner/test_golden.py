@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from agentform.errors import AgentformError
+from agentform.kinds import Kind
 from agentform.output.text import TextView
 
 from .harness import Service
@@ -36,12 +37,9 @@ def _ids(service: Service) -> dict[str, str]:
 
     async def go(api) -> dict[str, str]:  # type: ignore[no-untyped-def]
         out = {}
-        for path, kind in (
-            ("/profiles", "profile"),
-            ("/agent-profile-pools", "profilePools"),
-            ("/profile-groups", "profileGroups"),
-            ("/vault/templates", "vaultTemplates"),
-        ):
+        collections = [("/profiles", "profile")]
+        collections += [(k.collection, k.name) for k in Kind.registry.values()]
+        for path, kind in collections:
             for item in await api.list_all(path):
                 out[item["id"]] = f"<{kind}/{item['name']}>"
         return out

@@ -129,10 +129,12 @@ def test_a_read_is_served_from_the_cache_until_the_next_write(api: Api, app) -> 
     db = app.state.db
     for i in range(3):
         api.post("/agent-profile-pools", json={"name": f"p{i}"})
-    api.get("/agent-profile-pools")
+    api.get("/agent-profile-pools")  # one page: not worth caching
+    assert not db.order_cache._entries
+    api.get("/agent-profile-pools", params={"pageSize": 2})  # two pages: cached
     generation = db._generation
     assert generation % 2 == 0
-    assert any(gen == generation for gen, _ in db.order_cache._entries.values())
+    assert [gen for gen, _ in db.order_cache._entries.values()] == [generation]
     api.post("/agent-profile-pools", json={"name": "p3"})
     assert db._generation == generation + 2
-    assert api.get("/agent-profile-pools").json()["total"] == 4
+    assert api.get("/agent-profile-pools", params={"pageSize": 2}).json()["total"] == 4

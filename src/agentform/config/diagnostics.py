@@ -42,9 +42,6 @@ class Diagnostics:
     def error(self, summary: str, position: Position | None = None, detail: str = "") -> None:
         self.items.append(Diagnostic(summary, position, "error", detail))
 
-    def warning(self, summary: str, position: Position | None = None) -> None:
-        self.items.append(Diagnostic(summary, position, "warning"))
-
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.items if d.severity == "error"]

@@ -31,7 +31,6 @@ class Settings:
     organization_id: str | None = None
     prune: list[str] = field(default_factory=list)
     protect: dict[str, list[str]] = field(default_factory=dict)
-    vars: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -201,7 +200,6 @@ def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:
         organization_id=str(model.organizationId) if model.organizationId else None,
         prune=list(model.prune or []),
         protect=dict(model.protect or {}),
-        vars=dict(model.vars or {}),
     )
 
 

@@ -78,24 +78,19 @@ async def _execute(change: Change, api: Any) -> int:
     made = 0
     for call in change.calls:
         if "{id}" in call.path:
-            assert object_id is not None
+            assert object_id is not None, f"{change.id}: {call.path} before the object exists"
         path = call.path.replace("{id}", object_id or "")
-        is_create = change.action == "create" and made == 0 and call.method == "POST"
         lookup = None
-        if is_create:
+        if call.creates:
 
             async def lookup() -> Any:
                 return await _lookup_by_name(api, kind.collection, change.key)
 
         answer = await api.request(
-            call.method,
-            path,
-            json=call.body,
-            lookup=lookup,
-            idempotent=None if is_create or call.method != "POST" else True,
+            call.method, path, json=call.body, lookup=lookup, idempotent=call.idempotent or None
         )
         made += 1
-        if is_create:
+        if call.creates:
             object_id = answer["id"]
     return made
 

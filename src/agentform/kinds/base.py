@@ -23,6 +23,7 @@ class DesiredModel(BaseModel):
     """Base of an object as written in YAML: unknown keys refused."""
 
     model_config = ConfigDict(extra="forbid")
+    name: str  # the identity; each kind restates it with its own limits
     ensure: Literal["present", "absent"] = Field(
         "present", description="absent: delete the live object if it exists"
     )
@@ -48,7 +49,7 @@ class Declared:
 
     @property
     def key(self) -> str:
-        return str(getattr(self.model, "name"))  # noqa: B009
+        return self.model.name
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,19 @@ class LiveObject:
 
 
 class ApiCall(BaseModel):
-    """One HTTP call of a change; `{id}` in the path is the object's id, known after create."""
+    """One HTTP call of a change; `{id}` in the path is the object's id, known after create.
+
+    `creates`: the call makes the object and answers its id (a lookup by name may
+    adopt it when the answer is lost). `idempotent`: repeating it is harmless, so
+    it may be retried even after it may have reached the server.
+    """
 
     model_config = ConfigDict(frozen=True)
     method: str
     path: str
     body: Any = None
+    creates: bool = False
+    idempotent: bool = False
 
 
 class FieldChange(BaseModel):
@@ -173,15 +181,13 @@ class Kind(ABC):
         return [ApiCall(method="DELETE", path=f"{self.collection}/{live.id}")]
 
     def show(self, state: State, ctx: PlanContext) -> dict[str, Any]:
-        """A state as the user writes it (names, not ids), for plans."""
-        return {
-            name: self.display(name, getattr(state, name), ctx)
-            for name in sorted(state.model_fields_set | {"name"})
-        }
+        """A state as the user writes it (names, not ids): name first, then its fields."""
+        fields = ["name", *sorted(state.model_fields_set - {"name"})]
+        return {name: self.display(name, getattr(state, name), ctx) for name in fields}
 
-    @abstractmethod
     def export(self, live: LiveObject, ctx: PlanContext) -> dict[str, Any]:
-        """The YAML of a live object, which plans to no change."""
+        """The YAML of a live object, which plans to no change (empty values left out)."""
+        return {k: v for k, v in self.show(live.state, ctx).items() if v is not None}
 
 
 def kinds_in_order() -> list[Kind]:

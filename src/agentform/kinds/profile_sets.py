@@ -93,13 +93,14 @@ class ProfileSetKind(Kind):
     def create_calls(self, desired: State) -> list[ApiCall]:
         assert isinstance(desired, ProfileSetState)
         body = desired.model_dump(include=desired.model_fields_set - {"members"})
-        calls = [ApiCall(method="POST", path=self.collection, body=body)]
+        calls = [ApiCall(method="POST", path=self.collection, body=body, creates=True)]
         for chunk in chunks(sorted(desired.members)):
             calls.append(
                 ApiCall(
                     method="POST",
                     path=f"{self.collection}/{{id}}/members",
                     body={"profileIds": chunk},
+                    idempotent=True,  # API.md §6: adding a member twice changes nothing
                 )
             )
         return calls
@@ -112,7 +113,12 @@ class ProfileSetKind(Kind):
         if "members" in changed:
             for chunk in chunks(sorted(desired.members - live.state.members)):
                 calls.append(
-                    ApiCall(method="POST", path=f"{path}/members", body={"profileIds": chunk})
+                    ApiCall(
+                        method="POST",
+                        path=f"{path}/members",
+                        body={"profileIds": chunk},
+                        idempotent=True,
+                    )
                 )
             for chunk in chunks(sorted(live.state.members - desired.members)):
                 calls.append(
@@ -124,12 +130,3 @@ class ProfileSetKind(Kind):
         if field == "members":
             return sorted(ctx.references["profiles"].name_of(i) for i in value)
         return super().display(field, value, ctx)
-
-    def export(self, live: LiveObject, ctx: PlanContext) -> dict[str, Any]:
-        raw = live.raw
-        out: dict[str, Any] = {"name": raw["name"]}
-        out.update({k: raw[k] for k in self.SCALARS})
-        if "members" in raw:
-            names = ctx.references["profiles"]
-            out["members"] = sorted(names.name_of(i) for i in raw["members"])
-        return out

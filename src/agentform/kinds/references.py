@@ -42,14 +42,12 @@ class References:
     def __init__(self, api: Any = None) -> None:
         self.api = api
         self.lists: dict[str, ReferenceList] = {}
-        self._lock = asyncio.Lock()
 
     async def load(self, names: set[str]) -> None:
-        async with self._lock:
-            missing = sorted(n for n in names if n not in self.lists)
-            results = await asyncio.gather(*(self.api.list_all(PATHS[n]) for n in missing))
-            for name, items in zip(missing, results, strict=True):
-                self.lists[name] = ReferenceList.from_items(items)
+        missing = sorted(n for n in names if n not in self.lists)
+        results = await asyncio.gather(*(self.api.list_all(PATHS[n]) for n in missing))
+        for name, items in zip(missing, results, strict=True):
+            self.lists[name] = ReferenceList.from_items(items)
 
     def __getitem__(self, name: str) -> ReferenceList:
         return self.lists.setdefault(name, ReferenceList())

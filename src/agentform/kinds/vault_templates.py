@@ -148,15 +148,10 @@ class VaultTemplates(Kind):
                 method="POST",
                 path=self.collection,
                 body=self._body(desired, desired.model_fields_set),
+                creates=True,
             )
         ]
 
     def update_calls(self, live: LiveObject, desired: State, changed: set[str]) -> list[ApiCall]:
         body = self._body(desired, changed)
         return [ApiCall(method="PATCH", path=f"{self.collection}/{live.id}", body=body)]
-
-    def export(self, live: LiveObject, ctx: PlanContext) -> dict[str, Any]:
-        out = self._body(live.state, {"name", "kind", "description", "fields", "steps"})
-        if out.get("description") is None:
-            out.pop("description", None)
-        return out

@@ -49,10 +49,6 @@ class ServiceError(Exception):
         self.headers = headers
 
 
-def bad_request(parameter: str, detail: str) -> ServiceError:
-    return ServiceError(400, f"{parameter}: {detail}", [(parameter, detail)])
-
-
 def not_found(what: str) -> ServiceError:
     return ServiceError(404, f"{what} not found")
 

@@ -32,11 +32,9 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
-    schemas.update(
-        ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}").pop("$defs", {})
-    )
-    schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
-    schemas["ErrorBody"].pop("$defs", None)
+    error_schema = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(error_schema.pop("$defs", {}))  # ErrorDetail
+    schemas["ErrorBody"] = error_schema
     error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
     for path_item in doc.get("paths", {}).values():
         for operation in path_item.values():

@@ -145,7 +145,9 @@ def list_page(
     if rowids is None:
         query_rows = conn.execute(f"SELECT rowid FROM {table} WHERE {where} ORDER BY {order}", args)
         rowids = array("q", (r[0] for r in query_rows))
-        if generation is not None:
+        # Only a list of several pages is read again soon (its other pages); caching a
+        # one-page answer (a pool's members, say) would just evict the lists that are.
+        if generation is not None and len(rowids) > params.page_size:
             db.order_cache.put(key, generation, rowids)
     page_ids = rowids[params.offset : params.offset + params.page_size].tolist()
     marks = ",".join("?" * len(page_ids))
