@@ -1,0 +1,436 @@
+"""Webhook rules (seed §6, API.md §8), written once for the service and the provisioner.
+
+What is here: the event names of seed §6.3 and which of them an attachment may
+name; the integration rules (name, URL, payload version, custom headers); the
+attachment settings model with the meaning of its filters; and the header
+digest a read answers instead of a header value.
+
+Every check raises (inside pydantic) or returns a message that names the
+offending field but never a header value: header values are secrets.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    StringConstraints,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+# -- events (seed §6.3) --------------------------------------------------------
+
+EXECUTION_EVENTS: tuple[str, ...] = (
+    "EXECUTION_STARTED",
+    "EXECUTION_COMPLETED",
+    "EXECUTION_FAILED",
+    "EXECUTION_CANCELLED",
+    "EXECUTION_PAUSED",
+    "EXECUTION_RESUMED",
+    "EXECUTION_AWAITING_CONFIRMATION",
+    "EXECUTION_ACTION_STARTED",
+    "EXECUTION_ACTION_COMPLETED",
+    "EXECUTION_ACTION_FAILED",
+    "EXECUTION_STEP_STARTED",
+    "EXECUTION_STEP_PROCESSED",
+    "EXECUTION_MESSAGE_ADDED",
+    "EXECUTION_REASONING_ADDED",
+    "EXECUTION_FILE_ADDED",
+    "EXECUTION_PLAYWRIGHT_SCRIPT_GENERATED",
+    "EXECUTION_TRANSITIONED",
+    "EXECUTION_WORKFLOW_UPDATED",
+    "USER_MESSAGE_RECEIVED",
+)
+"""The events an execution emits, in the order of seed §6.3."""
+
+BATCH_EVENTS: tuple[str, ...] = ("BATCH_STARTED", "BATCH_COMPLETED")
+TEST_EVENT = "EXECUTION_TEST"
+"""Sent only by `POST /webhook-integrations/{id}/test`; never attached."""
+
+EVENT_NAMES: tuple[str, ...] = (*EXECUTION_EVENTS, *BATCH_EVENTS, TEST_EVENT)
+ATTACHABLE_EVENTS: tuple[str, ...] = (*EXECUTION_EVENTS, *BATCH_EVENTS)
+ALL_EVENTS = "*"
+"""`eventRules: ["*"]`: every attachable event."""
+
+COMPLETED_EVENT = "EXECUTION_COMPLETED"
+"""The one event `unwrapResult` changes: its body is `payload.result` alone."""
+
+
+@dataclass(frozen=True)
+class PayloadFields:
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+
+
+EVENT_PAYLOAD_FIELDS: Mapping[str, PayloadFields] = {
+    "EXECUTION_STARTED": PayloadFields(),
+    "EXECUTION_COMPLETED": PayloadFields(("result", "reasoning", "outcome")),
+    "EXECUTION_FAILED": PayloadFields(("reason",)),
+    "EXECUTION_CANCELLED": PayloadFields(("reason", "cancelled_by")),
+    "EXECUTION_PAUSED": PayloadFields(("reason", "paused_by")),
+    "EXECUTION_RESUMED": PayloadFields(("reason",)),
+    "EXECUTION_AWAITING_CONFIRMATION": PayloadFields(("reason",)),
+    "EXECUTION_ACTION_STARTED": PayloadFields(
+        ("action_id", "action_name", "arguments", "step_number")
+    ),
+    "EXECUTION_ACTION_COMPLETED": PayloadFields(
+        ("action_id", "action_name", "output", "step_number"), ("duration",)
+    ),
+    "EXECUTION_ACTION_FAILED": PayloadFields(
+        ("action_id", "action_name", "failure", "step_number"), ("duration", "os_error")
+    ),
+    "EXECUTION_STEP_STARTED": PayloadFields(("step",)),
+    "EXECUTION_STEP_PROCESSED": PayloadFields(("step",)),
+    "EXECUTION_MESSAGE_ADDED": PayloadFields(("message",)),
+    "EXECUTION_REASONING_ADDED": PayloadFields(("reasoning",)),
+    "EXECUTION_FILE_ADDED": PayloadFields(
+        ("file_id", "file_name", "mime_type", "file_size", "source", "presigned_url")
+    ),
+    "EXECUTION_PLAYWRIGHT_SCRIPT_GENERATED": PayloadFields(
+        ("node_id", "node_name", "script", "context", "generated_at")
+    ),
+    "EXECUTION_TRANSITIONED": PayloadFields(
+        ("to_node",), ("from_node_duration", "transition_type")
+    ),
+    "EXECUTION_WORKFLOW_UPDATED": PayloadFields(("workflow_update",)),
+    "USER_MESSAGE_RECEIVED": PayloadFields(
+        ("user_id", "message", "execution_was", "injected_into")
+    ),
+    # API.md §8 adds item_count to BATCH_COMPLETED.
+    "BATCH_STARTED": PayloadFields(("batch_id", "batch_name", "item_count")),
+    "BATCH_COMPLETED": PayloadFields(
+        ("batch_id", "batch_name", "item_count", "triggered_count", "cancelled_count")
+    ),
+    TEST_EVENT: PayloadFields(("message",)),
+}
+"""The payload fields of each event (seed §6.3): exactly these, no others."""
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """` (did you mean 'X'?)` when a choice is close to `word`, else ''."""
+    close = difflib.get_close_matches(word.upper(), choices, n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def event_rule_problem(name: str) -> str | None:
+    """Why `name` cannot be an entry of `eventRules`, or None."""
+    if name == ALL_EVENTS or name in ATTACHABLE_EVENTS:
+        return None
+    if name == TEST_EVENT:
+        return f"{TEST_EVENT} is sent only by the integration's test and cannot be attached"
+    return f"unknown event '{name}'{did_you_mean(name, ATTACHABLE_EVENTS)}"
+
+
+# -- integrations (API.md §8) ---------------------------------------------------
+
+MAX_HEADERS = 20
+MAX_URL_LENGTH = 2048
+REFUSED_HEADERS = frozenset({"content-type", "content-length", "host", "x-service-signature"})
+"""Header names the service sets itself (case-insensitive); a custom header may not."""
+
+PAYLOAD_VERSION = "v2"
+PAYLOAD_VERSION_MESSAGE = "only the V2 payload format is accepted (payloadVersion 'v2')"
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+# What an HTTP/1.1 field value may be on the wire (RFC 9110 §5.5, as h11 checks it):
+# visible ASCII, inner spaces and tabs, no line break, no leading or trailing blank.
+_FIELD_VALUE = re.compile(r"(?:[\x21-\x7e]+(?:[ \t]+[\x21-\x7e]+)*)?")
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` cannot be an integration's URL, or None."""
+    if len(url) > MAX_URL_LENGTH:
+        return f"must be at most {MAX_URL_LENGTH} characters"
+    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in url):
+        return "must not contain spaces or control characters"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError as exc:
+        return f"is not a valid URL ({exc})"
+    if parts.scheme.lower() not in ("http", "https"):
+        return "must be an absolute http or https URL"
+    if not parts.hostname:
+        return "must be an absolute http or https URL with a host"
+    if parts.username is not None or parts.password is not None:
+        return "must not carry credentials; send them in a custom header instead"
+    return None
+
+
+def header_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a custom header's name, or None."""
+    if not _TOKEN.fullmatch(name):
+        return (
+            f"'{name}' is not a valid header name "
+            "(letters, digits and !#$%&'*+-.^_`|~ only, at least one)"
+        )
+    if name.lower() in REFUSED_HEADERS:
+        return f"'{name}' is set by the service and cannot be a custom header"
+    return None
+
+
+def is_sendable_header_value(value: str) -> bool:
+    """Whether `value` can go on the wire as a header value (it is never shown)."""
+    return _FIELD_VALUE.fullmatch(value) is not None
+
+
+def header_problems(headers: Mapping[str, str | None]) -> list[tuple[str, str]]:
+    """Every problem of a custom header map, as (parameter, detail); values never shown.
+
+    A value of None is not checked (a caller that cannot see it yet, like a
+    provisioner before secrets are resolved).
+    """
+    problems: list[tuple[str, str]] = []
+    if len(headers) > MAX_HEADERS:
+        problems.append(("headers", f"at most {MAX_HEADERS} headers, got {len(headers)}"))
+    seen: dict[str, str] = {}
+    for name, value in headers.items():
+        where = f"headers.{name}"
+        problem = header_name_problem(name)
+        if problem:
+            problems.append((where, problem))
+            continue
+        if name.lower() in seen:
+            problems.append((where, f"'{name}' repeats '{seen[name.lower()]}' (names ignore case)"))
+        seen[name.lower()] = name
+        if value is not None and not is_sendable_header_value(value):
+            problems.append(
+                (
+                    where,
+                    "the value must be printable ASCII, without line breaks "
+                    "or leading or trailing blanks (the value is not shown)",
+                )
+            )
+    return problems
+
+
+def header_digest(integration_id: str, name: str, value: str) -> str:
+    """`sha256:HEX` of `integrationId:NAME:VALUE` (API.md §8): what reads answer."""
+    data = f"{integration_id}:{name}:{value}".encode()
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+# -- pydantic types for both halves --------------------------------------------
+
+
+def _fail(detail: str) -> PydanticCustomError:
+    # The detail goes through the context so braces in it are never a template.
+    return PydanticCustomError("webhook_rule", "{detail}", {"detail": detail})
+
+
+def _check_url(url: str) -> str:
+    problem = url_problem(url)
+    if problem:
+        raise _fail(problem)
+    return url
+
+
+def _check_payload_version(version: str) -> str:
+    if version != PAYLOAD_VERSION:
+        raise _fail(PAYLOAD_VERSION_MESSAGE)
+    return version
+
+
+def _check_headers(headers: dict[str, str]) -> dict[str, str]:
+    problems = header_problems(headers)
+    if problems:
+        raise _fail("; ".join(f"{p}: {d}" for p, d in problems))
+    return headers
+
+
+def _check_event_rule(name: str) -> str:
+    problem = event_rule_problem(name)
+    if problem:
+        raise _fail(problem)
+    return name
+
+
+def _check_filter_event(name: str) -> str:
+    if name == ALL_EVENTS:
+        raise _fail("a field filter names one event, not '*'")
+    return _check_event_rule(name)
+
+
+IntegrationName = Annotated[StrictStr, StringConstraints(min_length=1, max_length=200)]
+IntegrationUrl = Annotated[
+    StrictStr,
+    AfterValidator(_check_url),
+    WithJsonSchema({"type": "string", "format": "uri", "maxLength": MAX_URL_LENGTH}),
+]
+PayloadVersion = Annotated[
+    StrictStr,
+    AfterValidator(_check_payload_version),
+    WithJsonSchema({"type": "string", "enum": [PAYLOAD_VERSION]}),
+]
+HeaderMap = Annotated[
+    dict[StrictStr, StrictStr],
+    AfterValidator(_check_headers),
+    WithJsonSchema(
+        {
+            "type": "object",
+            "additionalProperties": {"type": "string"},
+            "maxProperties": MAX_HEADERS,
+        }
+    ),
+]
+"""Custom headers as written (service requests); the provisioner checks its
+sensitive values with `header_problems`. A model holding one sets
+`hide_input_in_errors=True`, or pydantic's error text would show the values."""
+
+EventRule = Annotated[
+    StrictStr,
+    AfterValidator(_check_event_rule),
+    WithJsonSchema({"type": "string", "enum": [ALL_EVENTS, *ATTACHABLE_EVENTS]}),
+]
+FilterEvent = Annotated[
+    StrictStr,
+    AfterValidator(_check_filter_event),
+    WithJsonSchema({"type": "string", "enum": list(ATTACHABLE_EVENTS)}),
+]
+FilterPath = Annotated[
+    StrictStr,
+    StringConstraints(max_length=200, pattern=r"^[^.\s]+(\.[^.\s]+)*$"),
+]
+FilterOp = Literal["eq", "ne", "in", "exists"]
+
+
+# -- attachment settings and what they mean ------------------------------------
+
+_MISSING = object()
+
+
+def payload_value(payload: Any, path: str) -> Any:
+    """The value at a dotted path inside a payload, or `_MISSING`.
+
+    A segment of digits indexes a list (`steps.0.name`).
+    """
+    current = payload
+    for segment in path.split("."):
+        if isinstance(current, Mapping) and segment in current:
+            current = current[segment]
+        elif isinstance(current, list) and segment.isdigit() and int(segment) < len(current):
+            current = current[int(segment)]
+        else:
+            return _MISSING
+    return current
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of JSON values: `true` is not `1`, and `1` is `1.0`."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True) or (
+        type(a) in (int, float) and type(b) in (int, float) and a == b
+    )
+
+
+class FieldFilter(BaseModel):
+    """`{event, path, op, value?}`: for notifications of `event`, the value at
+    `path` inside `info.payload` must satisfy `op`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    event: FilterEvent
+    path: FilterPath
+    op: FilterOp
+    value: Any = Field(
+        None,
+        description="eq/ne: the value; in: a non-empty list of values; exists: not given",
+        exclude_if=lambda value: value is None,
+    )
+
+    @model_validator(mode="after")
+    def _value_fits_op(self) -> FieldFilter:
+        given = "value" in self.model_fields_set
+        if self.op == "exists" and given:
+            raise _fail("op 'exists' takes no value")
+        if self.op != "exists" and (not given or self.value is None):
+            # null is refused so that an absent value and a null one read back the same.
+            raise _fail(f"op '{self.op}' needs a value (not null)")
+        if self.op == "in" and (not isinstance(self.value, list) or not self.value):
+            raise _fail("op 'in' needs a non-empty list as its value")
+        return self
+
+    def matches(self, payload: Any) -> bool:
+        found = payload_value(payload, self.path)
+        if self.op == "exists":
+            return found is not _MISSING
+        if self.op == "eq":
+            return found is not _MISSING and json_equal(found, self.value)
+        if self.op == "ne":  # the negation of eq: a missing field is "not equal"
+            return found is _MISSING or not json_equal(found, self.value)
+        return found is not _MISSING and any(json_equal(found, v) for v in self.value)
+
+    def canonical(self) -> str:
+        """A stable text of this filter, for comparing lists of filters as sets."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True)
+
+
+class AttachmentSettings(BaseModel):
+    """What an attachment of an integration to an agent asks for (API.md §8).
+
+    The body of `PUT /agents/{agentId}/webhooks/{integrationId}` and the part of
+    an attachment a provisioner manages.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    eventRules: tuple[EventRule, ...] = Field(
+        min_length=1, description='event names of seed §6.3, or ["*"] for all'
+    )
+    fieldFilters: tuple[FieldFilter, ...] = ()
+    metadataFilter: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    unwrapResult: StrictBool = False
+
+    @field_validator("eventRules")
+    @classmethod
+    def _a_set_or_all(cls, rules: tuple[str, ...]) -> tuple[str, ...]:
+        if ALL_EVENTS in rules and len(rules) > 1:
+            raise _fail("'*' stands alone: it already means every event")
+        seen: set[str] = set()
+        for rule in rules:
+            if rule in seen:
+                raise _fail(f"'{rule}' is listed twice (eventRules is a set)")
+            seen.add(rule)
+        return rules
+
+    @field_validator("fieldFilters")
+    @classmethod
+    def _filters_name_ruled_events(
+        cls, filters: tuple[FieldFilter, ...], info: ValidationInfo
+    ) -> tuple[FieldFilter, ...]:
+        rules = info.data.get("eventRules")
+        if rules is None or ALL_EVENTS in rules:
+            return filters
+        for i, f in enumerate(filters):
+            if f.event not in rules:
+                raise _fail(f"fieldFilters[{i}] is on {f.event}, which eventRules does not include")
+        return filters
+
+    def wants(self, event: str, payload: Any, metadata: Mapping[str, str] | None) -> bool:
+        """Whether a notification of `event` with this payload and execution
+        metadata is sent to this attachment (its agent already matched)."""
+        if event not in self.eventRules and not (
+            ALL_EVENTS in self.eventRules and event in ATTACHABLE_EVENTS
+        ):
+            return False
+        metadata = metadata or {}
+        if any(metadata.get(k) != v for k, v in self.metadataFilter.items()):
+            return False
+        return all(f.matches(payload) for f in self.fieldFilters if f.event == event)
+
+    def unwraps(self, event: str) -> bool:
+        return self.unwrapResult and event == COMPLETED_EVENT

@@ -1,0 +1,86 @@
+"""One delivery attempt: a signed POST of the exact bytes, judged by its status.
+
+2xx is success; any other status (a redirect included: redirects are not
+followed), a connection error, or no answer before the deadline is a failed
+attempt. The response body is never read. What is recorded of a failure
+(`error`) names what happened, never a header value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+import httpx
+
+from ...webhooks import SIGNATURE_HEADER
+
+TIMEOUT_SECONDS = 10.0
+USER_AGENT = "AgentService-Webhooks/2"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    ok: bool
+    status: int | None = None
+    error: str | None = None
+
+
+def new_http_client(timeout: float = TIMEOUT_SECONDS) -> httpx.AsyncClient:
+    """The runner's client: no redirects, no environment proxies, bounded time."""
+    return httpx.AsyncClient(
+        follow_redirects=False,
+        trust_env=False,
+        timeout=httpx.Timeout(timeout),
+        limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
+    )
+
+
+def request_headers(custom: Mapping[str, str], signature: str) -> dict[str, str]:
+    """Custom headers first, then the ones the service owns (never overridable)."""
+    return {
+        "User-Agent": USER_AGENT,
+        **custom,
+        "Content-Type": "application/json",
+        SIGNATURE_HEADER: signature,
+    }
+
+
+async def post(
+    client: httpx.AsyncClient,
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    deadline: Callable[[], Awaitable[None]] | None = None,
+    timeout: float = TIMEOUT_SECONDS,
+) -> Attempt:
+    """POST `body` to `url`; `deadline`, when given, ends the wait as a timeout
+    (the runner passes its clock's sleep, so a manual clock decides when)."""
+
+    async def send() -> Attempt:
+        async with client.stream("POST", url, content=body, headers=dict(headers)) as response:
+            status = response.status_code
+        if 200 <= status < 300:
+            return Attempt(True, status)
+        if 300 <= status < 400:
+            return Attempt(False, status, f"answered {status}; redirects are not followed")
+        return Attempt(False, status, f"answered {status}")
+
+    sending = asyncio.ensure_future(send())
+    waiting = asyncio.ensure_future(deadline()) if deadline is not None else None
+    try:
+        if waiting is not None:
+            await asyncio.wait({sending, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            if not sending.done():
+                return Attempt(False, None, f"no answer within {timeout:g} s")
+        return await sending
+    except httpx.TimeoutException:
+        return Attempt(False, None, f"no answer within {client.timeout.read or 0:g} s")
+    except httpx.HTTPError as exc:
+        return Attempt(False, None, f"could not deliver ({type(exc).__name__})")
+    finally:
+        pending = [t for t in (sending, waiting) if t is not None and not t.done()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
