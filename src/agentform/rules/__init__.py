@@ -1,0 +1,1 @@
+"""Rules both halves enforce: written once, imported by the service and the provisioner."""
