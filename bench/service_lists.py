@@ -60,8 +60,8 @@ def page_latency(client: httpx.Client, page: int, rounds: int = 200) -> float:
 def storage_latency(db_path: Path, page: int, rounds: int = 300) -> float:
     """The page read inside the service (SQLite + rows to models), no HTTP: median ms."""
     from agentform.service.db import Database
-    from agentform.service.paging import PageParams, list_page
-    from agentform.service.routes.profile_sets import set_from_row
+    from agentform.service.store.pages import PageParams, PageRequest
+    from agentform.service.store.profile_sets import POOLS, list_sets
 
     db = Database(db_path)
     with db.read() as conn:
@@ -70,15 +70,7 @@ def storage_latency(db_path: Path, page: int, rounds: int = 300) -> float:
     for _ in range(rounds):
         t = time.perf_counter()
         with db.read() as conn:
-            list_page(
-                db,
-                conn,
-                "profile_sets",
-                "collection = ? AND organization_id = ?",
-                ["pool", org],
-                PageParams(page, 100),
-                set_from_row,
-            )
+            list_sets(conn, POOLS, org, PageRequest(PageParams(page, 100)))
         times.append(time.perf_counter() - t)
     db.close()
     return statistics.median(times) * 1000

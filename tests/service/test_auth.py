@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from .conftest import ADMIN_KEY, BASE, OTHER_KEY, READ_KEY, Api, assert_error
+from agentform.service.store import organizations
+
+from .conftest import ACME, ADMIN_KEY, BASE, OTHER_KEY, READ_KEY, Api, assert_error
 
 TEMPLATE = {
     "kind": "custom",
@@ -140,8 +142,9 @@ def test_context_says_who_is_calling(api: Api) -> None:
 
 
 def test_revoked_key_is_401(api: Api, app) -> None:  # type: ignore[no-untyped-def]
+    assert api.as_key(READ_KEY).get("/context").status_code == 200  # the key map is loaded
     with app.state.db.write() as conn:
-        conn.execute("UPDATE api_keys SET revoked = 1 WHERE name = 'reader'")
+        assert organizations.revoke_key(conn, ACME, "reader")
     assert_error(api.as_key(READ_KEY).get("/context"), 401)
 
 

@@ -13,6 +13,7 @@ from .presets import install_presets
 from .ratelimit import RateLimitMiddleware
 from .routes import agents, context, profile_sets, profiles, vault
 from .seed import DEMO_SEED, Seed, load_seed
+from .store.organizations import load_keys
 
 BASE_PATH = "/agents/v2"
 
@@ -28,6 +29,7 @@ def create_app(
         install_presets(conn)
     if seed is not None:
         load_seed(db, seed)
+    load_keys(db)
 
     app = FastAPI(
         title="Agent Service",

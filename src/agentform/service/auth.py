@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from dataclasses import dataclass
 
@@ -11,16 +10,14 @@ from fastapi.security import APIKeyHeader
 
 from .db import Database
 from .errors import ServiceError
+from .store.organizations import find_key, hash_key
+
+__all__ = ["Caller", "caller", "database", "hash_key"]
 
 _api_key = APIKeyHeader(name="X-Api-Key", auto_error=False, scheme_name="ApiKey")
 _service_key = APIKeyHeader(
     name="X-Service-Agents-Api-Key", auto_error=False, scheme_name="ServiceAgentsApiKey"
 )
-
-
-def hash_key(key: str) -> str:
-    """Keys are stored hashed; the database never holds a usable credential."""
-    return hashlib.sha256(key.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -53,16 +50,10 @@ async def caller(
     key = api_key if api_key is not None else service_key
     if not key:
         raise ServiceError(401, "missing API key")
-    with db.read() as conn:
-        row = conn.execute(
-            "SELECT k.id, k.name, k.role, k.revoked, o.id AS org_id, o.name AS org_name "
-            "FROM api_keys k JOIN organizations o ON o.id = k.organization_id "
-            "WHERE k.key_hash = ?",
-            (hash_key(key),),
-        ).fetchone()
-    if row is None or row["revoked"]:
+    found = find_key(db, key)  # in memory: no SQLite call on the event loop
+    if found is None:
         raise ServiceError(401, "invalid API key")
-    who = Caller(row["org_id"], row["org_name"], row["id"], row["name"], row["role"])
+    who = Caller(found.organization_id, found.organization_name, found.id, found.name, found.role)
     if who.role != "admin" and request.method not in ("GET", "HEAD"):
         raise ServiceError(403, "this API key may only read")
     return who

@@ -1,9 +1,11 @@
-"""SQLite storage for the embedded Agent Service.
+"""SQLite storage for the embedded Agent Service: the file, its connections, transactions.
 
 One database file in WAL mode, one connection per thread (FastAPI runs sync
-endpoints in a thread pool), and the schema created on start. Invariants such
-as "names are unique per organization" live in the schema, so two concurrent
-creates of one name give one row and one IntegrityError, never two rows.
+endpoints in a thread pool, the runtime runs job transactions in another).
+Invariants such as "names are unique per organization" live in the schema, so
+two concurrent creates of one name give one row and one IntegrityError, never
+two rows. Every timestamp the service writes comes from the database's clock
+(`Conn.now`), so a manual clock in tests governs them too.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ import threading
 import uuid
 from array import array
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS organizations (
@@ -120,36 +125,67 @@ class OrderCache:
                 self._entries.popitem(last=False)
 
 
-def now_iso() -> str:
-    """UTC now with microseconds and a Z: sorts lexically in time order."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+def iso(moment: datetime) -> str:
+    """UTC with microseconds and a Z: sorts lexically in time order."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def wall_now() -> datetime:
+    return datetime.now(UTC)
 
 
 def new_id() -> str:
     return str(uuid.uuid4())
 
 
+class Conn(sqlite3.Connection):
+    """A connection of the service's database: knows its Database, its clock, and
+    what to do once the current transaction commits."""
+
+    database: Database
+    _after_commit: list[Callable[[], None]]
+
+    def now(self) -> datetime:
+        return self.database.now()
+
+    def now_iso(self) -> str:
+        return iso(self.database.now())
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Runs `callback` once the current write transaction has committed (not on rollback)."""
+        self._after_commit.append(callback)
+
+
 class Database:
     """A SQLite file shared by every thread of the service, one connection each."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, now: Callable[[], datetime] = wall_now) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.now = now
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        self._all: list[Conn] = []
         self._all_lock = threading.Lock()
         self._generation = 0
         self._generation_lock = threading.Lock()
         self.order_cache = OrderCache()
+        self._caches: dict[str, Any] = {}
+        self._listeners: dict[str, list[Callable[[], None]]] = {}
         # executescript manages its own transaction; the IF NOT EXISTS makes it idempotent.
         self._connection().executescript(SCHEMA)
 
-    def _connection(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+    def _connection(self) -> Conn:
+        conn: Conn | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=30
+                self.path, isolation_level=None, check_same_thread=False, timeout=30, factory=Conn
             )
+            conn.database = self
+            conn._after_commit = []
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
@@ -158,6 +194,24 @@ class Database:
             with self._all_lock:
                 self._all.append(conn)
         return conn
+
+    def cache(self, name: str, factory: Callable[[], T]) -> T:
+        """A per-database object of a store module (made once, on first use)."""
+        with self._all_lock:
+            if name not in self._caches:
+                self._caches[name] = factory()
+            return self._caches[name]
+
+    def listen(self, topic: str, callback: Callable[[], None]) -> None:
+        """`callback` runs (on the committing thread) after each commit that notified `topic`."""
+        self._listeners.setdefault(topic, []).append(callback)
+
+    def unlisten(self, topic: str, callback: Callable[[], None]) -> None:
+        self._listeners.get(topic, []).remove(callback)
+
+    def notify_after_commit(self, conn: Conn, topic: str) -> None:
+        for callback in list(self._listeners.get(topic, ())):
+            conn.after_commit(callback)
 
     # A seqlock over commits: odd while a write transaction may commit, even otherwise.
     # A read notes the generation, then pins its snapshot; while the generation is
@@ -175,7 +229,7 @@ class Database:
         return start
 
     @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Iterator[Conn]:
         """A consistent snapshot for a multi-statement read (count + page)."""
         conn = self._connection()
         start = self._generation
@@ -189,20 +243,25 @@ class Database:
             conn.execute("COMMIT")
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[Conn]:
         """A write transaction; takes the write lock up front to avoid upgrade deadlocks."""
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
+        conn._after_commit = []
         self._bump()
         try:
             try:
                 yield conn
             except BaseException:
                 conn.execute("ROLLBACK")
+                conn._after_commit = []
                 raise
             conn.execute("COMMIT")
         finally:
             self._bump()
+        callbacks, conn._after_commit = conn._after_commit, []
+        for callback in callbacks:
+            callback()
 
     def close(self) -> None:
         with self._all_lock:

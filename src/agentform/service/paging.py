@@ -1,41 +1,34 @@
-"""Page envelopes and list queries (API.md §4): page/pageSize, sorting, searchName."""
+"""The query parameters of lists (API.md §4) as FastAPI dependencies.
+
+They turn `page`, `pageSize`, `sortField`, `sortDirection`, `searchName` and
+`organizationId` into a `ListQuery`: the caller and the store's PageRequest.
+"""
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
-from array import array
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Literal
 
 from fastapi import Depends, Query
-from pydantic import BaseModel
 
 from .auth import Caller, caller
-from .db import Database
+from .store.pages import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    Page,
+    PageParams,
+    PageRequest,
+    Sorting,
+)
 
-T = TypeVar("T")
+__all__ = ["ListQuery", "Page", "PageParams", "PageRequest", "page_params"]
 
-MAX_PAGE_SIZE = 100
-DEFAULT_PAGE_SIZE = 50
-
-
-class Page(BaseModel, Generic[T]):
-    items: list[T]
-    page: int
-    pageSize: int
-    total: int
-
-
-@dataclass(frozen=True)
-class PageParams:
-    page: int
-    page_size: int
-
-    @property
-    def offset(self) -> int:
-        return (self.page - 1) * self.page_size
+SortDirection = Literal["asc", "desc"]
+# Sort fields name columns directly: the values are closed enums checked by FastAPI.
+SortField = Literal["name", "created_at", "updated_at"]
+AgentSortField = Literal["name", "created_at"]
+SearchName = Query(None)
 
 
 async def page_params(
@@ -43,18 +36,6 @@ async def page_params(
     pageSize: int = Query(DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
 ) -> PageParams:
     return PageParams(page, pageSize)
-
-
-SortDirection = Literal["asc", "desc"]
-# Sort fields name columns directly: the values are closed enums checked by FastAPI.
-SortField = Literal["name", "created_at", "updated_at"]
-AgentSortField = Literal["name", "created_at"]
-
-
-@dataclass(frozen=True)
-class Sorting:
-    column: str
-    descending: bool
 
 
 def sorting(sort_field: str | None, sort_direction: str | None) -> Sorting:
@@ -66,9 +47,7 @@ class ListQuery:
     """The common query of list operations, organization already checked."""
 
     who: Caller
-    paging: PageParams
-    sort: Sorting | None
-    search_name: str | None
+    request: PageRequest
 
 
 # The dependencies below are `async` because they do no I/O: FastAPI runs a plain
@@ -81,12 +60,12 @@ def _query(
     sort: Sorting | None,
 ) -> ListQuery:
     who.check_organization(organization_id)
-    return ListQuery(who, paging, sort, search_name)
+    return ListQuery(who, PageRequest(paging, sort, search_name))
 
 
 async def list_query(
     organizationId: uuid.UUID | None = Query(None),
-    searchName: str | None = Query(None),
+    searchName: str | None = SearchName,
     sortField: SortField | None = Query(None),
     sortDirection: SortDirection | None = Query(None),
     paging: PageParams = Depends(page_params),
@@ -97,7 +76,7 @@ async def list_query(
 
 async def agent_list_query(
     organizationId: uuid.UUID | None = Query(None),
-    searchName: str | None = Query(None),
+    searchName: str | None = SearchName,
     sortField: AgentSortField | None = Query(None),
     sortDirection: SortDirection | None = Query(None),
     paging: PageParams = Depends(page_params),
@@ -108,56 +87,9 @@ async def agent_list_query(
 
 async def search_query(
     organizationId: uuid.UUID | None = Query(None),
-    searchName: str | None = Query(None),
+    searchName: str | None = SearchName,
     paging: PageParams = Depends(page_params),
     who: Caller = Depends(caller),
 ) -> ListQuery:
     """Lists with no sort parameters (vault templates)."""
     return _query(who, organizationId, searchName, paging, None)
-
-
-def list_page(
-    db: Database,
-    conn: sqlite3.Connection,
-    table: str,
-    where: str,
-    args: Sequence[Any],
-    query: ListQuery | PageParams,
-    convert: Callable[[sqlite3.Row], T],
-) -> Page[T]:
-    """One page of `table` rows matching `where`, in a stable order.
-
-    The ordered rowids of the query come from the ordering index (a covering
-    index: no row is read) and are cached for the database's generation, so a
-    page is a slice of them: the same cost at row 9,901 as at row 1.
-    """
-    params = query.paging if isinstance(query, ListQuery) else query
-    sort = (query.sort if isinstance(query, ListQuery) else None) or Sorting("created_at", False)
-    search_name = query.search_name if isinstance(query, ListQuery) else None
-    if search_name:
-        where += " AND instr(lower(name), lower(?)) > 0"
-        args = [*args, search_name]
-    direction = "DESC" if sort.descending else "ASC"
-    order = f"{sort.column} {direction}, id {direction}"
-    key = (table, where, tuple(args), order)
-    generation = db.snapshot_generation()
-    rowids = db.order_cache.get(key, generation) if generation is not None else None
-    if rowids is None:
-        query_rows = conn.execute(f"SELECT rowid FROM {table} WHERE {where} ORDER BY {order}", args)
-        rowids = array("q", (r[0] for r in query_rows))
-        # Only a list of several pages is read again soon (its other pages); caching a
-        # one-page answer (a pool's members, say) would just evict the lists that are.
-        if generation is not None and len(rowids) > params.page_size:
-            db.order_cache.put(key, generation, rowids)
-    page_ids = rowids[params.offset : params.offset + params.page_size].tolist()
-    marks = ",".join("?" * len(page_ids))
-    rows = conn.execute(
-        f"SELECT * FROM {table} WHERE rowid IN ({marks}) ORDER BY {order}", page_ids
-    ).fetchall()
-    total = len(rowids)
-    return Page[T](
-        items=[convert(r) for r in rows],
-        page=params.page,
-        pageSize=params.page_size,
-        total=total,
-    )

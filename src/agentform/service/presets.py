@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from typing import Any
 
+from .db import Conn
 from .models import TemplateFieldIn, TemplateStep
+from .store import vault_templates
 from .vault_rules import build_fields
 
 PRESET_TIME = "2024-01-01T00:00:00.000000Z"
@@ -64,21 +64,15 @@ PRESETS: list[dict[str, Any]] = [
 ]
 
 
-def install_presets(conn: sqlite3.Connection) -> None:
+def install_presets(conn: Conn) -> None:
     for preset in PRESETS:
-        fields = build_fields([TemplateFieldIn.model_validate(f) for f in preset["fields"]])
-        steps = [TemplateStep.model_validate(s) for s in preset["steps"]]
-        conn.execute(
-            "INSERT OR IGNORE INTO vault_templates "
-            "VALUES (?, NULL, ?, ?, ?, ?, ?, 'generated', ?, ?)",
-            (
-                preset["id"],
-                preset["kind"],
-                preset["name"],
-                preset["description"],
-                json.dumps([f.model_dump(exclude_none=True) for f in fields]),
-                json.dumps([s.model_dump(exclude_none=True) for s in steps]),
-                PRESET_TIME,
-                PRESET_TIME,
-            ),
+        vault_templates.ensure_preset(
+            conn,
+            preset["id"],
+            preset["kind"],
+            preset["name"],
+            preset["description"],
+            build_fields([TemplateFieldIn.model_validate(f) for f in preset["fields"]]),
+            [TemplateStep.model_validate(s) for s in preset["steps"]],
+            PRESET_TIME,
         )

@@ -7,16 +7,16 @@ Keys are stored hashed.
 
 from __future__ import annotations
 
-import json
 import uuid
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .auth import hash_key
-from .db import Database, now_iso
+from .db import Database, iso
+from .store import agents, organizations, profiles
 
 DEMO_ORGANIZATION_ID = "0b7f3c1e-0000-4000-8000-000000000001"
 DEMO_ADMIN_KEY = "demo-admin-key"
@@ -138,50 +138,37 @@ def _stable_id(given: uuid.UUID | None, *parts: str) -> str:
 
 def load_seed(db: Database, seed: Seed) -> None:
     with db.write() as conn:
+        start = conn.now()
+        tick = 0
+
+        def stamp() -> str:
+            # One timestamp each (the clock's time plus a microsecond per row), so lists
+            # keep the seed's order even on a clock that stands still.
+            nonlocal tick
+            tick += 1
+            return iso(start + timedelta(microseconds=tick))
+
         for org in seed.organizations:
-            now = now_iso()
-            conn.execute(
-                "INSERT OR IGNORE INTO organizations VALUES (?, ?, ?)",
-                (_stable_id(org.id, org.name), org.name, now),
-            )
-            org_id = conn.execute(
-                "SELECT id FROM organizations WHERE name = ?", (org.name,)
-            ).fetchone()[0]
+            org_id = organizations.ensure_organization(conn, _stable_id(org.id, org.name), org.name)
             for key in org.apiKeys:
-                conn.execute(
-                    "INSERT OR IGNORE INTO api_keys VALUES (?, ?, ?, ?, ?, 0)",
-                    (
-                        _stable_id(None, org.name, "key", key.name),
-                        org_id,
-                        key.name,
-                        hash_key(key.key),
-                        key.role,
-                    ),
-                )
+                key_id = _stable_id(None, org.name, "key", key.name)
+                organizations.ensure_key(conn, key_id, org_id, key.name, key.key, key.role)
             for agent in org.agents:
-                now = now_iso()  # one timestamp each, so lists keep the seed's order
-                conn.execute(
-                    "INSERT OR IGNORE INTO agents VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        _stable_id(agent.id, org.name, "agent", agent.name),
-                        org_id,
-                        agent.name,
-                        agent.publishedVersion,
-                        json.dumps(agent.versions),
-                        now,
-                        now,
-                    ),
+                agents.ensure_agent(
+                    conn,
+                    _stable_id(agent.id, org.name, "agent", agent.name),
+                    org_id,
+                    agent.name,
+                    agent.publishedVersion or max(agent.versions),
+                    agent.versions,
+                    stamp(),
                 )
             for profile in org.profiles:
-                now = now_iso()
-                conn.execute(
-                    "INSERT OR IGNORE INTO profiles VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        _stable_id(profile.id, org.name, "profile", profile.name),
-                        org_id,
-                        profile.name,
-                        profile.description,
-                        now,
-                        now,
-                    ),
+                profiles.ensure_profile(
+                    conn,
+                    _stable_id(profile.id, org.name, "profile", profile.name),
+                    org_id,
+                    profile.name,
+                    profile.description,
+                    stamp(),
                 )

@@ -1,0 +1,57 @@
+"""Agents: read through the API (API.md §5), created by the seed file."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from ..db import Conn
+from ..models import Agent
+from .common import fetch_owned
+from .pages import Page, PageRequest, read_page
+
+
+def agent_from_row(row: sqlite3.Row) -> Agent:
+    return Agent(
+        id=row["id"],
+        name=row["name"],
+        organizationId=row["organization_id"],
+        publishedVersion=row["published_version"],
+        versions=json.loads(row["versions"]),
+        createdAt=row["created_at"],
+        updatedAt=row["updated_at"],
+    )
+
+
+def list_agents(conn: Conn, org_id: str, request: PageRequest) -> Page[Agent]:
+    return read_page(conn, "agents", "organization_id = ?", [org_id], request, agent_from_row)
+
+
+def get_agent(conn: Conn, org_id: str, agent_id: object) -> Agent:
+    """The organization's agent, else 404."""
+    return agent_from_row(fetch_owned(conn, "agents", agent_id, org_id, "agent"))
+
+
+def ensure_agent(
+    conn: Conn,
+    agent_id: str,
+    org_id: str,
+    name: str,
+    published_version: int,
+    versions: Sequence[int],
+    created_at: str,
+) -> None:
+    """Adds the agent unless the organization has one of that name."""
+    conn.execute(
+        "INSERT OR IGNORE INTO agents VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            agent_id,
+            org_id,
+            name,
+            published_version,
+            json.dumps(list(versions)),
+            created_at,
+            created_at,
+        ),
+    )

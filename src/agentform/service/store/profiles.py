@@ -1,0 +1,88 @@
+"""Profiles (API.md §5): rows, queries and the row -> model mapping."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from ..db import Conn, new_id
+from ..errors import ServiceError
+from ..models import Profile, ProfileCreate, ProfileUpdate
+from .common import fetch_owned, fetch_row, unique_name
+from .pages import Page, PageRequest, read_page
+
+
+def profile_from_row(row: sqlite3.Row) -> Profile:
+    return Profile(
+        id=row["id"],
+        name=row["name"],
+        description=row["description"],
+        organizationId=row["organization_id"],
+        createdAt=row["created_at"],
+        updatedAt=row["updated_at"],
+    )
+
+
+def list_profiles(conn: Conn, org_id: str, request: PageRequest) -> Page[Profile]:
+    return read_page(conn, "profiles", "organization_id = ?", [org_id], request, profile_from_row)
+
+
+def get_profile(conn: Conn, org_id: str, profile_id: object) -> Profile:
+    return profile_from_row(fetch_owned(conn, "profiles", profile_id, org_id, "profile"))
+
+
+def create_profile(conn: Conn, org_id: str, body: ProfileCreate) -> Profile:
+    profile_id, now = new_id(), conn.now_iso()
+    with unique_name("profile", body.name):
+        conn.execute(
+            "INSERT INTO profiles VALUES (?, ?, ?, ?, ?, ?)",
+            (profile_id, org_id, body.name, body.description, now, now),
+        )
+    return profile_from_row(fetch_row(conn, "profiles", profile_id))
+
+
+def update_profile(conn: Conn, org_id: str, profile_id: object, body: ProfileUpdate) -> Profile:
+    row = fetch_owned(conn, "profiles", profile_id, org_id, "profile")
+    changes = body.model_dump(include=body.model_fields_set)
+    if changes:
+        sets = ", ".join(f"{column} = ?" for column in changes)  # the model's own field names
+        with unique_name("profile", body.name):
+            conn.execute(
+                f"UPDATE profiles SET {sets}, updated_at = ? WHERE id = ?",
+                (*changes.values(), conn.now_iso(), row["id"]),
+            )
+    return profile_from_row(fetch_row(conn, "profiles", row["id"]))
+
+
+def delete_profile(conn: Conn, org_id: str, profile_id: object) -> None:
+    row = fetch_owned(conn, "profiles", profile_id, org_id, "profile")
+    # Memberships go with it (ON DELETE CASCADE on profile_set_members).
+    conn.execute("DELETE FROM profiles WHERE id = ?", (row["id"],))
+
+
+def ensure_profile(
+    conn: Conn, profile_id: str, org_id: str, name: str, description: str | None, created_at: str
+) -> None:
+    """Adds the profile unless the organization has one of that name."""
+    conn.execute(
+        "INSERT OR IGNORE INTO profiles VALUES (?, ?, ?, ?, ?, ?)",
+        (profile_id, org_id, name, description, created_at, created_at),
+    )
+
+
+def existing_profile_ids(conn: Conn, org_id: str, ids: Sequence[object]) -> list[str]:
+    """The distinct ids given, all profiles of the organization, else 400 naming the others."""
+    wanted = list(dict.fromkeys(str(i) for i in ids))
+    marks = ",".join("?" * len(wanted))
+    found = {
+        r[0]
+        for r in conn.execute(
+            f"SELECT id FROM profiles WHERE organization_id = ? AND id IN ({marks})",
+            (org_id, *wanted),
+        )
+    }
+    unknown = [i for i in wanted if i not in found]
+    if unknown:
+        detail = "not profiles of this organization: " + ", ".join(unknown)
+        raise ServiceError(400, f"profileIds: {detail}", [("profileIds", detail)])
+    return wanted
