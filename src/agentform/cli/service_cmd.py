@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..errors import AgentformError
 from ..service import SeedError
 from ..service.server import serve
 
@@ -42,5 +43,5 @@ def run(
     """Serve the Agent Service API until stopped (Ctrl-C)."""
     try:
         serve(host, port, db_path, seed_path, rate_limit, say=click.echo)
-    except SeedError as exc:
+    except (SeedError, AgentformError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -4,7 +4,8 @@ One database file in WAL mode, one connection per thread (FastAPI runs sync
 endpoints in a thread pool, the runtime runs job transactions in another).
 Invariants such as "names are unique per organization" live in the schema, so
 two concurrent creates of one name give one row and one IntegrityError, never
-two rows. Every timestamp the service writes comes from the database's clock
+two rows. The schema is brought up to date on open (`store.migrations`).
+Every timestamp the service writes comes from the database's clock
 (`Conn.now`), so a manual clock in tests governs them too.
 """
 
@@ -21,80 +22,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-T = TypeVar("T")
+from .store.migrations import MigrationError, upgrade
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS organizations (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS api_keys (
-    id TEXT PRIMARY KEY,
-    organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    key_hash TEXT NOT NULL UNIQUE,
-    role TEXT NOT NULL CHECK (role IN ('admin', 'read')),
-    revoked INTEGER NOT NULL DEFAULT 0,
-    UNIQUE (organization_id, name)
-);
-CREATE TABLE IF NOT EXISTS agents (
-    id TEXT PRIMARY KEY,
-    organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    published_version INTEGER NOT NULL,
-    versions TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    UNIQUE (organization_id, name)
-);
-CREATE INDEX IF NOT EXISTS agents_order ON agents (organization_id, created_at, id);
-CREATE TABLE IF NOT EXISTS profiles (
-    id TEXT PRIMARY KEY,
-    organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    description TEXT,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    UNIQUE (organization_id, name)
-);
-CREATE INDEX IF NOT EXISTS profiles_order ON profiles (organization_id, created_at, id);
--- Agent profile pools and profile groups: two collections of the same shape.
-CREATE TABLE IF NOT EXISTS profile_sets (
-    id TEXT PRIMARY KEY,
-    collection TEXT NOT NULL CHECK (collection IN ('pool', 'group')),
-    organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    selection_strategy TEXT NOT NULL,
-    allow_concurrent_use INTEGER NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    UNIQUE (collection, organization_id, name)
-);
-CREATE INDEX IF NOT EXISTS profile_sets_order
-    ON profile_sets (collection, organization_id, created_at, id);
-CREATE TABLE IF NOT EXISTS profile_set_members (
-    set_id TEXT NOT NULL REFERENCES profile_sets(id) ON DELETE CASCADE,
-    profile_id TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
-    PRIMARY KEY (set_id, profile_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS profile_set_members_profile ON profile_set_members (profile_id);
-CREATE TABLE IF NOT EXISTS vault_templates (
-    id TEXT PRIMARY KEY,
-    organization_id TEXT REFERENCES organizations(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL,
-    name TEXT NOT NULL,
-    description TEXT,
-    fields TEXT NOT NULL,
-    steps TEXT NOT NULL,
-    origin TEXT NOT NULL CHECK (origin IN ('manual', 'generated')),
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    UNIQUE (organization_id, name)
-);
-CREATE INDEX IF NOT EXISTS vault_templates_order
-    ON vault_templates (organization_id, created_at, id);
-"""
+T = TypeVar("T")
 
 
 class OrderCache:
@@ -175,8 +105,14 @@ class Database:
         self.order_cache = OrderCache()
         self._caches: dict[str, Any] = {}
         self._listeners: dict[str, list[Callable[[], None]]] = {}
-        # executescript manages its own transaction; the IF NOT EXISTS makes it idempotent.
-        self._connection().executescript(SCHEMA)
+        try:
+            self.applied_steps = upgrade(self._connection())
+        except sqlite3.DatabaseError as exc:  # not a SQLite file, or a damaged one
+            self.close()
+            raise MigrationError(f"{self.path}: cannot open the database: {exc}") from None
+        except MigrationError as exc:
+            self.close()
+            raise MigrationError(f"{self.path}: {exc}") from None
 
     def _connection(self) -> Conn:
         conn: Conn | None = getattr(self._local, "conn", None)
