@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
+
 HANG = -1
 """A scripted answer: do not answer until the receiver is released or closed."""
 
@@ -18,7 +20,7 @@ HANG = -1
 @dataclass(frozen=True)
 class Received:
     path: str
-    headers: dict[str, str]
+    headers: httpx.Headers  # case-insensitive, as HTTP header names are
     body: bytes
 
     def json(self) -> Any:
@@ -48,7 +50,8 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 with receiver.lock:
-                    receiver.received.append(Received(self.path, dict(self.headers), body))
+                    headers = httpx.Headers(self.headers.items())
+                    receiver.received.append(Received(self.path, headers, body))
                     status = receiver.script.pop(0) if receiver.script else receiver.default
                     receiver.arrived.notify_all()
                 if status == HANG:

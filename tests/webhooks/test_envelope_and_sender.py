@@ -77,9 +77,22 @@ def test_batch_envelope_of_seed_6_4() -> None:
     assert body["info"]["event"] == "BATCH_STARTED"
     assert body["info"]["payload"]["item_count"] == 3
     with pytest.raises(ValueError):
-        envelope.batch_envelope("EXECUTION_STARTED", **{k: "x" for k in (
-            "event_id", "timestamp", "agent_id", "agent_name", "batch_id", "batch_name",
-            "platform_url")}, payload={})  # fmt: skip
+        envelope.batch_envelope(
+            "EXECUTION_STARTED",
+            **{
+                k: "x"
+                for k in (
+                    "event_id",
+                    "timestamp",
+                    "agent_id",
+                    "agent_name",
+                    "batch_id",
+                    "batch_name",
+                    "platform_url",
+                )
+            },
+            payload={},
+        )
 
 
 def test_test_envelope_has_an_empty_execution_url() -> None:

@@ -12,6 +12,7 @@ from .plan_cmd import plan
 from .schema_cmd import schema
 from .service_cmd import service
 from .validate_cmd import validate
+from .webhook_cmd import webhook
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,7 +21,7 @@ def cli() -> None:
     """Manage an Agent Service workspace as code."""
 
 
-for command in (init, validate, plan, apply, export, schema, service):
+for command in (init, validate, plan, apply, export, schema, service, webhook):
     cli.add_command(command)
 
 

@@ -1,0 +1,157 @@
+"""`agentform webhook verify|listen|test`: tools for the receiving end of webhooks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+import click
+
+from ..errors import AgentformError
+from .common import Options, endpoint_of, guarded, load, workspace_options
+
+T = TypeVar("T")
+
+
+@click.group("webhook")
+def webhook() -> None:
+    """Verify, receive and test webhook notifications."""
+
+
+def _read_key(path: Path) -> str:
+    try:
+        return path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AgentformError(f"cannot read the public key {path}: {exc}") from None
+
+
+@webhook.command("verify")
+@click.option(
+    "--public-key",
+    "public_key",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The organization's public key (PEM), as GET /webhook-signing-key serves it.",
+)
+@click.option(
+    "--signature",
+    help="The X-Service-Signature value. Without it, BODYFILE is a capture "
+    "(headers, blank line, body) such as `webhook listen --save` writes.",
+)
+@click.argument("bodyfile", type=click.File("rb"))
+@guarded
+def verify_cmd(public_key: Path, signature: str | None, bodyfile: IO[bytes]) -> int:
+    """Check a notification's signature against the exact bytes of BODYFILE ('-': stdin).
+
+    Exit 0 when it verifies, 1 when it does not.
+    """
+    from ..webhook_listener import read_capture
+    from ..webhooks import SIGNATURE_HEADER, verify
+
+    pem = _read_key(public_key)
+    name = getattr(bodyfile, "name", "-")
+    name = "stdin" if name in ("-", "<stdin>") else name
+    data = bodyfile.read()
+    body = data
+    if signature is None:
+        capture = read_capture(data)
+        signature = capture[0].get(SIGNATURE_HEADER.lower()) if capture else None
+        if capture is None or signature is None:
+            raise AgentformError(
+                f"no --signature given and {name} is not a capture with an "
+                f"{SIGNATURE_HEADER} header"
+            )
+        body = capture[1]
+    try:
+        ok = verify(body, signature, pem)
+    except ValueError as exc:
+        raise AgentformError(f"{public_key}: {exc}") from None
+    if ok:
+        click.echo(f"verified: the signature matches the {len(body)} bytes of {name}")
+        return 0
+    click.echo(f"NOT verified: the signature does not match the {len(body)} bytes of the body")
+    return 1
+
+
+def _with_client(opts: Options, fn: Callable[[Any], Awaitable[T]]) -> T:
+    """Runs fn with a client of the workspace's endpoint and key; with --endpoint,
+    no workspace is needed (these commands manage nothing)."""
+    from ..api.connect import Endpoint, open_client, resolve_api_key
+
+    if opts.endpoint:
+        endpoint = Endpoint(
+            opts.endpoint, resolve_api_key(opts.api_key_file, opts.endpoint == "local")
+        )
+        root = opts.workspace_dir.resolve()
+    else:
+        workspace = load(opts)
+        endpoint, root = endpoint_of(opts, workspace), workspace.root
+
+    async def go() -> T:
+        async with open_client(endpoint, root) as api:
+            return await fn(api)
+
+    return asyncio.run(go())
+
+
+@webhook.command("listen")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8787, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--forward-to", metavar="URL", help="Also POST each notification here, as received.")
+@click.option(
+    "--public-key",
+    "public_key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Verify with this PEM key instead of fetching the organization's from the service.",
+)
+@click.option(
+    "--save",
+    "save_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write each request (headers, blank line, exact body) to DIR/NNNNN.http.",
+)
+@workspace_options
+@guarded
+def listen(
+    opts: Options,
+    host: str,
+    port: int,
+    forward_to: str | None,
+    public_key: Path | None,
+    save_dir: Path | None,
+) -> int:
+    """Receive notifications locally: verify, print one line each, optionally forward."""
+    from ..webhook_listener import Listener, bind, run
+    from ..webhooks import load_public_key
+
+    if forward_to and not forward_to.startswith(("http://", "https://")):
+        raise click.BadParameter("must be an http(s) URL", param_hint="--forward-to")
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise AgentformError(str(exc)) from None
+    try:
+        if public_key is not None:
+            pem, source = _read_key(public_key), str(public_key)
+        else:
+            key = _with_client(opts, lambda api: api.request("GET", "/webhook-signing-key"))
+            pem, source = key["publicKeyPem"], f"signing key {key['keyId']}"
+        try:
+            load_public_key(pem)
+        except ValueError as exc:
+            raise AgentformError(f"{source}: {exc}") from None
+        if save_dir is not None:
+            save_dir.mkdir(parents=True, exist_ok=True)
+        listener = Listener(pem, click.echo, forward_to, save_dir)
+        bound = sock.getsockname()
+        url = f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/"
+        click.echo(f"Listening on {url} (verifying with {source}); Ctrl-C stops.")
+        if forward_to:
+            click.echo(f"Forwarding every notification to {forward_to}")
+    except BaseException:
+        sock.close()
+        raise
+    run(listener, sock)
+    return 0

@@ -1,0 +1,164 @@
+"""`agentform webhook listen`: a local receiver for trying webhook handlers.
+
+Like `stripe listen`: it verifies every delivery against the organization's
+public key, prints one line per notification as it arrives, answers at once
+(204 when the signature verifies, 401 with the error body when it does not,
+as a receiver must: seed §5.3), and optionally forwards the exact request
+(bytes and headers) to a handler being developed, printing its answer.
+
+Captures (`--save DIR`) are the request's headers, a blank line and the exact
+body bytes; `agentform webhook verify` reads them back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .webhooks import SIGNATURE_HEADER, verify
+
+# Headers that describe one hop and are not forwarded as they came.
+_HOP_HEADERS = frozenset({"host", "content-length", "connection", "transfer-encoding"})
+
+
+def write_capture(path: Path, headers: Mapping[str, str], body: bytes) -> None:
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    path.write_bytes(head.encode("latin-1") + b"\r\n" + body)
+
+
+def read_capture(data: bytes) -> tuple[dict[str, str], bytes] | None:
+    """(headers, body) of a capture, or None when the data is not one."""
+    for separator in (b"\r\n\r\n", b"\n\n"):
+        head, found, body = data.partition(separator)
+        if not found:
+            continue
+        headers: dict[str, str] = {}
+        for line in head.decode("latin-1").splitlines():
+            if line.upper().startswith(("POST ", "PUT ")):  # a request line, if saved
+                continue
+            name, colon, value = line.partition(":")
+            if not colon or not name.strip():
+                return None
+            headers[name.strip().lower()] = value.strip()
+        return headers, body
+    return None
+
+
+def describe(body: bytes) -> str:
+    """The notification in a few words: event, execution or batch, agent."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return f"(not JSON, {len(body)} bytes)"
+    info = data.get("info") if isinstance(data, dict) else None
+    if not isinstance(info, dict):
+        return f"(unwrapped result, {len(body)} bytes)"
+    parts = [str(info.get("event", "?")).ljust(37)]
+    if info.get("batch_id"):
+        parts.append(f"batch {info['batch_id']}")
+    elif info.get("execution_id"):
+        parts.append(f"execution {info['execution_id']}")
+    if info.get("agent_name"):
+        parts.append(f"agent {info['agent_name']}")
+    return "  ".join(parts)
+
+
+@dataclass
+class Listener:
+    """The receiving end; `say` prints a line (the CLI flushes each one)."""
+
+    public_key_pem: str
+    say: Callable[[str], None]
+    forward_to: str | None = None
+    save_dir: Path | None = None
+    _numbers: count[int] = field(default_factory=lambda: count(1))
+    _forwarder: httpx.AsyncClient | None = None
+
+    def receive(self, headers: Mapping[str, str], body: bytes) -> tuple[int, bytes, bool]:
+        """Judges one request: (status, response body, verified); prints its line."""
+        signature = headers.get(SIGNATURE_HEADER.lower()) or headers.get(SIGNATURE_HEADER)
+        verified = verify(body, signature, self.public_key_pem)
+        number = next(self._numbers)
+        if self.save_dir is not None:
+            write_capture(self.save_dir / f"{number:05d}.http", headers, body)
+        if verified:
+            verdict = "verified"
+        else:
+            verdict = "NOT VERIFIED: " + ("no signature" if not signature else "bad signature")
+        self.say(f"{time.strftime('%H:%M:%S')}  {describe(body)}  {verdict}")
+        if verified:
+            return 204, b"", True
+        message = "missing signature" if not signature else "invalid signature"
+        return 401, json.dumps({"code": 401, "message": message}).encode(), False
+
+    async def forward(self, headers: Mapping[str, str], body: bytes) -> None:
+        assert self.forward_to is not None
+        if self._forwarder is None:
+            self._forwarder = httpx.AsyncClient(timeout=10.0, trust_env=False)
+        sent = {k: v for k, v in headers.items() if k.lower() not in _HOP_HEADERS}
+        try:
+            response = await self._forwarder.post(self.forward_to, content=body, headers=sent)
+            self.say(f"  -> {self.forward_to}: {response.status_code}")
+        except httpx.HTTPError as exc:
+            self.say(f"  -> {self.forward_to}: failed ({type(exc).__name__})")
+
+    def asgi_app(self) -> Any:
+        from starlette.applications import Starlette
+        from starlette.background import BackgroundTask
+        from starlette.requests import Request
+        from starlette.responses import Response
+        from starlette.routing import Route
+
+        async def endpoint(request: Request) -> Response:
+            body = await request.body()
+            headers = dict(request.headers)
+            status, content, _ = self.receive(headers, body)
+            task = BackgroundTask(self.forward, headers, body) if self.forward_to else None
+            media = "application/json" if content else None
+            return Response(content, status_code=status, media_type=media, background=task)
+
+        return Starlette(routes=[Route("/{path:path}", endpoint, methods=["POST"])])
+
+    async def close(self) -> None:
+        if self._forwarder is not None:
+            await self._forwarder.aclose()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before serving so a taken port is a clear error."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return sock
+
+
+async def serve(listener: Listener, sock: socket.socket) -> None:
+    """Serves until cancelled (Ctrl-C)."""
+    import uvicorn
+
+    config = uvicorn.Config(listener.asgi_app(), log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        await listener.close()
+
+
+def run(listener: Listener, sock: socket.socket) -> None:
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how it stops
+        asyncio.run(serve(listener, sock))

@@ -1,0 +1,212 @@
+"""`agentform webhook verify` and `webhook listen` as a user runs them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from agentform.cli.main import cli
+from agentform.service.delivery.envelope import encode, execution_envelope
+from agentform.webhook_listener import read_capture
+from agentform.webhooks import generate_key_pair, sign
+
+from .receiver import running_receiver
+
+KEYS = generate_key_pair()
+OTHER = generate_key_pair()
+BODY = encode(
+    execution_envelope(
+        "EXECUTION_COMPLETED",
+        event_id="ev",
+        timestamp="2026-01-01T00:00:00.000000Z",
+        execution_id="4a0c1d2e-0000-4000-8000-000000000001",
+        agent_id="ag",
+        agent_name="checkout-agent",
+        payload={"result": {"total": "12 €"}, "reasoning": "", "outcome": "success"},
+        metadata=None,
+        platform_url="http://x",
+    )
+)
+
+
+def run(*args: str, input: bytes | None = None):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+
+@pytest.fixture
+def key_file(tmp_path: Path) -> Path:
+    path = tmp_path / "key.pem"
+    path.write_text(KEYS.public_pem)
+    return path
+
+
+@pytest.fixture
+def body_file(tmp_path: Path) -> Path:
+    path = tmp_path / "body.json"
+    path.write_bytes(BODY)
+    return path
+
+
+def test_verify_a_body_with_its_signature(key_file: Path, body_file: Path) -> None:
+    result = run(
+        "webhook",
+        "verify",
+        "--public-key",
+        str(key_file),
+        "--signature",
+        sign(BODY, KEYS.private_pem),
+        str(body_file),
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"verified: the signature matches the {len(BODY)} bytes")
+
+
+def test_verify_fails_on_a_changed_body_or_another_key(key_file: Path, body_file: Path) -> None:
+    other_sig = sign(BODY, OTHER.private_pem)
+    result = run(
+        "webhook", "verify", "--public-key", str(key_file), "--signature", other_sig, str(body_file)
+    )
+    assert result.exit_code == 1 and "NOT verified" in result.output
+    body_file.write_bytes(BODY + b"\n")
+    result = run(
+        "webhook",
+        "verify",
+        "--public-key",
+        str(key_file),
+        "--signature",
+        sign(BODY, KEYS.private_pem),
+        str(body_file),
+    )
+    assert result.exit_code == 1 and "NOT verified" in result.output
+
+
+def test_verify_reads_stdin(key_file: Path) -> None:
+    result = run(
+        "webhook",
+        "verify",
+        "--public-key",
+        str(key_file),
+        "--signature",
+        sign(BODY, KEYS.private_pem),
+        "-",
+        input=BODY,
+    )
+    assert result.exit_code == 0, result.output
+
+
+def test_verify_without_signature_needs_a_capture(key_file: Path, body_file: Path) -> None:
+    result = run("webhook", "verify", "--public-key", str(key_file), str(body_file))
+    assert result.exit_code == 1
+    assert "not a capture with an X-Service-Signature header" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_verify_a_bad_key_file_is_a_clear_error(tmp_path: Path, body_file: Path) -> None:
+    bad = tmp_path / "bad.pem"
+    bad.write_text("hello")
+    result = run(
+        "webhook", "verify", "--public-key", str(bad), "--signature", "AAAA", str(body_file)
+    )
+    assert result.exit_code == 1 and "not a PEM public key" in result.output
+    result = run(
+        "webhook",
+        "verify",
+        "--public-key",
+        str(tmp_path / "missing.pem"),
+        "--signature",
+        "AAAA",
+        str(body_file),
+    )
+    assert result.exit_code == 1 and "cannot read the public key" in result.output
+
+
+@pytest.fixture
+def listening(tmp_path: Path, key_file: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`agentform webhook listen` as a process, output piped, on a free port."""
+    with running_receiver(202) as handler:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "agentform",
+                "webhook",
+                "listen",
+                "--port",
+                "0",
+                "--public-key",
+                str(key_file),
+                "--forward-to",
+                handler.url,
+                "--save",
+                str(tmp_path / "saved"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": ""},
+        )
+        try:
+            assert process.stdout is not None
+            first = process.stdout.readline()
+            assert first.startswith("Listening on http://127.0.0.1:"), first
+            url = first.split()[2]
+            assert process.stdout.readline().startswith("Forwarding every notification to")
+            process.handler = handler  # type: ignore[attr-defined]
+            yield process, url
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def test_listen_verifies_prints_answers_forwards_and_saves(
+    listening: tuple[subprocess.Popen[str], str], tmp_path: Path, key_file: Path
+) -> None:
+    process, url = listening
+    assert process.stdout is not None
+    signature = sign(BODY, KEYS.private_pem)
+    good = httpx.post(url, content=BODY, headers={"X-Service-Signature": signature, "X-Team": "t"})
+    assert good.status_code == 204
+    line = process.stdout.readline()
+    assert "EXECUTION_COMPLETED" in line and "verified" in line and "NOT" not in line
+    assert "execution 4a0c1d2e-0000-4000-8000-000000000001" in line
+    assert "agent checkout-agent" in line
+    assert "202" in process.stdout.readline()  # the forward target's answer
+
+    bad = httpx.post(url, content=BODY + b" ", headers={"X-Service-Signature": signature})
+    assert bad.status_code == 401 and bad.json() == {"code": 401, "message": "invalid signature"}
+    assert "NOT VERIFIED: bad signature" in process.stdout.readline()
+    process.stdout.readline()
+    missing = httpx.post(url, content=BODY)
+    assert missing.status_code == 401
+    assert "NOT VERIFIED: no signature" in process.stdout.readline()
+    process.stdout.readline()
+
+    forwarded = process.handler.wait_for(3)  # type: ignore[attr-defined]
+    assert forwarded[0].body == BODY  # the exact bytes, with the headers that came
+    assert forwarded[0].headers["X-Service-Signature"] == signature
+    assert forwarded[0].headers["X-Team"] == "t"
+
+    saved = sorted((tmp_path / "saved").iterdir())
+    assert len(saved) == 3
+    _, body = read_capture(saved[0].read_bytes())  # type: ignore[misc]
+    assert body == BODY
+    result = run("webhook", "verify", "--public-key", str(key_file), str(saved[0]))
+    assert result.exit_code == 0, result.output
+    result = run("webhook", "verify", "--public-key", str(key_file), str(saved[1]))
+    assert result.exit_code == 1
+
+
+def test_listen_on_a_taken_port_is_a_clear_error(key_file: Path) -> None:
+    with running_receiver() as taken:
+        port = taken.url.split(":")[2].split("/")[0]
+        result = run("webhook", "listen", "--port", port, "--public-key", str(key_file))
+    assert result.exit_code == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.output
+    assert "Traceback" not in result.output
