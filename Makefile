@@ -25,6 +25,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/service_lists.py
+	$(BIN)/python bench/service_auth.py
 	$(BIN)/python bench/plan_scale.py
 
 cassettes: $(STAMP)
