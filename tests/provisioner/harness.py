@@ -102,7 +102,7 @@ class Service:
 
         async def go(api: ApiClient) -> ApplyReport:
             the_plan = plan or await make_plan(workspace, api, "test")
-            return await apply_plan(the_plan, api)
+            return await apply_plan(the_plan, api, values=workspace.sensitive_values())
 
         return self.run(go)
 

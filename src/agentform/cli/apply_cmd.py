@@ -88,7 +88,8 @@ def apply(
             if not auto_approve and not confirm(the_plan):
                 return the_plan, None
         hooks = EchoHooks(view, fmt == "text")
-        return the_plan, await apply_plan(the_plan, api, parallelism, hooks)
+        values = workspace.sensitive_values()
+        return the_plan, await apply_plan(the_plan, api, parallelism, hooks, values)
 
     the_plan, report = with_api(opts, workspace, go, parallelism)
     if report is None:
