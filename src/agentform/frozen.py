@@ -62,3 +62,6 @@ def thaw(value: Any) -> Any:
 
 FrozenJson = Annotated[Any, AfterValidator(freeze)]
 """A JSON-like value (body, shown state) stored frozen in a model."""
+
+FrozenMap = Annotated[dict[str, Any], AfterValidator(freeze)]
+"""A mapping of names to JSON-like values, stored frozen (hashable) in a model."""

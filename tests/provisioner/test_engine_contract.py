@@ -126,7 +126,7 @@ def test_an_id_known_after_create_fills_a_body(contract: FakeApi, ws: Path) -> N
     (call,) = job.calls
     assert call.body["folderId"] == "(known after create)"
     assert [(s.at, s.idOf) for s in call.slots] == [(("body", "folderId"), "folders/inbox")]
-    assert job.after["folderId"] == "(known after create)"
+    assert job.after["folderId"] == "inbox"  # shown by name; its id is a slot
     assert [[c.id for c in s] for s in stages(first.changes)] == [
         ["folders/inbox"],
         ["jobs/alpha/nightly"],

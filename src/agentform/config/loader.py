@@ -107,7 +107,10 @@ def load_workspace(
         for kind in top_level_kinds():
             for i, item in enumerate(getattr(model, kind.name) or []):
                 line, col = doc.where((kind.name, i))
-                parent = Declared(item, Position(name, line, col))
+                written = Declared(item, Position(name, line, col))
+                parent, read = kind.expand(written, path.parent, diags)
+                for extra, content in read:
+                    digest.update(relative(extra, root).encode() + b"\0" + content + b"\0")
                 declared[kind.name].append(parent)
                 _declare_children(kind, parent, (kind.name, i), doc, name, declared, diags)
     _check_unique(declared, diags)

@@ -12,9 +12,11 @@ from ..config.loader import Workspace
 from ..errors import AgentformError, ReadError
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import LiveObject
-from ..kinds.context import LiveRead
+from ..kinds.context import Everything, LiveRead
 from ..kinds.keys import Key
 from ..kinds.references import References
+
+__all__ = ["Everything", "LiveState", "managed_keys", "read_live"]
 
 
 @dataclass
@@ -25,13 +27,6 @@ class LiveState:
     presets: dict[str, int]
     references: References
     reads: dict[str, set[Key]]  # kind -> keys read in depth (a child: parent keys)
-
-
-class Everything:
-    """A `managed` set that holds every key: export reads every object in depth."""
-
-    def __contains__(self, key: object) -> bool:
-        return True
 
 
 def managed_keys(workspace: Workspace, kind: Kind, refs: References | None = None) -> set[Key]:

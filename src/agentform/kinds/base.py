@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -49,7 +50,7 @@ class State(BaseModel):
     left out is not managed and never diffed.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,14 @@ class Kind(ABC):
         return next((i for i in items if i["name"] == key[0]), None)
 
     # -- offline -------------------------------------------------------------
+    def expand(
+        self, declared: Declared, folder: Path, diagnostics: Diagnostics
+    ) -> tuple[Declared, list[tuple[Path, bytes]]]:
+        """The declaration with the files it names read in (a batch's itemsFile, relative
+        to `folder`, the YAML file's own), and the files read with their bytes: they
+        are inputs of the plan like the YAML's."""
+        return declared, []
+
     def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:  # noqa: B027
         """Checks inside the files (no API): override for kind-specific rules."""
 
@@ -202,30 +211,29 @@ class Kind(ABC):
     def diff(self, desired: State, live: LiveObject, ctx: PlanContext) -> list[FieldChange]:
         """The managed fields that differ, with values as the user writes them."""
         changes = []
-        have_state = live.state
         for name in sorted(desired.model_fields_set - set(self.identity_fields)):
-            want, have = getattr(desired, name), getattr(have_state, name)
-            if name in self.sensitive_fields:
-                change = _sensitive_map_change(name, want, have)
-                if change is not None:
-                    changes.append(change)
-                continue
-            if want == have:
-                continue
-            show = lambda v, n=name: self.display(n, v, ctx)  # noqa: E731
-            if name in self.set_fields:
-                changes.append(
-                    FieldChange(
-                        field=name,
-                        before=show(have),
-                        after=show(want),
-                        added=show(want - have),
-                        removed=show(have - want),
-                    )
-                )
-            else:
-                changes.append(FieldChange(field=name, before=show(have), after=show(want)))
+            change = self.diff_field(name, getattr(desired, name), getattr(live.state, name), ctx)
+            if change is not None:
+                changes.append(change)
         return changes
+
+    def diff_field(self, name: str, want: Any, have: Any, ctx: PlanContext) -> FieldChange | None:
+        """How one managed field changes, or None when it does not."""
+        if name in self.sensitive_fields:
+            return _sensitive_map_change(name, want, have)
+        if want == have:
+            return None
+        if name in self.set_fields:
+            return FieldChange(
+                field=name,
+                before=self.display(name, have, ctx),
+                after=self.display(name, want, ctx),
+                added=self.display(name, want - have, ctx),
+                removed=self.display(name, have - want, ctx),
+            )
+        return FieldChange(
+            field=name, before=self.display(name, have, ctx), after=self.display(name, want, ctx)
+        )
 
     def display(self, field: str, value: Any, ctx: PlanContext) -> Any:
         """A state value as the user writes it (e.g. profile names for ids)."""

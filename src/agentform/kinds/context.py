@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..config.diagnostics import Diagnostics
 from .keys import Key, address
 from .references import References
-from .slots import pending_id
+from .slots import SENTINEL, pending_id
 
 if TYPE_CHECKING:
     from .base import LiveObject
@@ -31,6 +31,13 @@ class PlanOptions:
         return self.now or datetime.now(UTC)
 
 
+class Everything:
+    """A `managed` set that holds every key: export reads every object in depth."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
 @dataclass
 class LiveRead:
     """What `Kind.read_live` gets: the client, which keys to read in depth, and,
@@ -40,6 +47,11 @@ class LiveRead:
     managed: Container[Key]
     references: References
     parents: dict[Key, LiveObject] = field(default_factory=dict)
+
+    @property
+    def exhaustive(self) -> bool:
+        """Everything is read in depth (export), not only what the files manage."""
+        return isinstance(self.managed, Everything)
 
 
 @dataclass
@@ -71,8 +83,14 @@ class PlanContext:
         return canonical if canonical in self._by_id(kind) else None
 
     def name_of(self, kind: str, object_id: str) -> str:
+        """The key of the object of `kind` with this id (also one this plan creates)."""
         obj = self._by_id(kind).get(object_id)
-        return str(obj.key) if obj is not None else object_id
+        if obj is not None:
+            return str(obj.key)
+        pending = SENTINEL.fullmatch(object_id)
+        if pending and pending.group(2).startswith(kind + "/"):
+            return pending.group(2).split("/", 1)[1]
+        return object_id
 
     def suggest(self, kind: str, ref: str) -> str:
         """' (did you mean 'x'?)' for a close name of `kind`, or ''."""

@@ -15,10 +15,15 @@ class ReferenceList:
 
     by_name: dict[str, str] = field(default_factory=dict)
     by_id: dict[str, str] = field(default_factory=dict)  # id -> name
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> what the API answered
 
     @classmethod
     def from_items(cls, items: list[dict[str, Any]]) -> ReferenceList:
-        return cls({i["name"]: i["id"] for i in items}, {i["id"]: i["name"] for i in items})
+        return cls(
+            {i["name"]: i["id"] for i in items},
+            {i["id"]: i["name"] for i in items},
+            {i["id"]: i for i in items},
+        )
 
     def resolve(self, ref: str) -> str | None:
         """An id for a name, or for an id (in any case); None when it names nothing."""
