@@ -18,8 +18,8 @@ from agentform.config.loader import Workspace, load_workspace
 from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.model import Plan
 from agentform.engine.planner import make_plan
-from agentform.kinds.context import PlanOptions
 from agentform.kinds import Kind
+from agentform.kinds.context import PlanOptions
 from agentform.service import DEMO_ADMIN_KEY, create_app
 
 T = TypeVar("T")
