@@ -13,6 +13,7 @@ from ..engine.apply import ApplyReport, ChangeResult, apply_plan
 from ..engine.model import Change, Plan
 from ..engine.planfile import check_fresh, load_plan, unmask
 from ..engine.planner import make_plan
+from ..kinds.context import PlanOptions
 from ..output.text import TextView
 from .common import (
     Options,
@@ -22,6 +23,7 @@ from .common import (
     with_api,
     workspace_options,
 )
+from .plan_options import plan_options
 
 
 class EchoHooks:
@@ -64,10 +66,16 @@ def confirm(plan: Plan) -> bool:
     show_default=True,
     help="json: print the final report as JSON.",
 )
+@plan_options
 @workspace_options
 @guarded
 def apply(
-    opts: Options, planfile: Path | None, auto_approve: bool, parallelism: int, fmt: str
+    opts: Options,
+    planfile: Path | None,
+    auto_approve: bool,
+    parallelism: int,
+    fmt: str,
+    options: PlanOptions,
 ) -> int:
     """Make the live workspace match the files (or execute a saved plan)."""
     workspace = load(opts)
@@ -80,7 +88,7 @@ def apply(
             await check_fresh(saved, workspace, api)
             the_plan = unmask(saved, workspace)
         else:
-            the_plan = await make_plan(workspace, api, endpoint)
+            the_plan = await make_plan(workspace, api, endpoint, options)
             if fmt == "text":
                 click.echo(view.plan(the_plan), nl=False)
             if not the_plan.has_changes:
@@ -88,7 +96,8 @@ def apply(
             if not auto_approve and not confirm(the_plan):
                 return the_plan, None
         hooks = EchoHooks(view, fmt == "text")
-        return the_plan, await apply_plan(the_plan, api, parallelism, hooks)
+        values = workspace.sensitive_values()
+        return the_plan, await apply_plan(the_plan, api, parallelism, hooks, values)
 
     the_plan, report = with_api(opts, workspace, go, parallelism)
     if report is None:
