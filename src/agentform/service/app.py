@@ -55,6 +55,8 @@ def create_app(
         docs_url=f"{BASE_PATH}/docs",
         redoc_url=None,
         lifespan=_lifespan,
+        # `/agent-profile-pools/` is an unknown path: 404 with the error body, not a 307.
+        redirect_slashes=False,
     )
     app.state.db = db
     app.state.clock = clock

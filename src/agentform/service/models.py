@@ -15,6 +15,8 @@ Name200 = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 Id = Annotated[uuid.UUID, Field(strict=False)]
 # A label must give a non-empty key (API.md §7).
 Label = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"[A-Za-z0-9]")]
+# Free text is bounded everywhere (API.md §7: a template description is at most 4,000).
+Description4000 = Annotated[str, StringConstraints(max_length=4000)]
 
 
 def omittable() -> Any:
@@ -118,8 +120,8 @@ class TemplateFieldIn(Request):
 class TemplateStep(Request):
     key: Annotated[str, StringConstraints(max_length=64, pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
     title: Name200
-    instructions: Annotated[str, StringConstraints(max_length=4000)] | None = None
-    fieldKeys: list[str]
+    instructions: Description4000 | None = None
+    fieldKeys: list[Annotated[str, StringConstraints(max_length=200)]]
 
 
 class TemplateField(BaseModel):
@@ -133,7 +135,7 @@ class TemplateField(BaseModel):
 class TemplateCreate(Request):
     kind: TemplateKind
     name: Name200
-    description: str | None = None
+    description: Description4000 | None = None
     fields: Annotated[list[TemplateFieldIn], Field(min_length=1)]
     steps: Annotated[list[TemplateStep], Field(max_length=20)] = []
     organizationId: Id | None = None
@@ -142,7 +144,7 @@ class TemplateCreate(Request):
 class TemplateUpdate(Request):
     kind: TemplateKind = omittable()
     name: Name200 = omittable()
-    description: str | None = None
+    description: Description4000 | None = None
     fields: Annotated[list[TemplateFieldIn], Field(min_length=1)] = omittable()
     steps: Annotated[list[TemplateStep], Field(max_length=20)] = omittable()
 

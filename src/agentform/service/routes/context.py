@@ -1,11 +1,12 @@
 """GET /context: who the caller is (API.md §2)."""
 
-from fastapi import APIRouter, Depends
+from fastapi import Depends
 
 from ..auth import Caller, caller
+from ..gate import api_router
 from ..models import ApiKeyInfo, Context
 
-router = APIRouter(tags=["Context"])
+router = api_router(tags=["Context"])
 
 
 @router.get("/context", response_model=Context)
