@@ -21,6 +21,13 @@ TEMPLATE = {
     "fields": [{"type": "text", "label": "Note", "required": False}],
 }
 
+
+class Upload(list):  # type: ignore[type-arg]
+    """A multipart body: the `files` of the request."""
+
+
+UPLOAD = Upload([("files", ("note.txt", b"hello"))])
+
 # (method, path with {placeholders}, body, success status)
 OPERATIONS: list[tuple[str, str, Any, int]] = [
     ("GET", "/context", None, 200),
@@ -41,6 +48,7 @@ OPERATIONS: list[tuple[str, str, Any, int]] = [
     ("GET", "/vault/templates/{template}", None, 200),
     ("PATCH", "/vault/templates/{template}", {"description": "d"}, 200),
     ("DELETE", "/vault/templates/{template}", None, 204),
+    ("POST", "/temp-files", UPLOAD, 201),
 ]
 for _coll, _ph in (("/agent-profile-pools", "{pool}"), ("/profile-groups", "{group}")):
     OPERATIONS += [
@@ -84,7 +92,9 @@ def _fill(value: Any, ids: dict[str, str]) -> Any:
 
 def call(api: Api, op: tuple[str, str, Any, int], ids: dict[str, str], **kw: Any) -> Any:
     method, path, body, _ = op
-    if body is not None:
+    if isinstance(body, Upload):
+        kw["files"] = body
+    elif body is not None:
         kw["json"] = _fill(body, ids)
     return api.request(method, _fill(path, ids), **kw)
 

@@ -12,7 +12,11 @@ from pathlib import Path
 
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.specs.openapi.checks import positive_data_acceptance, unsupported_method
+from schemathesis.specs.openapi.checks import (
+    negative_data_rejection,
+    positive_data_acceptance,
+    unsupported_method,
+)
 
 from agentform.service import create_app
 
@@ -30,6 +34,10 @@ def test_no_server_errors_and_answers_match_the_document(case: schemathesis.Case
     excluded = [unsupported_method]
     if _has_cross_field_rules(case.operation.method, case.operation.path):
         excluded.append(positive_data_acceptance)
+    if case.operation.path.endswith("/temp-files"):
+        # A multipart part is bytes on the wire: a "binary" value mutated into some
+        # other type arrives as a file all the same, so it is rightly accepted.
+        excluded.append(negative_data_rejection)
     case.call_and_validate(headers={"X-Api-Key": ADMIN_KEY}, excluded_checks=excluded)
 
 

@@ -20,7 +20,7 @@ from .errors import install_error_handlers
 from .openapi import install_openapi
 from .presets import install_presets
 from .ratelimit import RateLimitMiddleware
-from .routes import agents, context, profile_sets, profiles, vault
+from .routes import agents, context, profile_sets, profiles, temp_files, vault
 from .runtime import Clock, Runner, WallClock
 from .seed import DEMO_SEED, Seed, load_seed
 from .store.organizations import load_keys
@@ -69,6 +69,7 @@ def create_app(
         profile_sets.pools_router,
         profile_sets.groups_router,
         vault.router,
+        temp_files.router,
     ):
         app.include_router(router, prefix=BASE_PATH)
     install_error_handlers(app)
