@@ -45,6 +45,13 @@ def _has_cross_field_rules(method: str, path: str) -> bool:
     """Operations whose 400s come from rules JSON Schema cannot state, so a
     schema-valid body may rightly be refused: template field keys must be unique
     and steps must name existing fields (API.md §7); member ids must be profiles
-    of the organization (§6). Every other check still runs on them."""
+    of the organization (§6); an execute names a profile or a pool of the
+    organization, not both, and one of the agent's versions, and `metadataKey`
+    goes with `metadataValue` on the executions list (§9). Every other check
+    still runs on them."""
     writes = method.upper() in ("POST", "PATCH", "DELETE")
-    return writes and (path.startswith("/agents/v2/vault/templates") or path.endswith("/members"))
+    if method.upper() == "GET" and path == "/agents/v2/executions":
+        return True
+    return writes and (
+        path.startswith("/agents/v2/vault/templates") or path.endswith(("/members", "/execute"))
+    )
