@@ -17,10 +17,11 @@ from fastapi import FastAPI
 
 from .db import Database
 from .errors import install_error_handlers
+from .executions.lifecycle import dispatch_everywhere
 from .openapi import install_openapi
 from .presets import install_presets
 from .ratelimit import RateLimitMiddleware
-from .routes import agents, context, profile_sets, profiles, vault
+from .routes import agents, context, executions, files, profile_sets, profiles, temp_files, vault
 from .runtime import Clock, Runner, WallClock
 from .seed import DEMO_SEED, Seed, load_seed
 from .store.organizations import load_keys
@@ -47,6 +48,8 @@ def create_app(
     if seed is not None:
         load_seed(db, seed)
     load_keys(db)
+    with db.write() as conn:
+        dispatch_everywhere(conn)
 
     app = FastAPI(
         title="Agent Service",
@@ -69,8 +72,11 @@ def create_app(
         profile_sets.pools_router,
         profile_sets.groups_router,
         vault.router,
+        temp_files.router,
+        executions.router,
     ):
         app.include_router(router, prefix=BASE_PATH)
+    app.include_router(files.router)  # presigned links: outside the API, no key
     install_error_handlers(app)
     install_openapi(app)
     if rate_limit:
