@@ -37,6 +37,11 @@ def _has_cross_field_rules(method: str, path: str) -> bool:
     """Operations whose 400s come from rules JSON Schema cannot state, so a
     schema-valid body may rightly be refused: template field keys must be unique
     and steps must name existing fields (API.md §7); member ids must be profiles
-    of the organization (§6). Every other check still runs on them."""
-    writes = method.upper() in ("POST", "PATCH", "DELETE")
-    return writes and (path.startswith("/agents/v2/vault/templates") or path.endswith("/members"))
+    of the organization (§6); webhook header names are compared ignoring case and
+    some are refused, and attachment filters must name events their rules include
+    (§8). Every other check still runs on them."""
+    writes = method.upper() in ("POST", "PATCH", "PUT", "DELETE")
+    return writes and (
+        path.startswith(("/agents/v2/vault/templates", "/agents/v2/webhook-integrations"))
+        or path.endswith(("/members", "/webhooks/{integrationId}"))
+    )

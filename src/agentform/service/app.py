@@ -15,12 +15,13 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from . import webhook_store
 from .db import Database
 from .errors import install_error_handlers
 from .openapi import install_openapi
 from .presets import install_presets
 from .ratelimit import RateLimitMiddleware
-from .routes import agents, context, profile_sets, profiles, vault
+from .routes import agents, context, example_batch, profile_sets, profiles, vault, webhooks
 from .runtime import Clock, Runner, WallClock
 from .seed import DEMO_SEED, Seed, load_seed
 from .store.organizations import load_keys
@@ -42,6 +43,7 @@ def create_app(
     """
     clock = clock or WallClock()
     db = Database(db_path, now=clock.now)
+    db._connection().executescript(webhook_store.SCHEMA)  # until migrations: 004
     with db.write() as conn:
         install_presets(conn)
     if seed is not None:
@@ -67,8 +69,10 @@ def create_app(
         profile_sets.pools_router,
         profile_sets.groups_router,
         vault.router,
+        webhooks.router,
     ):
         app.include_router(router, prefix=BASE_PATH)
+    app.include_router(example_batch.router)
     install_error_handlers(app)
     install_openapi(app)
     if rate_limit:

@@ -1,0 +1,220 @@
+"""Webhook integrations, attachments, deliveries and the signing key (API.md §8).
+
+Routes validate, call the store and answer; header values are accepted here
+and never answered (reads carry digests).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from typing import Any
+
+from fastapi import APIRouter, Depends, Response
+from pydantic import ConfigDict
+
+from ...rules.webhooks import (
+    AttachmentSettings,
+    HeaderMap,
+    IntegrationName,
+    IntegrationUrl,
+    PayloadVersion,
+)
+from .. import webhook_store as store
+from ..auth import Caller, caller, database
+from ..db import Database
+from ..errors import ServiceError, not_found
+from ..models import Id, Request, omittable
+from ..paging import ListQuery, Page, PageParams, list_page, page_params, search_query
+from .common import fetch_owned, unique_name
+
+router = APIRouter(tags=["Webhooks"])
+INTEGRATIONS = "/webhook-integrations"
+INTEGRATION = INTEGRATIONS + "/{integrationId}"
+
+
+class IntegrationCreate(Request):
+    model_config = ConfigDict(hide_input_in_errors=True)  # header values are secrets
+    name: IntegrationName
+    url: IntegrationUrl
+    headers: HeaderMap = {}
+    payloadVersion: PayloadVersion = "v2"
+    organizationId: Id | None = None
+
+
+class IntegrationUpdate(Request):
+    model_config = ConfigDict(hide_input_in_errors=True)
+    name: IntegrationName = omittable()
+    url: IntegrationUrl = omittable()
+    headers: HeaderMap = omittable()
+
+
+def _integration(conn: sqlite3.Connection, integration_id: uuid.UUID, who: Caller) -> sqlite3.Row:
+    row = store.get_integration(conn, str(integration_id), who.organization_id)
+    if row is None:
+        raise not_found("webhook integration")
+    return row
+
+
+@router.get(INTEGRATIONS, response_model=Page[store.Integration])
+def list_integrations(
+    query: ListQuery = Depends(search_query), db: Database = Depends(database)
+) -> Page[store.Integration]:
+    with db.read() as conn:
+        return list_page(
+            db,
+            conn,
+            "webhook_integrations",
+            "organization_id = ?",
+            [query.who.organization_id],
+            query,
+            store.integration_from_row,
+        )
+
+
+@router.post(INTEGRATIONS, status_code=201, response_model=store.Integration)
+def create_integration(
+    body: IntegrationCreate, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> store.Integration:
+    who.check_organization(body.organizationId)
+    with db.write() as conn, unique_name("webhook integration", body.name):
+        row = store.insert_integration(
+            conn, who.organization_id, body.name, body.url, body.payloadVersion, body.headers
+        )
+    return store.integration_from_row(row)
+
+
+@router.get(INTEGRATION, response_model=store.Integration)
+def get_integration(
+    integrationId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> store.Integration:
+    with db.read() as conn:
+        return store.integration_from_row(_integration(conn, integrationId, who))
+
+
+@router.patch(INTEGRATION, response_model=store.Integration)
+def update_integration(
+    body: IntegrationUpdate,
+    integrationId: uuid.UUID,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> store.Integration:
+    changes: dict[str, Any] = {k: getattr(body, k) for k in body.model_fields_set}
+    with db.write() as conn, unique_name("webhook integration", body.name):
+        row = _integration(conn, integrationId, who)
+        row = store.update_integration(conn, row["id"], changes)
+    return store.integration_from_row(row)
+
+
+@router.delete(INTEGRATION, status_code=204, response_class=Response)
+def delete_integration(
+    integrationId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> Response:
+    with db.write() as conn:
+        row = _integration(conn, integrationId, who)
+        store.delete_integration(conn, row["id"])
+    return Response(status_code=204)
+
+
+@router.get(INTEGRATION + "/deliveries", response_model=Page[store.Delivery])
+def list_deliveries(
+    integrationId: uuid.UUID,
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Page[store.Delivery]:
+    with db.read() as conn:
+        row = _integration(conn, integrationId, who)
+        return list_page(
+            db,
+            conn,
+            "webhook_deliveries",
+            "integration_id = ?",
+            [row["id"]],
+            paging,
+            store.delivery_from_row,
+        )
+
+
+@router.get(INTEGRATION + "/attachments", response_model=Page[store.Attachment])
+def list_integration_attachments(
+    integrationId: uuid.UUID,
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Page[store.Attachment]:
+    with db.read() as conn:
+        row = _integration(conn, integrationId, who)
+        return list_page(
+            db,
+            conn,
+            "webhook_attachments",
+            "integration_id = ?",
+            [row["id"]],
+            paging,
+            store.attachment_from_row,
+        )
+
+
+@router.get("/agents/{agentId}/webhooks", response_model=Page[store.Attachment])
+def list_agent_attachments(
+    agentId: uuid.UUID,
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Page[store.Attachment]:
+    with db.read() as conn:
+        agent = fetch_owned(conn, "agents", agentId, who.organization_id, "agent")
+        return list_page(
+            db,
+            conn,
+            "webhook_attachments",
+            "agent_id = ?",
+            [agent["id"]],
+            paging,
+            store.attachment_from_row,
+        )
+
+
+@router.put("/agents/{agentId}/webhooks/{integrationId}", response_model=store.Attachment)
+def put_attachment(
+    body: AttachmentSettings,
+    agentId: uuid.UUID,
+    integrationId: uuid.UUID,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> store.Attachment:
+    with db.write() as conn:
+        agent = fetch_owned(conn, "agents", agentId, who.organization_id, "agent")
+        integration = _integration(conn, integrationId, who)
+        row = store.put_attachment(conn, who.organization_id, agent["id"], integration["id"], body)
+    return store.attachment_from_row(row)
+
+
+@router.delete(
+    "/agents/{agentId}/webhooks/{integrationId}", status_code=204, response_class=Response
+)
+def delete_attachment(
+    agentId: uuid.UUID,
+    integrationId: uuid.UUID,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Response:
+    with db.write() as conn:
+        agent = fetch_owned(conn, "agents", agentId, who.organization_id, "agent")
+        integration = _integration(conn, integrationId, who)
+        if not store.delete_attachment(conn, agent["id"], integration["id"]):
+            raise ServiceError(404, "this integration is not attached to this agent")
+    return Response(status_code=204)
+
+
+@router.get("/webhook-signing-key", response_model=store.SigningKey)
+def get_signing_key(
+    who: Caller = Depends(caller), db: Database = Depends(database)
+) -> store.SigningKey:
+    with db.read() as conn:
+        pair = store.signing_key(conn, who.organization_id)
+    if pair is None:  # its first use: the key pair is made now, once
+        with db.write() as conn:
+            pair = store.ensure_signing_key(conn, who.organization_id)
+    return store.public_signing_key(pair)
