@@ -350,7 +350,7 @@ def test_delete_an_attachment(api: Api, agents: dict[str, str]) -> None:
     api.request("PUT", path, json={"eventRules": ["*"]})
     assert api.delete(path).status_code == 204
     assert api.get(f"/webhook-integrations/{integration['id']}/attachments").json()["total"] == 0
-    assert_error(api.delete(path), 404, "not attached")
+    assert_error(api.delete(path), 404, "not attached to this agent")
 
 
 # -- the signing key and the example receiver -----------------------------------------
@@ -379,11 +379,11 @@ def test_the_signing_key_survives_a_restart(tmp_path: Path) -> None:
 
 def private_key_of(api: Api, organization_id: str) -> str:
     """The organization's private key, read from the database (as the sender does)."""
-    from agentform.service import webhook_store
+    from agentform.service.store import webhooks
 
     app = api.client.app
     with app.state.db.read() as conn:  # type: ignore[attr-defined]
-        pair = webhook_store.signing_key(conn, organization_id)
+        pair = webhooks.signing_key(conn, organization_id)
     assert pair is not None
     return pair.private_pem
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from . import webhook_store
 from .db import Database
 from .errors import install_error_handlers
 from .openapi import install_openapi
@@ -25,6 +24,7 @@ from .routes import agents, context, example_batch, profile_sets, profiles, vaul
 from .runtime import Clock, Runner, WallClock
 from .seed import DEMO_SEED, Seed, load_seed
 from .store.organizations import load_keys
+from .store.webhooks import install_schema as install_webhook_schema
 
 BASE_PATH = "/agents/v2"
 
@@ -43,7 +43,7 @@ def create_app(
     """
     clock = clock or WallClock()
     db = Database(db_path, now=clock.now)
-    db._connection().executescript(webhook_store.SCHEMA)  # until migrations: 004
+    install_webhook_schema(db)
     with db.write() as conn:
         install_presets(conn)
     if seed is not None:

@@ -16,7 +16,7 @@ from ...webhooks import SIGNATURE_HEADER, verify
 from ..auth import database
 from ..db import Database
 from ..errors import ServiceError
-from ..webhook_store import public_keys
+from ..store.webhooks import public_keys
 
 router = APIRouter(tags=["Documentation"])
 

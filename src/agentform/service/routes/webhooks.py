@@ -6,7 +6,6 @@ and never answered (reads carry digests).
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from typing import Any
 
@@ -20,13 +19,12 @@ from ...rules.webhooks import (
     IntegrationUrl,
     PayloadVersion,
 )
-from .. import webhook_store as store
 from ..auth import Caller, caller, database
 from ..db import Database
-from ..errors import ServiceError, not_found
 from ..models import Id, Request, omittable
-from ..paging import ListQuery, Page, PageParams, list_page, page_params, search_query
-from .common import fetch_owned, unique_name
+from ..paging import ListQuery, Page, PageParams, page_params, search_query
+from ..store import deliveries
+from ..store import webhooks as store
 
 router = APIRouter(tags=["Webhooks"])
 INTEGRATIONS = "/webhook-integrations"
@@ -49,27 +47,12 @@ class IntegrationUpdate(Request):
     headers: HeaderMap = omittable()
 
 
-def _integration(conn: sqlite3.Connection, integration_id: uuid.UUID, who: Caller) -> sqlite3.Row:
-    row = store.get_integration(conn, str(integration_id), who.organization_id)
-    if row is None:
-        raise not_found("webhook integration")
-    return row
-
-
 @router.get(INTEGRATIONS, response_model=Page[store.Integration])
 def list_integrations(
     query: ListQuery = Depends(search_query), db: Database = Depends(database)
 ) -> Page[store.Integration]:
     with db.read() as conn:
-        return list_page(
-            db,
-            conn,
-            "webhook_integrations",
-            "organization_id = ?",
-            [query.who.organization_id],
-            query,
-            store.integration_from_row,
-        )
+        return store.list_integrations(conn, query.who.organization_id, query.request)
 
 
 @router.post(INTEGRATIONS, status_code=201, response_model=store.Integration)
@@ -77,11 +60,10 @@ def create_integration(
     body: IntegrationCreate, who: Caller = Depends(caller), db: Database = Depends(database)
 ) -> store.Integration:
     who.check_organization(body.organizationId)
-    with db.write() as conn, unique_name("webhook integration", body.name):
-        row = store.insert_integration(
+    with db.write() as conn:
+        return store.create_integration(
             conn, who.organization_id, body.name, body.url, body.payloadVersion, body.headers
         )
-    return store.integration_from_row(row)
 
 
 @router.get(INTEGRATION, response_model=store.Integration)
@@ -89,7 +71,7 @@ def get_integration(
     integrationId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
 ) -> store.Integration:
     with db.read() as conn:
-        return store.integration_from_row(_integration(conn, integrationId, who))
+        return store.get_integration(conn, who.organization_id, integrationId)
 
 
 @router.patch(INTEGRATION, response_model=store.Integration)
@@ -100,10 +82,8 @@ def update_integration(
     db: Database = Depends(database),
 ) -> store.Integration:
     changes: dict[str, Any] = {k: getattr(body, k) for k in body.model_fields_set}
-    with db.write() as conn, unique_name("webhook integration", body.name):
-        row = _integration(conn, integrationId, who)
-        row = store.update_integration(conn, row["id"], changes)
-    return store.integration_from_row(row)
+    with db.write() as conn:
+        return store.update_integration(conn, who.organization_id, integrationId, changes)
 
 
 @router.delete(INTEGRATION, status_code=204, response_class=Response)
@@ -111,29 +91,19 @@ def delete_integration(
     integrationId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
 ) -> Response:
     with db.write() as conn:
-        row = _integration(conn, integrationId, who)
-        store.delete_integration(conn, row["id"])
+        store.delete_integration(conn, who.organization_id, integrationId)
     return Response(status_code=204)
 
 
-@router.get(INTEGRATION + "/deliveries", response_model=Page[store.Delivery])
+@router.get(INTEGRATION + "/deliveries", response_model=Page[deliveries.Delivery])
 def list_deliveries(
     integrationId: uuid.UUID,
     paging: PageParams = Depends(page_params),
     who: Caller = Depends(caller),
     db: Database = Depends(database),
-) -> Page[store.Delivery]:
+) -> Page[deliveries.Delivery]:
     with db.read() as conn:
-        row = _integration(conn, integrationId, who)
-        return list_page(
-            db,
-            conn,
-            "webhook_deliveries",
-            "integration_id = ?",
-            [row["id"]],
-            paging,
-            store.delivery_from_row,
-        )
+        return deliveries.list_deliveries(conn, who.organization_id, integrationId, paging)
 
 
 @router.get(INTEGRATION + "/attachments", response_model=Page[store.Attachment])
@@ -144,16 +114,7 @@ def list_integration_attachments(
     db: Database = Depends(database),
 ) -> Page[store.Attachment]:
     with db.read() as conn:
-        row = _integration(conn, integrationId, who)
-        return list_page(
-            db,
-            conn,
-            "webhook_attachments",
-            "integration_id = ?",
-            [row["id"]],
-            paging,
-            store.attachment_from_row,
-        )
+        return store.list_integration_attachments(conn, who.organization_id, integrationId, paging)
 
 
 @router.get("/agents/{agentId}/webhooks", response_model=Page[store.Attachment])
@@ -164,16 +125,7 @@ def list_agent_attachments(
     db: Database = Depends(database),
 ) -> Page[store.Attachment]:
     with db.read() as conn:
-        agent = fetch_owned(conn, "agents", agentId, who.organization_id, "agent")
-        return list_page(
-            db,
-            conn,
-            "webhook_attachments",
-            "agent_id = ?",
-            [agent["id"]],
-            paging,
-            store.attachment_from_row,
-        )
+        return store.list_agent_attachments(conn, who.organization_id, agentId, paging)
 
 
 @router.put("/agents/{agentId}/webhooks/{integrationId}", response_model=store.Attachment)
@@ -185,10 +137,7 @@ def put_attachment(
     db: Database = Depends(database),
 ) -> store.Attachment:
     with db.write() as conn:
-        agent = fetch_owned(conn, "agents", agentId, who.organization_id, "agent")
-        integration = _integration(conn, integrationId, who)
-        row = store.put_attachment(conn, who.organization_id, agent["id"], integration["id"], body)
-    return store.attachment_from_row(row)
+        return store.put_attachment(conn, who.organization_id, agentId, integrationId, body)
 
 
 @router.delete(
@@ -201,10 +150,7 @@ def delete_attachment(
     db: Database = Depends(database),
 ) -> Response:
     with db.write() as conn:
-        agent = fetch_owned(conn, "agents", agentId, who.organization_id, "agent")
-        integration = _integration(conn, integrationId, who)
-        if not store.delete_attachment(conn, agent["id"], integration["id"]):
-            raise ServiceError(404, "this integration is not attached to this agent")
+        store.delete_attachment(conn, who.organization_id, agentId, integrationId)
     return Response(status_code=204)
 
 
