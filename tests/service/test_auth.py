@@ -46,6 +46,7 @@ OPERATIONS: list[tuple[str, str, Any, int]] = [
     ("GET", "/webhook-integrations/{integration}", None, 200),
     ("PATCH", "/webhook-integrations/{integration}", {"url": "https://h.example/2"}, 200),
     ("DELETE", "/webhook-integrations/{integration}", None, 204),
+    ("POST", "/webhook-integrations/{integration}/test", None, 200),
     ("GET", "/webhook-integrations/{integration}/deliveries", None, 200),
     ("GET", "/webhook-integrations/{integration}/attachments", None, 200),
     ("GET", "/agents/{agent}/webhooks", None, 200),

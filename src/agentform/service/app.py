@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from .db import Database
+from .delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
 from .errors import install_error_handlers
 from .openapi import install_openapi
 from .presets import install_presets

@@ -6,11 +6,15 @@ and never answered (reads carry digests).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import uuid
 from typing import Any
 
 from fastapi import APIRouter, Depends, Response
-from pydantic import ConfigDict
+from fastapi import Request as HttpRequest
+from pydantic import BaseModel, ConfigDict
+from starlette.concurrency import run_in_threadpool
 
 from ...rules.webhooks import (
     AttachmentSettings,
@@ -21,6 +25,7 @@ from ...rules.webhooks import (
 )
 from ..auth import Caller, caller, database
 from ..db import Database
+from ..delivery.outbox import delivered_topic, enqueue_test
 from ..models import Id, Request, omittable
 from ..paging import ListQuery, Page, PageParams, page_params, search_query
 from ..store import deliveries
@@ -93,6 +98,64 @@ def delete_integration(
     with db.write() as conn:
         store.delete_integration(conn, who.organization_id, integrationId)
     return Response(status_code=204)
+
+
+class TestResult(BaseModel):
+    deliveryId: str
+    status: deliveries.DeliveryStatus
+    responseStatus: int | None = None
+
+
+TEST_WAIT = "webhook_test_wait_seconds"
+DEFAULT_TEST_WAIT = 12.0  # the attempt's 10 s timeout, and a margin
+
+
+@router.post(INTEGRATION + "/test", response_model=TestResult)
+async def test_integration(
+    integrationId: uuid.UUID,
+    request: HttpRequest,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> TestResult:
+    """Sends EXECUTION_TEST through the outbox like any notification, then waits for
+    its first attempt (at most the `webhook_test_wait_seconds` setting, and only
+    while the runtime runs) and answers
+    the delivery as it then is: `pending` with no responseStatus when the attempt
+    has not finished (retries go on; /deliveries shows them)."""
+    delivery_id = deliveries.sequential_id()
+    wait = float(request.app.state.settings.get(TEST_WAIT, DEFAULT_TEST_WAIT))
+    if not request.app.state.runner.running:
+        wait = 0  # nothing will make the attempt while this request waits
+    loop, attempted = asyncio.get_running_loop(), asyncio.Event()
+    topic = delivered_topic(delivery_id)
+
+    def wake() -> None:  # on the thread that committed the attempt
+        loop.call_soon_threadsafe(attempted.set)
+
+    db.listen(topic, wake)  # before the delivery exists, so no attempt is missed
+    try:
+        await run_in_threadpool(_enqueue_test, db, who.organization_id, integrationId, delivery_id)
+        if wait > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(attempted.wait(), wait)
+    finally:
+        db.unlisten(topic, wake)
+    delivery = await run_in_threadpool(_delivery, db, delivery_id)
+    return TestResult(
+        deliveryId=delivery_id, status=delivery.status, responseStatus=delivery.lastResponseStatus
+    )
+
+
+def _enqueue_test(db: Database, org_id: str, integration_id: uuid.UUID, delivery_id: str) -> None:
+    with db.write() as conn:
+        enqueue_test(conn, org_id, integration_id, delivery_id)
+
+
+def _delivery(db: Database, delivery_id: str) -> deliveries.Delivery:
+    with db.read() as conn:
+        found = deliveries.get_delivery(conn, delivery_id)
+    assert found is not None  # just written; only a delete of its integration removes it
+    return found
 
 
 @router.get(INTEGRATION + "/deliveries", response_model=Page[deliveries.Delivery])

@@ -8,14 +8,18 @@ sends it and records each attempt here. Owns `webhook_deliveries` (migration 004
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
+import threading
+import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..db import Conn, new_id
+from ..db import Conn
 from .pages import Page, PageParams, PageRequest, read_page
 from .webhooks import owned_integration_id
 
@@ -49,6 +53,25 @@ class Outgoing:
     status: DeliveryStatus
     attempts: int
     event_id: str
+
+
+_sequence_lock = threading.Lock()
+_last_sequence = 0
+
+
+def sequential_id() -> str:
+    """A UUID (version 7 layout) whose text sorts in the order ids were made.
+
+    Lists order by `createdAt`, then id; deliveries written at one instant (one
+    event, several attachments; or a manual clock) so list in the order written.
+    """
+    global _last_sequence
+    with _sequence_lock:
+        _last_sequence = max(_last_sequence + 1, (time.time_ns() // 1_000_000) << 12)
+        sequence = _last_sequence
+    millis, counter = sequence >> 12, sequence & 0xFFF
+    value = (millis << 80) | (0x7 << 76) | (counter << 64) | (0b10 << 62) | secrets.randbits(62)
+    return str(uuid.UUID(int=value))
 
 
 def delivery_from_row(row: sqlite3.Row) -> Delivery:
@@ -90,11 +113,12 @@ def insert_delivery(
     unwrap: bool,
     execution_id: str | None = None,
     batch_id: str | None = None,
+    delivery_id: str | None = None,
 ) -> str:
     """A pending delivery of `notification` (an envelope whose `event_id` each
     attempt sets; the first attempt's is chosen now, so `eventId` always shows
     the one sent last or next)."""
-    delivery_id, now = new_id(), conn.now_iso()
+    delivery_id, now = delivery_id or sequential_id(), conn.now_iso()
     conn.execute(
         "INSERT INTO webhook_deliveries VALUES "
         "(?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, NULL, NULL, ?, ?)",
@@ -107,7 +131,7 @@ def insert_delivery(
             int(unwrap),
             execution_id,
             batch_id,
-            new_id(),
+            str(uuid.uuid4()),
             now,
             now,
         ),
