@@ -155,3 +155,26 @@ def listen(
         raise
     run(listener, sock)
     return 0
+
+
+@webhook.command("test")
+@click.argument("name")
+@click.option(
+    "--wait",
+    default=15.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds to wait for the first attempt's outcome.",
+)
+@workspace_options
+@guarded
+def test_cmd(opts: Options, name: str, wait: float) -> int:
+    """Send the integration NAME's test event (EXECUTION_TEST) and show the delivery.
+
+    Exit 0 when the receiver answered 2xx, 1 otherwise.
+    """
+    from ..webhook_test import send_test
+
+    outcome = _with_client(opts, lambda api: send_test(api, name, wait))
+    click.echo(outcome.describe())
+    return 0 if outcome.delivered else 1
