@@ -97,6 +97,7 @@ def listener(workspace: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
         first = process.stdout.readline()
         assert first.startswith("Listening on http://127.0.0.1:"), first
         assert "verifying with signing key sha256:" in first
+        assert process.stdout.readline().startswith("(endpoint local: notifications come from")
         yield process, first.split()[2]
     finally:
         process.terminate()
@@ -128,3 +129,10 @@ def test_listen_receives_the_services_deliveries_verified(
     assert "EXECUTION_STARTED" in line and "execution e-1" in line
     assert "agent checkout-agent" in line and line.rstrip().endswith("verified")
     assert [(d["status"], d["lastResponseStatus"]) for d in deliveries] == [("delivered", 204)]
+
+
+def test_outside_a_workspace_the_commands_say_how_to_name_the_service(tmp_path: Path) -> None:
+    for args in (["test", "x"], ["listen", "--port", "0"]):
+        result = run("webhook", *args, "-C", str(tmp_path))
+        assert result.exit_code == 1
+        assert "give the service with --endpoint URL (or 'local')" in result.output
