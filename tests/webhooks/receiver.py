@@ -109,3 +109,31 @@ def running_receiver(default: int = 204) -> Iterator[Receiver]:
         yield receiver
     finally:
         receiver.close()
+
+
+@contextmanager
+def listen_process(*args: str, env: dict[str, str] | None = None) -> Iterator[Any]:
+    """`agentform webhook listen --port 0 ARGS` as a process with its output piped;
+    yields it once its first line ("Listening on URL ...") is read, `.url` set."""
+    import os
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "agentform", "webhook", "listen", "--port", "0", *args]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("Listening on http://127.0.0.1:"), first
+        process.url = first.split()[2]  # type: ignore[attr-defined]
+        process.first_line = first  # type: ignore[attr-defined]
+        yield process
+    finally:
+        process.terminate()
+        process.wait(10)

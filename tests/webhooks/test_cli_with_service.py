@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +18,7 @@ from agentform.service.store.events import append_event
 from agentform.webhooks import verify
 
 from ..service.conftest import running
-from .receiver import running_receiver
+from .receiver import listen_process, running_receiver
 
 
 @pytest.fixture
@@ -74,38 +71,15 @@ def test_webhook_test_of_an_unknown_name_suggests_one(workspace: Path) -> None:
 
 
 @pytest.fixture
-def listener(workspace: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "agentform",
-            "webhook",
-            "listen",
-            "--port",
-            "0",
-            "-C",
-            str(workspace),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "AGENTFORM_API_KEY": DEMO_ADMIN_KEY},
-    )
-    try:
-        assert process.stdout is not None
-        first = process.stdout.readline()
-        assert first.startswith("Listening on http://127.0.0.1:"), first
-        assert "verifying with signing key sha256:" in first
+def listener(workspace: Path) -> Iterator[tuple[Any, str]]:
+    with listen_process("-C", str(workspace), env={"AGENTFORM_API_KEY": DEMO_ADMIN_KEY}) as process:
+        assert "verifying with signing key sha256:" in process.first_line
         assert process.stdout.readline().startswith("(endpoint local: notifications come from")
-        yield process, first.split()[2]
-    finally:
-        process.terminate()
-        process.wait(10)
+        yield process, process.url
 
 
 def test_listen_receives_the_services_deliveries_verified(
-    workspace: Path, listener: tuple[subprocess.Popen[str], str]
+    workspace: Path, listener: tuple[Any, str]
 ) -> None:
     process, url = listener
     assert process.stdout is not None

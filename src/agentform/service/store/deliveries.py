@@ -20,8 +20,8 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from ..db import Conn
-from .pages import Page, PageParams, PageRequest, read_page
-from .webhooks import owned_integration_id
+from .pages import Page, PageParams
+from .webhooks import integration_page
 
 DeliveryStatus = Literal["pending", "delivered", "failed"]
 
@@ -93,14 +93,8 @@ def delivery_from_row(row: sqlite3.Row) -> Delivery:
 def list_deliveries(
     conn: Conn, org_id: str, integration_id: object, paging: PageParams
 ) -> Page[Delivery]:
-    owned = owned_integration_id(conn, org_id, integration_id)
-    return read_page(
-        conn,
-        "webhook_deliveries",
-        "integration_id = ?",
-        [owned],
-        PageRequest(paging),
-        delivery_from_row,
+    return integration_page(
+        conn, org_id, integration_id, "webhook_deliveries", paging, delivery_from_row
     )
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -83,6 +83,9 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_order
 
 def install_schema(db: Database) -> None:
     db._connection().executescript(SCHEMA)
+
+
+T = TypeVar("T")
 
 
 class HeaderDigest(BaseModel):
@@ -221,17 +224,24 @@ def attachment_from_row(row: sqlite3.Row) -> Attachment:
     )
 
 
+def integration_page(
+    conn: Conn,
+    org_id: str,
+    integration_id: object,
+    table: str,
+    paging: PageParams,
+    convert: Callable[[sqlite3.Row], T],
+) -> Page[T]:
+    """A page of the rows of `table` that belong to the organization's integration."""
+    owned = owned_integration_id(conn, org_id, integration_id)
+    return read_page(conn, table, "integration_id = ?", [owned], PageRequest(paging), convert)
+
+
 def list_integration_attachments(
     conn: Conn, org_id: str, integration_id: object, paging: PageParams
 ) -> Page[Attachment]:
-    owned = owned_integration_id(conn, org_id, integration_id)
-    return read_page(
-        conn,
-        "webhook_attachments",
-        "integration_id = ?",
-        [owned],
-        PageRequest(paging),
-        attachment_from_row,
+    return integration_page(
+        conn, org_id, integration_id, "webhook_attachments", paging, attachment_from_row
     )
 
 
