@@ -56,6 +56,18 @@ OPERATIONS: list[tuple[str, str, Any, int]] = [
     ("POST", "/executions/{execution}/resume", None, 200),
     ("POST", "/executions/{execution}/cancel", None, 200),
     ("POST", "/executions/{execution}/user-messages", {"message": "hi"}, 202),
+    ("GET", "/webhook-integrations", None, 200),
+    ("POST", "/webhook-integrations", {"name": "hook-new", "url": "https://h.example/"}, 201),
+    ("GET", "/webhook-integrations/{integration}", None, 200),
+    ("PATCH", "/webhook-integrations/{integration}", {"url": "https://h.example/2"}, 200),
+    ("DELETE", "/webhook-integrations/{integration}", None, 204),
+    ("POST", "/webhook-integrations/{integration}/test", None, 200),
+    ("GET", "/webhook-integrations/{integration}/deliveries", None, 200),
+    ("GET", "/webhook-integrations/{integration}/attachments", None, 200),
+    ("GET", "/agents/{agent}/webhooks", None, 200),
+    ("PUT", "/agents/{agent}/webhooks/{integration}", {"eventRules": ["*"]}, 200),
+    ("DELETE", "/agents/{agent}/webhooks/{integration}", None, 204),
+    ("GET", "/webhook-signing-key", None, 200),
 ]
 for _coll, _ph in (("/agent-profile-pools", "{pool}"), ("/profile-groups", "{group}")):
     OPERATIONS += [
@@ -89,7 +101,17 @@ def ids(api: Api, app) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "pool": api.post("/agent-profile-pools", json={"name": "pool"}).json()["id"],
         "group": api.post("/profile-groups", json={"name": "group"}).json()["id"],
         "template": api.post("/vault/templates", json={**TEMPLATE, "name": "t"}).json()["id"],
+        "integration": _attached_integration(api),
     }
+
+
+def _attached_integration(api: Api) -> str:
+    """An integration attached to checkout-agent (so deleting the attachment is a 204)."""
+    integration = api.post("/webhook-integrations", json={"name": "hook", "url": "https://h/"})
+    integration_id: str = integration.json()["id"]
+    agent = api.ids("/agents")["checkout-agent"]
+    api.request("PUT", f"/agents/{agent}/webhooks/{integration_id}", json={"eventRules": ["*"]})
+    return integration_id
 
 
 def _fill(value: Any, ids: dict[str, str]) -> Any:

@@ -47,11 +47,13 @@ def _has_cross_field_rules(method: str, path: str) -> bool:
     and steps must name existing fields (API.md §7); member ids must be profiles
     of the organization (§6); an execute names a profile or a pool of the
     organization, not both, and one of the agent's versions, and `metadataKey`
-    goes with `metadataValue` on the executions list (§9). Every other check
-    still runs on them."""
-    writes = method.upper() in ("POST", "PATCH", "DELETE")
+    goes with `metadataValue` on the executions list (§9); webhook header names
+    are compared ignoring case and some are refused, and attachment filters must
+    name events their rules include (§8). Every other check still runs on them."""
+    writes = method.upper() in ("POST", "PATCH", "PUT", "DELETE")
     if method.upper() == "GET" and path == "/agents/v2/executions":
         return True
     return writes and (
-        path.startswith("/agents/v2/vault/templates") or path.endswith(("/members", "/execute"))
+        path.startswith(("/agents/v2/vault/templates", "/agents/v2/webhook-integrations"))
+        or path.endswith(("/members", "/execute", "/webhooks/{integrationId}"))
     )

@@ -16,15 +16,28 @@ from typing import Any
 from fastapi import FastAPI
 
 from .db import Database
+from .delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
 from .errors import install_error_handlers
 from .executions.lifecycle import dispatch_everywhere
 from .openapi import install_openapi
 from .presets import install_presets
 from .ratelimit import RateLimitMiddleware
-from .routes import agents, context, executions, files, profile_sets, profiles, temp_files, vault
+from .routes import (
+    agents,
+    context,
+    example_batch,
+    executions,
+    files,
+    profile_sets,
+    profiles,
+    temp_files,
+    vault,
+    webhooks,
+)
 from .runtime import Clock, Runner, WallClock
 from .seed import DEMO_SEED, Seed, load_seed
 from .store.organizations import load_keys
+from .store.webhooks import install_schema as install_webhook_schema
 
 BASE_PATH = "/agents/v2"
 
@@ -43,6 +56,7 @@ def create_app(
     """
     clock = clock or WallClock()
     db = Database(db_path, now=clock.now)
+    install_webhook_schema(db)
     with db.write() as conn:
         install_presets(conn)
     if seed is not None:
@@ -74,9 +88,11 @@ def create_app(
         vault.router,
         temp_files.router,
         executions.router,
+        webhooks.router,
     ):
         app.include_router(router, prefix=BASE_PATH)
     app.include_router(files.router)  # presigned links: outside the API, no key
+    app.include_router(example_batch.router)
     install_error_handlers(app)
     install_openapi(app)
     if rate_limit:
