@@ -30,10 +30,15 @@ class LiveState:
 
 
 def managed_keys(workspace: Workspace, kind: Kind, refs: References | None = None) -> set[Key]:
-    """Keys the files manage: declared present; for a child kind, the keys of the
+    """Keys read in depth: declared present and needing it (Kind.read_in_depth: pools
+    and groups only where `members` is written); for a child kind, the keys of the
     parents that list their children (so the complete set of those is managed)."""
     if kind.parent is None:
-        return {kind.key_of(d, refs) for d in workspace.declared[kind.name] if d.present}
+        return {
+            kind.key_of(d, refs)
+            for d in workspace.declared[kind.name]
+            if d.present and kind.read_in_depth(d)
+        }
     parent = Kind.registry[kind.parent]
     fields = [f for f, child in parent.children.items() if child == kind.name]
     return {
