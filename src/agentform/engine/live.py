@@ -8,8 +8,9 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
+from ..api.context import resolve_organization
 from ..config.loader import Workspace
-from ..errors import AgentformError, ReadError
+from ..errors import ReadError
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import LiveObject
 from ..kinds.context import Everything, LiveRead
@@ -55,13 +56,7 @@ async def read_live(
     references: set[str] | None = None,
 ) -> LiveState:
     """Every kind's collection (one list read each) plus deep reads of managed keys."""
-    context = await api.request("GET", "/context")
-    wanted_org = workspace.settings.organization_id
-    if wanted_org and wanted_org != context["organizationId"]:
-        raise AgentformError(
-            f"the API key belongs to organization {context['organizationId']}, "
-            f"not {wanted_org} (organizationId in agentform.yaml)"
-        )
+    organization = await resolve_organization(api, workspace.settings.organization_id)
     kinds = kinds_in_order()
     refs = References(api)
     needed = (
@@ -106,9 +101,7 @@ async def read_live(
     for result in results:
         if isinstance(result, BaseException):
             raise result
-    return LiveState(
-        context["organizationId"], context["organizationName"], objects, presets, refs, reads
-    )
+    return LiveState(organization.id, organization.name, objects, presets, refs, reads)
 
 
 def _by_key(kind: Kind, live: list[LiveObject], presets: dict[str, int]) -> dict[Key, LiveObject]:
