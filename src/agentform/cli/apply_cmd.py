@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..api.client import ApiClient
 from ..engine.apply import ApplyReport, ChangeResult, apply_plan
 from ..engine.model import Change, Plan
 from ..engine.planfile import check_fresh, load_plan, unmask
@@ -24,6 +24,9 @@ from .common import (
     workspace_options,
 )
 from .plan_options import plan_options
+
+if TYPE_CHECKING:
+    from ..api.client import ApiClient
 
 
 class EchoHooks:

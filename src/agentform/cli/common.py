@@ -11,15 +11,16 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ..api.client import ApiClient
-from ..api.connect import Endpoint, open_client, resolve_api_key
 from ..config.loader import Workspace, load_workspace
 from ..errors import AgentformError, DiagnosticsError
-from .cassette import recording
+
+if TYPE_CHECKING:  # imported when a command calls the API: validate never loads httpx
+    from ..api.client import ApiClient
+    from ..api.connect import Endpoint
 
 T = TypeVar("T")
 
@@ -117,6 +118,8 @@ def load(opts: Options) -> Workspace:
 
 
 def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
+    from ..api.connect import Endpoint, resolve_api_key
+
     url = opts.endpoint or workspace.settings.endpoint
     return Endpoint(url, resolve_api_key(opts.api_key_file, url == "local"))
 
@@ -124,6 +127,8 @@ def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
 @contextmanager
 def _recording(opts: Options, workspace: Workspace, api_key: str | None) -> Iterator[None]:
     if opts.record_cassette:
+        from .cassette import recording  # vcrpy is loaded only to record
+
         with recording(opts.record_cassette, workspace.secrets, api_key):
             yield
     else:
@@ -137,6 +142,8 @@ def with_api(
     parallelism: int = 8,
 ) -> T:
     """Runs fn with the workspace's client (inside a cassette recording when asked)."""
+    from ..api.connect import open_client
+
     endpoint = endpoint_of(opts, workspace)
 
     async def go() -> T:

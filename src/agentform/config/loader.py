@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from ..gcpause import collector_paused
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
 from .diagnostics import Diagnostic, Diagnostics, Position, relative
@@ -69,6 +70,16 @@ def load_workspace(
     environ: Mapping[str, str] | None = None,
 ) -> Workspace:
     """The validated workspace, or DiagnosticsError listing every problem."""
+    with collector_paused():
+        return _load(root, cli_vars, var_files, environ)
+
+
+def _load(
+    root: Path,
+    cli_vars: Mapping[str, Any] | None,
+    var_files: list[Path] | None,
+    environ: Mapping[str, str] | None,
+) -> Workspace:
     diags = Diagnostics()
     root = root.resolve()
     if not (root / ROOT_FILE).is_file():
@@ -190,8 +201,8 @@ def _parse(text: str, name: str, diags: Diagnostics) -> Located | None:
     except yaml.YAMLError as exc:
         diags.error(f"invalid YAML: {exc}", Position(name))
         return None
-    for path, line, col in doc.duplicates:
-        diags.error(f"duplicate key '{path[-1]}'", Position(name, line, col))
+    for key, line, col in doc.duplicates:
+        diags.error(f"duplicate key '{key}'", Position(name, line, col))
     if not isinstance(doc.data, dict):
         diags.error("a workspace file must be a mapping of kind lists", Position(name, 1, 1))
         return None
