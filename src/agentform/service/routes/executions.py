@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Depends, Query, Response
+from fastapi import Body, Depends, Query, Response
 
 from ...rules.execute import ExecuteRequest, check_execute_request
 from ...rules.problems import Problem
@@ -25,10 +25,11 @@ from ..executions.models import (
     UserMessageAccepted,
 )
 from ..executions.status import Status
+from ..gate import api_router
 from ..paging import Page, PageParams, PageRequest, page_params
 from ..store import executions
 
-router = APIRouter(tags=["Execution"])
+router = api_router(tags=["Execution"])
 
 
 def actor(who: Caller) -> lifecycle.Actor:

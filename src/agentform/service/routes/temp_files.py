@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import Depends, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
@@ -19,11 +19,14 @@ from ..auth import Caller, caller, database
 from ..db import Database
 from ..errors import ServiceError
 from ..executions.models import TempFile, TempFiles
+from ..gate import api_router
 from ..store.temp_files import MAX_FILE_BYTES, stage_file
 
-router = APIRouter(tags=["Files"])
+router = api_router(tags=["Files"])
 PART_NAMES = ("files", "file")
-MAX_PARTS = 100
+MAX_PARTS = 20
+MAX_UPLOAD_BYTES = MAX_PARTS * (MAX_FILE_BYTES + 64 * 1024)
+"""The whole body: MAX_PARTS files of at most 25 MiB each, with their part headers."""
 
 _MULTIPART_BODY: dict[str, Any] = {
     "requestBody": {
@@ -87,6 +90,7 @@ class _SizeLimitedParser(MultiPartParser):
     response_model=TempFiles,
     summary="Stage files for an execution",
     openapi_extra=_MULTIPART_BODY,
+    max_body_size=MAX_UPLOAD_BYTES,
 )
 async def stage_files(
     request: Request,
