@@ -19,6 +19,7 @@ from .conftest import Api, running
 EXEC_ORG = "33333333-3333-4333-8333-333333333333"
 RIVAL_ORG = "44444444-4444-4444-8444-444444444444"
 EXEC_KEY = "exec-admin-key-0001"
+SMALL_KEY = "small-admin-key-0001"  # the "small" organization: at most 2 at once
 EXEC_READ_KEY = "exec-read-key-0001"
 RIVAL_KEY = "rival-admin-key-0001"
 
@@ -101,8 +102,12 @@ EXEC_SEED = Seed.model_validate(
             {
                 "name": "small",
                 "maxConcurrentExecutions": 2,
-                "apiKeys": [{"name": "admin", "key": "small-admin-key-0001", "role": "admin"}],
-                "agents": [{"name": "steady", "script": STEADY}],
+                "apiKeys": [{"name": "admin", "key": SMALL_KEY, "role": "admin"}],
+                "agents": [
+                    {"name": "steady", "script": STEADY},
+                    {"name": "scripted", "script": SCRIPTED},
+                    {"name": "plain"},
+                ],
                 "profiles": [{"name": f"s{i}"} for i in range(1, 4)],
             },
             {

@@ -14,9 +14,8 @@ from agentform.service.db import Conn
 from agentform.service.executions import capacity, lifecycle
 
 from .conftest import Api, assert_error
-from .execution_support import event_names, execute, make_app, service, status_of
+from .execution_support import SMALL_KEY, event_names, execute, make_app, service, status_of
 
-SMALL_KEY = "small-admin-key-0001"  # the "small" organization: at most 2 at once
 Advance = Callable[[float], None]
 
 

@@ -15,9 +15,10 @@ import sqlite3
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-from ..db import Conn, parse_iso
+from ..db import Conn, iso, parse_iso
 from ..executions.models import Execution, ExecutionResult
 from ..executions.script import Script
 from ..executions.status import ACTIVE, Status
@@ -62,7 +63,7 @@ class NewExecution:
 
 
 def insert(conn: Conn, new: NewExecution) -> None:
-    now = conn.now_iso()
+    now = _creation_time(conn, new.organization_id)
     conn.execute(
         "INSERT INTO executions (id, organization_id, agent_id, agent_name, version, status,"
         " inputs, metadata, request, program, agent_profile_id, agent_profile_pool_id,"
@@ -89,6 +90,18 @@ def insert(conn: Conn, new: NewExecution) -> None:
             now,
         ),
     )
+
+
+def _creation_time(conn: Conn, org_id: str) -> str:
+    """The clock's time, or a microsecond after the organization's last execution when
+    the clock has not moved since: lists in creation order are the order of creation."""
+    now = conn.now()
+    last = conn.execute(
+        "SELECT max(created_at) FROM executions WHERE organization_id = ?", (org_id,)
+    ).fetchone()[0]
+    if last is not None and parse_iso(last) >= now:
+        now = parse_iso(last) + timedelta(microseconds=1)
+    return iso(now)
 
 
 def row(conn: Conn, execution_id: str) -> sqlite3.Row | None:
