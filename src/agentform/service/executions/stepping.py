@@ -12,16 +12,15 @@ import json
 import sqlite3
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..db import Conn, iso
+from ..delivery.outbox import DEFAULT_PLATFORM_URL, PLATFORM_URL
 from ..runtime import current_context, job_handler
 from ..store import executions as store
 from ..store.jobs import Job
 from . import lifecycle
 from .file_links import presigned_url
-
-DEFAULT_PUBLIC_URL = "http://127.0.0.1:8700"
-"""Where presigned file links point when the service was not told (setting `public_url`)."""
 
 
 @job_handler(lifecycle.STEP_JOB)
@@ -40,7 +39,9 @@ def step(conn: Conn, execution_id: str, settings: Any) -> None:
         return  # paused, awaiting or ended since: its step job was cancelled then
     program: list[dict[str, Any]] = json.loads(row["program"])
     pc, status = row["pc"], row["status"]
-    public_url = str(settings.get("public_url", DEFAULT_PUBLIC_URL))
+    # Links point at the server notifications name (`platform_url`), outside its API path.
+    platform = urlsplit(str(settings.get(PLATFORM_URL) or DEFAULT_PLATFORM_URL))
+    public_url = f"{platform.scheme}://{platform.netloc}"
     while pc < len(program):
         op = program[pc]
         if pc > row["pc"] and op["after"] > 0:
