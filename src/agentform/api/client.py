@@ -125,11 +125,15 @@ class ApiClient:
                 pass
         return self.retry.backoff(attempt)
 
-    async def list_all(self, path: str, params: dict[str, Any] | None = None) -> list[Any]:
+    async def list_all(
+        self, path: str, params: dict[str, Any] | None = None, identity: str = "id"
+    ) -> list[Any]:
         """Every item of a list: page 1, then the other pages concurrently.
 
         The read is refused (ReadError) unless the items add up to `total` with
-        no id twice: a list that changed under the read is not planned on.
+        no identity (`id`, or the field that identifies an item of this list, like
+        an attachment's `agentId`) twice: a list that changed under the read is not
+        planned on.
         """
         query = {**(params or {}), "pageSize": PAGE_SIZE}
         first = await self.request("GET", path, params={**query, "page": 1})
@@ -139,7 +143,7 @@ class ApiClient:
             *(self.request("GET", path, params={**query, "page": p}) for p in range(2, pages + 1))
         )
         items = [*first["items"], *(i for page in rest for i in page["items"])]
-        ids = [i["id"] for i in items]
+        ids = [i[identity] for i in items]
         if len(items) != total or len(set(ids)) != len(ids):
             raise ReadError(
                 f"GET {path}: the list changed while it was read ({len(items)} items, "

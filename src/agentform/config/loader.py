@@ -202,8 +202,12 @@ def _validate(doc: Located, name: str, diags: Diagnostics) -> Any:
     try:
         return document_model().model_validate(doc.data)
     except ValidationError as exc:
-        for err in exc.errors():
+        errors = exc.errors()
+        inner = {tuple(e["loc"]) for e in errors}
+        for err in errors:
             loc = tuple(err["loc"])
+            if err["type"] == "too_short" and any(o[: len(loc)] == loc != o for o in inner):
+                continue  # a list emptied by its own bad entries: those entries say why
             line, col = doc.where(loc, at_key=err["type"] == "extra_forbidden")
             diags.error(_message(err, loc), Position(name, line, col))
         return None
