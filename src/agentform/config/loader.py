@@ -44,7 +44,8 @@ class Workspace:
     warnings: list[Diagnostic] = field(default_factory=list)
 
     def sensitive_values(self) -> dict[str, str]:
-        """The sensitive values a plan's slots name (webhook header values), by name."""
+        """The sensitive values a plan's slots name (webhook header values), by name;
+        they are also among `secrets`, so every output scrubs them."""
         out: dict[str, str] = {}
         for kind in kinds_in_order():
             out.update(kind.sensitive_values(self.declared[kind.name]))
@@ -116,6 +117,8 @@ def load_workspace(
     _check_unique(declared, diags)
     for kind in kinds_in_order():
         kind.check(declared[kind.name], diags)
+        for name, value in kind.sensitive_values(declared[kind.name]).items():
+            renderer.secrets.add(name, value)  # scrubbed wherever secret() values are
     diags.raise_if_errors()
     assert settings is not None
     return Workspace(
