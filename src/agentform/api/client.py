@@ -183,13 +183,17 @@ class ApiClient:
             return {**body, **self.scope}
         return body
 
-    async def list_all(self, path: str, params: dict[str, Any] | None = None) -> list[Any]:
+    async def list_all(
+        self, path: str, params: dict[str, Any] | None = None, identity: str = "id"
+    ) -> list[Any]:
         """Every item of a list: page 1, then the other pages concurrently. A bare JSON
         array where a page was expected (the public service's template list) is the
         whole list.
 
         The read is refused (ReadError) unless the items add up to `total` with
-        no id twice: a list that changed under the read is not planned on.
+        no identity (`id`, or the field that identifies an item of this list, like
+        an attachment's `agentId`) twice: a list that changed under the read is not
+        planned on.
         """
         query = {**self.scope, **(params or {}), "pageSize": PAGE_SIZE}
         first = await self.request("GET", path, params={**query, "page": 1})
@@ -205,7 +209,7 @@ class ApiClient:
                 )
             )
             items = [*first["items"], *(i for page in rest for i in page["items"])]
-        ids = [i["id"] for i in items]
+        ids = [i[identity] for i in items]
         if len(items) != total or len(set(ids)) != len(ids):
             raise ReadError(
                 f"GET {path}: the list changed while it was read ({len(items)} items, "

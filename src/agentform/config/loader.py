@@ -45,7 +45,8 @@ class Workspace:
     warnings: list[Diagnostic] = field(default_factory=list)
 
     def sensitive_values(self) -> dict[str, str]:
-        """The sensitive values a plan's slots name (webhook header values), by name."""
+        """The sensitive values a plan's slots name (webhook header values), by name;
+        they are also among `secrets`, so every output scrubs them."""
         out: dict[str, str] = {}
         for kind in kinds_in_order():
             out.update(kind.sensitive_values(self.declared[kind.name]))
@@ -127,6 +128,8 @@ def _load(
     _check_unique(declared, diags)
     for kind in kinds_in_order():
         kind.check(declared[kind.name], diags)
+        for name, value in kind.sensitive_values(declared[kind.name]).items():
+            renderer.secrets.add(name, value)  # scrubbed wherever secret() values are
     diags.raise_if_errors()
     assert settings is not None
     return Workspace(
@@ -213,8 +216,12 @@ def _validate(doc: Located, name: str, diags: Diagnostics) -> Any:
     try:
         return document_model().model_validate(doc.data)
     except ValidationError as exc:
-        for err in exc.errors():
+        errors = exc.errors()
+        inner = {tuple(e["loc"]) for e in errors}
+        for err in errors:
             loc = tuple(err["loc"])
+            if err["type"] == "too_short" and any(o[: len(loc)] == loc != o for o in inner):
+                continue  # a list emptied by its own bad entries: those entries say why
             line, col = doc.where(loc, at_key=err["type"] == "extra_forbidden")
             diags.error(_message(err, loc), Position(name, line, col))
         return None
