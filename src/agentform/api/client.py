@@ -30,12 +30,11 @@ import httpx
 
 from ..errors import ApiError, ReadError
 from .clock import Clock, SkippedWaits, SystemClock
-from .concurrency import AdaptiveConcurrency
+from .concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
 from .ratelimit import RateLimiter
 from .transport import Sender
 
 PAGE_SIZE = 100
-DEFAULT_PARALLELISM = 16
 Lookup = Callable[[], Awaitable[Any]]
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from .clock import Clock
 
+DEFAULT_PARALLELISM = 16  # the ceiling of requests in flight (--parallelism)
+
 
 @dataclass(frozen=True)
 class Ticket:

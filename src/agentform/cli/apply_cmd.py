@@ -60,7 +60,6 @@ def confirm(plan: Plan) -> bool:
     "planfile", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path)
 )
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--parallelism", default=8, show_default=True, type=click.IntRange(min=1))
 @click.option(
     "--format",
     "fmt",
@@ -76,7 +75,6 @@ def apply(
     opts: Options,
     planfile: Path | None,
     auto_approve: bool,
-    parallelism: int,
     fmt: str,
     options: PlanOptions,
 ) -> int:
@@ -100,9 +98,9 @@ def apply(
                 return the_plan, None
         hooks = EchoHooks(view, fmt == "text")
         values = workspace.sensitive_values()
-        return the_plan, await apply_plan(the_plan, api, parallelism, hooks, values)
+        return the_plan, await apply_plan(the_plan, api, opts.parallelism, hooks, values)
 
-    the_plan, report = with_api(opts, workspace, go, parallelism)
+    the_plan, report = with_api(opts, workspace, go)
     if report is None:
         if the_plan.has_changes:
             click.echo("Apply cancelled; nothing was changed.", err=fmt == "json")

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ..api.concurrency import DEFAULT_PARALLELISM
+from ..api.ratelimit import parse_rate
 from ..config.loader import Workspace, load_workspace
 from ..errors import AgentformError, DiagnosticsError
 
@@ -36,6 +38,8 @@ class Options:
     color: bool | None = None
     vars: dict[str, str] = field(default_factory=dict)
     var_files: list[Path] = field(default_factory=list)
+    parallelism: int = DEFAULT_PARALLELISM
+    rate_limit: float | None = None
 
     @property
     def use_color(self) -> bool:
@@ -50,6 +54,15 @@ def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
         name, _, val = item.partition("=")
         out[name] = val
     return out
+
+
+def _parse_rate(_: Any, __: Any, value: str | None) -> float | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        return parse_rate(value)
+    except AgentformError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -93,6 +106,21 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "var_files",
             multiple=True,
             type=click.Path(dir_okay=False, exists=True, path_type=Path),
+        ),
+        click.option(
+            "--parallelism",
+            default=DEFAULT_PARALLELISM,
+            show_default=True,
+            type=click.IntRange(min=1),
+            help="Most requests in flight; below it the run adapts to the service.",
+        ),
+        click.option(
+            "--rate-limit",
+            envvar="AGENTFORM_RATE_LIMIT",
+            callback=_parse_rate,
+            metavar="N/s",
+            help="Requests per second for the whole run, reads and writes alike "
+            "(default: none; a 429 slows the run). Env: AGENTFORM_RATE_LIMIT.",
         ),
         click.option("-v", "--verbose", is_flag=True, help="Show no-ops and API calls."),
         click.option("--color/--no-color", default=None, help="Colour (default: when a TTY)."),
@@ -139,7 +167,6 @@ def with_api(
     opts: Options,
     workspace: Workspace,
     fn: Callable[[ApiClient], Awaitable[T]],
-    parallelism: int = 8,
 ) -> T:
     """Runs fn with the workspace's client (inside a cassette recording when asked)."""
     from ..api.connect import open_client
@@ -147,7 +174,10 @@ def with_api(
     endpoint = endpoint_of(opts, workspace)
 
     async def go() -> T:
-        async with open_client(endpoint, workspace.root, concurrency=parallelism) as api:
+        client = open_client(
+            endpoint, workspace.root, concurrency=opts.parallelism, rate_limit=opts.rate_limit
+        )
+        async with client as api:
             return await fn(api)
 
     with _recording(opts, workspace, endpoint.api_key):
