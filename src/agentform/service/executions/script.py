@@ -20,7 +20,15 @@ from typing import Annotated, Any
 
 from jinja2 import StrictUndefined, TemplateError, Undefined, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 _ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 _MISSING_NAME = re.compile(r"has no attribute '([^']+)'|'([^']+)' is undefined")
@@ -150,12 +158,17 @@ class ScriptEnd(_Templated):
         return self
 
 
+def _as_list(value: Any) -> Any:
+    return [value] if isinstance(value, dict) else value
+
+
 class Script(_Strict):
-    """An agent's script; `inputs` are the defaults its executions start from."""
+    """An agent's script; `inputs` are the defaults its executions start from.
+    `end` is one end or a list of them: the first whose `when` holds applies."""
 
     inputs: dict[str, Any] = {}
     steps: list[ScriptStep] = []
-    end: ScriptEnd | list[ScriptEnd] = ScriptEnd()
+    end: Annotated[list[ScriptEnd], BeforeValidator(_as_list)] = [ScriptEnd()]
 
 
 NO_SCRIPT = Script(steps=[ScriptStep()])
@@ -179,8 +192,7 @@ def render(script: Script | None, inputs: dict[str, Any]) -> RenderedScript:
             for step in script.steps
             if _holds(step.when, context)
         ]
-        ends = script.end if isinstance(script.end, list) else [script.end]
-        end = next((e for e in ends if _holds(e.when, context)), ScriptEnd())
+        end = next((e for e in script.end if _holds(e.when, context)), ScriptEnd())
         rendered_end = ScriptEnd.model_validate(_render(end.model_dump(exclude={"when"}), context))
     except UndefinedError as exc:
         missing = _MISSING_NAME.search(str(exc))
