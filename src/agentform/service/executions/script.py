@@ -15,10 +15,11 @@ is read, so a typo is a seed error, not a failed execution.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any
 
-from jinja2 import StrictUndefined, TemplateError, Undefined, UndefinedError
+from jinja2 import StrictUndefined, Template, TemplateError, Undefined, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pydantic import (
     AfterValidator,
@@ -209,10 +210,21 @@ def render(script: Script | None, inputs: dict[str, Any]) -> RenderedScript:
 
 
 def _evaluate(expression: str, context: dict[str, Any]) -> Any:
-    value = _ENV.compile_expression(expression, undefined_to_none=False)(**context)
+    value = _expression_of(expression)(**context)
     if isinstance(value, Undefined):
         value._fail_with_undefined_error()
     return value
+
+
+# Every execution renders its agent's script: compile each template once.
+@functools.lru_cache(maxsize=4096)
+def _expression_of(source: str) -> Any:
+    return _ENV.compile_expression(source, undefined_to_none=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def _template_of(source: str) -> Template:
+    return _ENV.from_string(source)
 
 
 def _holds(when: str | None, context: dict[str, Any]) -> bool:
@@ -226,7 +238,7 @@ def _render(value: Any, context: dict[str, Any]) -> Any:
         whole = _ONE_EXPRESSION.match(value.strip())
         if whole:
             return _evaluate(whole.group("expr"), context)
-        return _ENV.from_string(value).render(**context)
+        return _template_of(value).render(**context)
     if isinstance(value, dict):
         return {k: _render(v, context) for k, v in value.items()}
     if isinstance(value, list):
