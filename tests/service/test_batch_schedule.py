@@ -318,3 +318,22 @@ def test_a_pool_named_by_a_completed_batch_can_be_deleted(
     )
     assert batch["status"] == "completed"
     assert api.delete(f"/agent-profile-pools/{pool}").status_code == 204
+
+
+def test_an_item_whose_version_was_removed_fails_with_the_reason(
+    app: FastAPI, api: Api, advance: Advance, agents: dict[str, str]
+) -> None:
+    items = [{"version": 3}, {"version": 1}]
+    batch = create(
+        api, batch_body(agents["versioned"], "old-version", startAt=at(app, 60), items=items)
+    )
+    # Agents come from the seed file, which cannot take a version away once loaded;
+    # the row is changed here as a newer agent definition would change it.
+    with app.state.db.write() as conn:
+        conn.execute("UPDATE agents SET versions = '[1, 2]' WHERE id = ?", (agents["versioned"],))
+    advance(60)
+    seen = get(api, batch["id"])
+    assert (seen["status"], counts(seen)) == ("completed", (0, 0, 1, 0, 1))
+    first = all_items(api, batch["id"])[0]
+    assert first["status"] == "failed"
+    assert first["failureReason"] == "version: the agent has no version 3 (versions: 1, 2)"
