@@ -54,6 +54,28 @@ def running_service(db: Path, *args: str) -> Iterator[Running]:
 
 
 @contextmanager
+def stub_service() -> Iterator[Running]:
+    """`_stub_service.py` (canned answers, next to no cost) on a free loopback port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    script = Path(__file__).parent / "_stub_service.py"
+    proc = subprocess.Popen([sys.executable, str(script), str(port)])
+    base = f"http://127.0.0.1:{port}/agents/v2"
+    try:
+        for _ in range(400):
+            try:
+                httpx.get(f"{base}/context", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        yield Running(base, proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@contextmanager
 def service(db: Path) -> Iterator[str]:
     with running_service(db) as svc:
         yield svc.base
