@@ -72,10 +72,13 @@ def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
     assert json.loads(out.read_text())["changes"] == data["changes"]
     applied = run("apply", str(out), "--format", "json", "-C", str(quickstart))
     assert applied.exit_code == 0, applied.output
-    report = json.loads(applied.output)
+    report = json.loads(applied.stdout)
     assert report["succeeded"] == 4 and report["failed"] == 0
+    assert report["formatVersion"] == 1 and report["workspace"] == "quickstart"
     nothing = run("apply", "--auto-approve", "--format", "json", "-C", str(quickstart))
-    assert json.loads(nothing.output) == {
+    assert json.loads(nothing.stdout) == {
+        "formatVersion": 1,
+        "workspace": "quickstart",
         "succeeded": 0,
         "failed": 0,
         "notAttempted": 0,

@@ -20,6 +20,13 @@ from ..api.connect import Endpoint, open_client, resolve_api_key
 from ..config.loader import Workspace, load_workspace
 from ..errors import AgentformError, DiagnosticsError
 from .cassette import recording
+from .conventions import (
+    GLOBAL_NAMES,
+    color_wanted,
+    global_options,
+    merged_globals,
+    stdout_is_terminal,
+)
 
 T = TypeVar("T")
 
@@ -36,75 +43,32 @@ class Options:
     vars: dict[str, str] = field(default_factory=dict)
     var_files: list[Path] = field(default_factory=list)
 
+    @classmethod
+    def from_given(cls, given: dict[str, Any]) -> Options:
+        """The options given after the command over those given before it, then defaults."""
+        values = {k: v for k, v in merged_globals(given).items() if v is not None}
+        values["verbose"] = bool(values.get("verbose"))
+        return cls(**values)
+
     @property
     def use_color(self) -> bool:
-        return sys.stdout.isatty() if self.color is None else self.color
+        return color_wanted(self.color, stdout_is_terminal())
 
-
-def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
-    out = {}
-    for item in values:
-        if "=" not in item:
-            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}")
-        name, _, val = item.partition("=")
-        out[name] = val
-    return out
+    def echo(self, text: str, nl: bool = True, err: bool = False) -> None:
+        """Prints, keeping colour codes when colour is wanted even if not a terminal."""
+        click.echo(text, nl=nl, err=err, color=None if err else self.use_color)
 
 
 def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The global options of DESIGN.md §4, on each workspace command."""
-    decorators = [
-        click.option(
-            "-C",
-            "--workspace",
-            "workspace_dir",
-            default=".",
-            show_default=True,
-            type=click.Path(file_okay=False, path_type=Path),
-            help="The workspace directory.",
-        ),
-        click.option(
-            "--endpoint",
-            envvar="AGENTFORM_ENDPOINT",
-            help="Override the workspace endpoint (URL or 'local').",
-        ),
-        click.option(
-            "--api-key-file",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="File holding the API key (default: $AGENTFORM_API_KEY).",
-        ),
-        click.option("--organization-id", help="The organization the key must belong to."),
-        click.option(
-            "--record-cassette",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="Write this run's HTTP exchanges as a vcrpy cassette, scrubbed.",
-        ),
-        click.option(
-            "--var",
-            "vars",
-            multiple=True,
-            callback=_parse_var,
-            metavar="NAME=VALUE",
-            help="Set a template variable (repeatable).",
-        ),
-        click.option(
-            "--var-file",
-            "var_files",
-            multiple=True,
-            type=click.Path(dir_okay=False, exists=True, path_type=Path),
-        ),
-        click.option("-v", "--verbose", is_flag=True, help="Show no-ops and API calls."),
-        click.option("--color/--no-color", default=None, help="Colour (default: when a TTY)."),
-    ]
+    """The global options of DESIGN.md §4, on each workspace command (also accepted
+    before the command, on the group)."""
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> Any:
-        names = Options.__dataclass_fields__
-        opts = Options(**{k: kwargs.pop(k) for k in list(kwargs) if k in names})
-        opts.var_files = list(opts.var_files)
-        return command(opts, **kwargs)
+        given = {k: kwargs.pop(k) for k in list(kwargs) if k in GLOBAL_NAMES}
+        return command(Options.from_given(given), **kwargs)
 
-    for decorator in reversed(decorators):
+    for decorator in reversed(global_options()):
         wrapper = decorator(wrapper)
     return wrapper
 

@@ -1,4 +1,4 @@
-"""`agentform plan`: what apply would do, as text or JSON; optionally saved."""
+"""`agentform plan`: what apply would do, as text, markdown or JSON; optionally saved."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import click
 
 from ..engine.planfile import dump_plan
 from ..engine.planner import make_plan
-from ..output.text import TextView
+from ..output.json_view import plan_json
 from .common import (
     Options,
     endpoint_of,
@@ -17,6 +17,7 @@ from .common import (
     with_api,
     workspace_options,
 )
+from .views import format_option, markdown_errors, markdown_view, text_view
 
 
 @click.command("plan")
@@ -25,9 +26,7 @@ from .common import (
     type=click.Path(dir_okay=False, path_type=Path),
     help="Save the plan (JSON) for `agentform apply FILE`.",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option
 @click.option(
     "--detailed-exitcode",
     is_flag=True,
@@ -37,17 +36,18 @@ from .common import (
 @guarded
 def plan(opts: Options, out: Path | None, fmt: str, detailed_exitcode: bool) -> int:
     """Show the calls that would make the live workspace match the files."""
-    workspace = load(opts)
-    endpoint = endpoint_of(opts, workspace).url
-
-    result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint))
+    with markdown_errors(opts, fmt, "plan"):
+        workspace = load(opts)
+        endpoint = endpoint_of(opts, workspace).url
+        result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint))
     if out:
         out.write_text(dump_plan(result, workspace.secrets))
     if fmt == "json":
-        click.echo(dump_plan(result, workspace.secrets), nl=False)
+        opts.echo(plan_json(result, workspace.secrets), nl=False)
+    elif fmt == "markdown":
+        opts.echo(markdown_view(opts, workspace, out).plan(result), nl=False)
     else:
-        view = TextView(opts.use_color, opts.verbose, workspace.secrets.scrub)
-        click.echo(view.plan(result), nl=False)
+        opts.echo(text_view(opts, workspace).plan(result), nl=False)
         if out:
-            click.echo(f"Saved the plan to {out}; apply it with: agentform apply {out}")
+            opts.echo(f"Saved the plan to {out}; apply it with: agentform apply {out}")
     return 2 if detailed_exitcode and result.has_changes else 0

@@ -7,10 +7,17 @@ from collections.abc import Callable
 import click
 
 from ..engine.apply import ApplyReport, ChangeResult
+from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
 from .values import describe, value
 
 SIGNS = {"create": ("+", "green"), "update": ("~", "yellow"), "delete": ("-", "red")}
+DRIFT_SIGNS = {
+    "changed": ("~", "yellow"),
+    "missing": ("+", "green"),
+    "undeclared": ("-", "red"),
+    "declaredAbsent": ("-", "red"),
+}
 
 
 class TextView:
@@ -75,6 +82,29 @@ class TextView:
                 lines.append(self._style(f"      {call.method} {call.path}", "cyan"))
         lines.append("")
         return lines
+
+    def drift(self, drift: DriftReport) -> str:
+        lines = [
+            f"Workspace {drift.workspace} on {drift.endpoint}, organization "
+            f"{drift.organizationName} ({drift.organizationId})",
+            "",
+        ]
+        for item in drift.items:
+            sign, colour = DRIFT_SIGNS[item.drift]
+            head = self._style(f"  {sign} {item.id}", colour, bold=True)
+            lines.append(f"{head}  {DRIFT_CLASSES[item.drift]} ({item.reason})")
+            for field_change in item.fields:
+                lines += [f"      {line}" for line in describe(field_change)]
+            lines.append("")
+        for warning in drift.warnings:
+            lines.append(self._style(f"Warning: {warning}", "yellow"))
+        if drift.drifted:
+            parts = ", ".join(f"{n} {label}" for label, n in drift.counts_by_label().items() if n)
+            head = f"Drift: {len(drift.items)} objects differ from the files"
+            lines.append(self._style(head, "red", bold=True) + f" ({parts}).")
+        else:
+            lines.append(self._style("No drift.", bold=True) + " The service matches the files.")
+        return self.scrub("\n".join(lines) + "\n")
 
     def progress(self, result: ChangeResult) -> str:
         change = result.change
