@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
@@ -123,29 +124,49 @@ def test_validate_reports_problems_with_positions(quickstart: Path) -> None:
 def test_init_scaffolds_a_workspace_that_plans(tmp_path: Path) -> None:
     target = tmp_path / "new-ws"
     assert run("init", str(target)).exit_code == 0
-    assert (target / ".gitignore").read_text() == ".agentform/\n"
+    assert ".agentform/" in (target / ".gitignore").read_text().splitlines()
     assert run("plan", "--detailed-exitcode", "-C", str(target)).exit_code == 2
-    again = run("init", str(target))
-    assert again.exit_code != 0 and "exists already" in again.output
 
 
-def test_export_writes_files_that_plan_clean(quickstart: Path, tmp_path: Path) -> None:
+def test_export_into_an_empty_dir_is_a_workspace_that_plans_clean(
+    quickstart: Path, tmp_path: Path
+) -> None:
     run("apply", "--auto-approve", "-C", str(quickstart))
     out = tmp_path / "exported"
     result = run("export", "--out", str(out), "-C", str(quickstart))
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == [
+        ".agentform",
+        ".gitignore",
+        "agentform.schema.json",
         "agentform.yaml",
         "profileGroups.yaml",
         "profilePools.yaml",
         "vaultTemplates.yaml",
     ]
-    # plan the export against the same local service: move the files into the workspace
-    for name in ("pools.yaml", "vault.yaml"):
-        (quickstart / name).unlink()
-    for path in out.glob("*s.yaml"):
-        shutil.copy(path, quickstart / path.name)
-    assert run("plan", "--detailed-exitcode", "-C", str(quickstart)).exit_code == 0
+    settings = yaml.safe_load((out / "agentform.yaml").read_text())
+    assert settings["endpoint"] == "local"
+    assert settings["organizationId"] == "0b7f3c1e-0000-4000-8000-000000000001"
+    # the local service's state went along: the export plans clean on its own
+    assert run("plan", "--detailed-exitcode", "-C", str(out)).exit_code == 0
+    again = run("export", "--out", str(out), "-C", str(quickstart))
+    assert again.exit_code == 1 and "exist already" in again.output
+
+
+def test_export_adopts_a_service_without_a_workspace(quickstart: Path, tmp_path: Path) -> None:
+    """The adoption path: no agentform.yaml anywhere, only an endpoint."""
+    run("apply", "--auto-approve", "-C", str(quickstart))
+    out = tmp_path / "adopted"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    # the local endpoint of `empty` is its own service: give it the quickstart's state
+    shutil.copytree(quickstart / ".agentform", empty / ".agentform")
+    result = run("export", "--endpoint", "local", "--out", str(out), "-C", str(empty))
+    assert result.exit_code == 0, result.output
+    assert yaml.safe_load((out / "agentform.yaml").read_text())["workspace"] == "adopted"
+    assert run("plan", "--detailed-exitcode", "-C", str(out)).exit_code == 0
+    nothing = run("export", "--out", str(out / "x"), "-C", str(empty))
+    assert nothing.exit_code == 1 and "--endpoint" in nothing.output
 
 
 def test_endpoint_and_key_errors(quickstart: Path, tmp_path: Path) -> None:

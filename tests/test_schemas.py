@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from agentform.cli.schema_cmd import SCHEMA_FILE, render_schema
-from agentform.config.loader import workspace_files
+from agentform.config.files import workspace_files
 from agentform.config.render import Renderer
 
 ROOT = Path(__file__).parents[1]
