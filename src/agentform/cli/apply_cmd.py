@@ -47,7 +47,7 @@ def progress_for(opts: Options, view: TextView, fmt: str, total: int) -> Any:
     """Live progress on a terminal, plain lines when piped; none for markdown or JSON
     (their report is the output), whose lines go to stderr instead."""
     if fmt == "text" and stdout_is_terminal():
-        console = Console(no_color=not opts.use_color, highlight=False)
+        console = Console(force_terminal=True, no_color=not opts.use_color, highlight=False)
         return LiveProgress(view, total, console)
     if fmt == "text":
         return PlainProgress(view, opts.echo)

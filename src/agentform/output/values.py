@@ -57,13 +57,43 @@ def _aligned(path: str, before: list[Any], after: list[Any]) -> list[Edit]:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        if tag == "replace" and i2 - i1 == j2 - j1:
-            for k in range(i2 - i1):
-                out += _item(f"{path}[{j1 + k}]", before[i1 + k], after[j1 + k])
-            continue
-        out += [Edit("remove", f"{path}[{i1 + k}]", before=x) for k, x in enumerate(before[i1:i2])]
-        out += [Edit("add", f"{path}[{j1 + k}]", after=x) for k, x in enumerate(after[j1:j2])]
+        out += _paired(path, before, after, (i1, i2), (j1, j2))
     return out
+
+
+PAIRING_LIMIT = 10_000  # items compared pairwise in one replaced block, at most
+
+
+def _similarity(a: Any, b: Any) -> float:
+    if isinstance(a, dict) and isinstance(b, dict) and (a or b):
+        same = sum(k in b and a[k] == b[k] for k in a)
+        return same / max(len(a), len(b))
+    return 1.0 if a == b else 0.0
+
+
+def _paired(
+    path: str, before: list[Any], after: list[Any], old: tuple[int, int], new: tuple[int, int]
+) -> list[Edit]:
+    """A replaced block: items alike enough (most keys equal) are edits in place, as
+    difflib's Differ pairs similar lines; the rest are removed and added."""
+    (i1, i2), (j1, j2) = old, new
+    best, pair = 0.5, None
+    if (i2 - i1) * (j2 - j1) <= PAIRING_LIMIT:
+        for i in range(i1, i2):
+            for j in range(j1, j2):
+                score = _similarity(before[i], after[j])
+                if score > best:
+                    best, pair = score, (i, j)
+    if pair is None:
+        return [Edit("remove", f"{path}[{i}]", before=before[i]) for i in range(i1, i2)] + [
+            Edit("add", f"{path}[{j}]", after=after[j]) for j in range(j1, j2)
+        ]
+    i, j = pair
+    return (
+        _paired(path, before, after, (i1, i), (j1, j))
+        + _item(f"{path}[{j}]", before[i], after[j])
+        + _paired(path, before, after, (i + 1, i2), (j + 1, j2))
+    )
 
 
 def _item(path: str, before: Any, after: Any) -> list[Edit]:
