@@ -1,6 +1,7 @@
 """On a pull request (after the workflow's `agentform validate` step): plan with
---out, post or update one sticky comment with the markdown plan (found by its marker). The saved plan is left in
-$AGENTFORM_OUT/plan.json for the workflow to upload as an artifact.
+--out, post or update one sticky comment with the markdown plan (found by its
+marker). The saved plan is left in $AGENTFORM_OUT/plan.json for the workflow to
+upload as an artifact.
 
 Exit 0 when the plan was made (with or without changes), 1 when it failed (the
 comment then says why). Environment: PR_NUMBER, and GITHUB_* for the comment.
