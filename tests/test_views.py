@@ -13,6 +13,10 @@ import pytest
 from click.testing import CliRunner, Result
 from rich.console import Console
 
+from agentform.cli.common import Options
+from agentform.cli.main import cli
+from agentform.cli.views import markdown_view
+from agentform.config.loader import load_workspace
 from agentform.engine.apply import ApplyReport, ChangeResult
 from agentform.engine.model import Change, Plan, Summary
 from agentform.kinds.base import ApiCall, FieldChange
@@ -27,13 +31,7 @@ QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> Result:
-    return CliRunner().invoke(cli_main(), list(args), env=env, catch_exceptions=False)
-
-
-def cli_main():  # type: ignore[no-untyped-def]
-    from agentform.cli.main import cli
-
-    return cli
+    return CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
 
 
 def big_plan(n: int, kinds: tuple[str, ...] = ("profilePools", "profileGroups")) -> Plan:
@@ -253,3 +251,22 @@ def test_apply_on_a_terminal_uses_the_live_display(
     assert (
         "Applying" not in plain.stdout and "create profilePools/checkout-eu: done" in plain.stdout
     )
+
+
+def test_show_renders_a_saved_plan_and_the_cut_note_points_at_it(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    shutil.copytree(QUICKSTART, ws, ignore=shutil.ignore_patterns(".agentform"))
+    saved = tmp_path / "plan.json"
+    markdown = run("plan", "--format", "markdown", "--out", str(saved), "-C", str(ws))
+    assert markdown.exit_code == 0
+    assert structure(run("show", str(saved), "--format", "markdown").stdout) == structure(
+        markdown.stdout
+    )
+    text = run("show", str(saved))
+    assert text.exit_code == 0 and "Plan: 4 to create" in text.stdout
+    assert json.loads(run("show", str(saved), "--format", "json").stdout)["summary"]["create"] == 4
+    broken = tmp_path / "broken.json"
+    broken.write_text("{}")
+    assert run("show", str(broken)).exit_code == 1
+    view = markdown_view(Options(), load_workspace(ws), saved)
+    assert "`agentform show plan.json`" in view.whole and "artifact" in view.whole

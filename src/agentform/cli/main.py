@@ -13,6 +13,7 @@ from .init_cmd import init
 from .plan_cmd import plan
 from .schema_cmd import schema
 from .service_cmd import service
+from .show_cmd import show
 from .validate_cmd import validate
 from .webhook_cmd import webhook
 
@@ -28,7 +29,7 @@ def cli() -> None:
     """
 
 
-for command in (init, validate, plan, apply, drift, export, schema, service, webhook):
+for command in (init, validate, plan, show, apply, drift, export, schema, service, webhook):
     cli.add_command(command)
 
 

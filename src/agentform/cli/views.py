@@ -40,7 +40,7 @@ def markdown_view(opts: Options, workspace: Workspace, saved: Path | None = None
             f"`agentform show {saved.name}`"
         )
     else:
-        whole = "run `agentform plan` (or `agentform show` on a saved plan)"
+        whole = "run `agentform plan`, or save it with `--out FILE` and run `agentform show FILE`"
     return MarkdownView(workspace.secrets.scrub, whole=whole, verbose=opts.verbose)
 
 
