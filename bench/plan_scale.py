@@ -4,6 +4,10 @@ each, two members each) against the service on loopback, live state in sync.
 Prints per size: wall time of the plan, HTTP calls made next to the minimum
 (ceil(N/100) per collection + one members call per pool or group + /context),
 peak Python memory of the planning process, and the ratio plan(10k)/plan(1k).
+
+Then the markdown view of a 10,000-change plan (the plan of the 10,000 pools and
+groups against an empty service): time and size of the whole document and of the
+document cut at GitHub's 65,536-character comment limit, side by side.
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ from _server import KEY, service
 from agentform.api.client import ApiClient
 from agentform.config.loader import load_workspace
 from agentform.engine.apply import apply_plan
+from agentform.engine.model import Plan
 from agentform.engine.planner import make_plan
+from agentform.output.markdown import GITHUB_LIMIT, MarkdownView
+from agentform.output.text import TextView
 
 SIZES = (1_000, 10_000)
 
@@ -72,7 +79,44 @@ async def timed_plan(base: str, root: Path, trace: bool) -> tuple[float, int, in
     return wall, Counting.calls, peak
 
 
+async def plan_only(base: str, root: Path) -> Plan:
+    async with ApiClient(base, KEY, concurrency=8) as api:
+        return await make_plan(load_workspace(root), api, base)
+
+
+def best_of(runs: int, render: object) -> tuple[float, str]:
+    """The fastest of `runs` renderings (seconds) and the text."""
+    times, text = [], ""
+    for _ in range(runs):
+        start = time.perf_counter()
+        text = render()  # type: ignore[operator]
+        times.append(time.perf_counter() - start)
+    return min(times), text
+
+
+def markdown_bench(n: int = 10_000) -> None:
+    with tempfile.TemporaryDirectory() as tmp, service(Path(tmp) / "svc.db") as base:
+        root = Path(tmp) / "ws"
+        write_workspace(root, n)
+        plan = asyncio.run(plan_only(base, root))
+    assert len(plan.changes) == n, plan.summary
+    text_time, text = best_of(3, lambda: TextView().plan(plan))
+    whole_time, whole = best_of(3, lambda: MarkdownView(limit=None).plan(plan))
+    cut_time, cut = best_of(3, lambda: MarkdownView().plan(plan))
+    assert len(cut) <= GITHUB_LIMIT < len(whole)
+    shown = cut.count("\n+ ")
+    print(f"markdown of a {n:,}-change plan:")
+    print(f"  text view (reference) {text_time * 1000:7.1f} ms | {len(text):>10,} chars")
+    print(f"  markdown, whole       {whole_time * 1000:7.1f} ms | {len(whole):>10,} chars")
+    print(
+        f"  markdown, cut         {cut_time * 1000:7.1f} ms | {len(cut):>10,} chars "
+        f"(limit {GITHUB_LIMIT:,}; {shown:,} changes shown, {n - shown:,} left out)"
+    )
+    print(f"  ratio cut/whole: time {cut_time / whole_time:.2f}, size {len(cut) / len(whole):.3f}")
+
+
 def main() -> None:
+    markdown_bench()
     walls = {}
     for n in SIZES:
         with tempfile.TemporaryDirectory() as tmp, service(Path(tmp) / "svc.db") as base:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from ..engine.apply import ApplyReport
@@ -47,11 +47,13 @@ def _cell(text: str) -> str:
 
 @dataclass
 class Section:
-    """One `<details>` block: a summary and entries (each the lines of one change)."""
+    """One `<details>` block: a summary and `count` entries (each the lines of one
+    change), made only as far as they are shown."""
 
     kind: str
     summary: str
-    entries: list[list[str]] = field(default_factory=list)
+    count: int
+    entries: Iterable[list[str]]
 
 
 def _table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
@@ -137,11 +139,16 @@ class MarkdownView:
             mine = [c for c in plan.changes if c.kind == kind]
             counts = ", ".join(f"{sum(c.action == a for c in mine)} to {a}" for a in _actions(mine))
             sections.append(
-                Section(kind, f"{kind}: {counts}", [change_entry(c, self.scrub) for c in mine])
+                Section(
+                    kind,
+                    f"{kind}: {counts}",
+                    len(mine),
+                    (change_entry(c, self.scrub) for c in mine),
+                )
             )
         if self.verbose and plan.noops:
             noops = [[f"  {n.kind}/{n.key}: {n.reason}"] for n in plan.noops]
-            sections.append(Section("no-ops", f"no-ops: {len(noops)}", noops))
+            sections.append(Section("no-ops", f"no-ops: {len(noops)}", len(noops), noops))
         return self._document(head, sections)
 
     def _where(self, plan: Plan) -> str:
@@ -187,7 +194,8 @@ class MarkdownView:
                     entry.append(self.scrub(f"!    {r.error}"))
                 entries.append(entry)
             done = sum(r.status == "succeeded" for r in mine)
-            sections.append(Section(kind, f"{kind}: {done} of {len(mine)} succeeded", entries))
+            summary = f"{kind}: {done} of {len(mine)} succeeded"
+            sections.append(Section(kind, summary, len(entries), entries))
         return self._document(head, sections)
 
     # -- drift report ----------------------------------------------------------
@@ -232,8 +240,8 @@ class MarkdownView:
                 if item.drift != "changed":
                     lines += object_lines(sign, item.object)
                 entries.append([self.scrub(line) for line in lines])
-            sections.append(Section(kind, f"{kind}: {len(mine)} drifted", entries))
-        return self._document(head, sections)
+            sections.append(Section(kind, f"{kind}: {len(mine)} drifted", len(entries), entries))
+        return self._document(head, sections, "drifted objects")
 
     # -- an error instead of a document ---------------------------------------
     def error(self, what: str, workspace: str, messages: list[str]) -> str:
@@ -244,43 +252,41 @@ class MarkdownView:
         return "\n".join(lines) + "\n"
 
     # -- assembly with the size cap -------------------------------------------
-    def _document(self, head: list[str], sections: list[Section]) -> str:
+    def _document(self, head: list[str], sections: list[Section], noun: str = "changes") -> str:
         out = "\n".join(head) + "\n"
         budget = None if self.limit is None else self.limit - NOTE_ROOM
+        size = len(out)
         left_out: dict[str, int] = {}
         for section in sections:
             if left_out:
-                left_out[section.kind] = len(section.entries)
+                left_out[section.kind] = section.count
                 continue
-            fence = _fence(section.entries)
-            opening = f"<details><summary>{_html(section.summary)}</summary>\n\n{fence}diff\n"
-            closing = f"{fence}\n\n</details>\n\n"
+            opening = f"<details><summary>{_html(section.summary)}</summary>\n\n"
+            size += len(opening) + len("```diff\n```\n\n</details>\n\n")
             body: list[str] = []
-            size = len(out) + len(opening) + len(closing)
-            for n, entry in enumerate(section.entries):
+            for entry in section.entries:
                 text = "\n".join(entry) + "\n"
                 if budget is not None and size + len(text) > budget:
-                    left_out[section.kind] = len(section.entries) - n
                     break
                 body.append(text)
                 size += len(text)
+            if len(body) < section.count:
+                left_out[section.kind] = section.count - len(body)
             if body:
-                out += opening + "".join(body) + closing
+                fence = _fence(body)
+                out += f"{opening}{fence}diff\n{''.join(body)}{fence}\n\n</details>\n\n"
         if left_out:
             total = sum(left_out.values())
             detail = ", ".join(f"{kind}: {n}" for kind, n in left_out.items())
             out += (
-                f"**{total} more changes were left out** ({detail}): this text is limited to "
+                f"**{total} more {noun} were left out** ({detail}): this text is limited to "
                 f"{self.limit:,} characters. To see all of it, {self.whole}.\n"
             )
         return out
 
 
-def _fence(entries: list[list[str]]) -> str:
-    longest = max(
-        (len(m) for entry in entries for line in entry for m in re.findall(r"`{3,}", line)),
-        default=0,
-    )
+def _fence(texts: list[str]) -> str:
+    longest = max((len(m) for text in texts for m in re.findall(r"`{3,}", text)), default=0)
     return "`" * max(3, longest + 1)
 
 
