@@ -25,7 +25,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/service_lists.py
+	$(BIN)/python bench/service_auth.py
 	$(BIN)/python bench/plan_scale.py
+	$(BIN)/python bench/order.py
 
 cassettes: $(STAMP)
 	$(BIN)/python tests/cassettes/record.py

@@ -69,7 +69,7 @@ def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
     result = run("plan", "--format", "json", "--out", str(out), "-C", str(quickstart))
     assert result.exit_code == 0
     data = json.loads(result.output)
-    assert data["formatVersion"] == 1 and data["summary"]["create"] == 4
+    assert data["formatVersion"] == 2 and data["summary"]["create"] == 4
     assert json.loads(out.read_text())["changes"] == data["changes"]
     applied = run("apply", str(out), "--format", "json", "-C", str(quickstart))
     assert applied.exit_code == 0, applied.output

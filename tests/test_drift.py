@@ -72,17 +72,11 @@ def test_drift_json_names_and_classifies_each_object(drifted: Path) -> None:
     }  # not-pruned: profilePools are not pruned, so an undeclared pool is not drift
     changed = by_id["profilePools/checkout-eu"]
     assert changed["drift"] == "changed"
-    assert changed["fields"] == [
-        {
-            "field": "allowConcurrentUse",
-            "before": True,
-            "after": False,
-            "added": None,
-            "removed": None,
-            "sensitive": False,
-        }
-    ]
+    assert changed["fields"] == [{"field": "allowConcurrentUse", "service": True, "files": False}]
+    assert changed["description"] == "changed in the service"
+    assert doc["counts"] == {"changed": 1, "missing": 1, "undeclared": 1, "declaredAbsent": 0}
     assert by_id["vaultTemplates/Shop login"]["drift"] == "missing"
+    assert by_id["vaultTemplates/Shop login"]["object"]["kind"] == "login"
     assert by_id["profileGroups/made-by-hand"]["drift"] == "undeclared"
 
 

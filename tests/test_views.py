@@ -18,7 +18,7 @@ from agentform.cli.main import cli
 from agentform.cli.views import markdown_view
 from agentform.config.loader import load_workspace
 from agentform.engine.apply import ApplyReport, ChangeResult
-from agentform.engine.model import Change, Plan, Summary
+from agentform.engine.model import Change, Plan, PlanWarning, Summary
 from agentform.kinds.base import ApiCall, FieldChange
 from agentform.output.markdown import GITHUB_LIMIT, MarkdownView, code, marker
 from agentform.output.progress import LiveProgress
@@ -130,9 +130,10 @@ def test_values_with_backticks_do_not_break_the_code_block() -> None:
 
 
 def test_warnings_come_above_everything() -> None:
-    plan = big_plan(2).model_copy(update={"warnings": ["batch x started: cannot change it"]})
+    warning = PlanWarning(message="started: cannot change it", address="batches/a/x")
+    plan = big_plan(2).model_copy(update={"warnings": (warning,)})
     doc = structure(MarkdownView().plan(plan))
-    assert doc.alerts == ["[!WARNING]", "batch x started: cannot change it"]
+    assert doc.alerts == ["[!WARNING]", "batches/a/x: started: cannot change it"]
     text = MarkdownView().plan(plan)
     assert text.index("[!WARNING]") < text.index("### agentform plan")
 

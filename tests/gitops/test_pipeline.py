@@ -136,7 +136,7 @@ def test_the_pipeline_end_to_end(tmp_path: Path, github: tuple[str, State]) -> N
     assert "plan is stale" in (repo.root / "summary.md").read_text()
     live = json.loads(repo.agentform("drift", "--format", "json").stdout)
     fields = {f["field"]: f for i in live["items"] for f in i["fields"]}
-    assert fields["allowConcurrentUse"]["before"] is False, "a refused apply wrote nothing"
+    assert fields["allowConcurrentUse"]["service"] is False, "a refused apply wrote nothing"
 
     # -- nightly drift: an issue opened, updated, then closed when drift is gone --
     drift = repo.script("drift.py")

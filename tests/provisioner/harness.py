@@ -19,6 +19,7 @@ from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.model import Plan
 from agentform.engine.planner import make_plan
 from agentform.kinds import Kind
+from agentform.kinds.context import PlanOptions
 from agentform.service import DEMO_ADMIN_KEY, create_app
 
 T = TypeVar("T")
@@ -93,39 +94,72 @@ class Service:
 
         return asyncio.run(go())
 
-    def plan(self, root: Path, **load: Any) -> Plan:
+    def plan(self, root: Path, options: PlanOptions | None = None, **load: Any) -> Plan:
         workspace = load_workspace(root, **load)
-        return self.run(lambda api: make_plan(workspace, api, "test"))
+        return self.run(lambda api: make_plan(workspace, api, "test", options))
 
-    def apply(self, root: Path, plan: Plan | None = None) -> ApplyReport:
-        workspace = load_workspace(root)
+    def apply(
+        self,
+        root: Path,
+        plan: Plan | None = None,
+        options: PlanOptions | None = None,
+        **load: Any,
+    ) -> ApplyReport:
+        workspace = load_workspace(root, **load)
 
         async def go(api: ApiClient) -> ApplyReport:
-            the_plan = plan or await make_plan(workspace, api, "test")
-            return await apply_plan(the_plan, api)
+            the_plan = plan or await make_plan(workspace, api, "test", options)
+            return await apply_plan(the_plan, api, values=workspace.sensitive_values())
 
         return self.run(go)
 
     def seed_live(self, live: dict[str, list[dict[str, Any]]]) -> None:
-        """Creates live objects described as in the workspace format (members by name)."""
+        """Creates live objects described as in the workspace format, straight through
+        the API (names for ids: members, agents, pools; a webhook's attachments)."""
 
         async def go(api: ApiClient) -> None:
-            profiles = {p["name"]: p["id"] for p in await api.list_all("/profiles")}
+            names = {
+                path: {i["name"]: i["id"] for i in await api.list_all(path)}
+                for path in ("/profiles", "/agents")
+            }
             for kind, items in live.items():
                 collection = Kind.registry[kind].collection
                 for item in items:
-                    body = {k: v for k, v in item.items() if k != "members"}
-                    created = await api.request("POST", collection, json=body)
-                    if item.get("members"):
-                        ids = [profiles[m] for m in item["members"]]
-                        await api.request(
-                            "POST",
-                            f"{collection}/{created['id']}/members",
-                            json={"profileIds": ids},
-                            idempotent=True,
-                        )
+                    await _seed_one(api, kind, collection, dict(item), names)
 
         self.run(go)
+
+
+async def _seed_one(
+    api: ApiClient,
+    kind: str,
+    collection: str,
+    item: dict[str, Any],
+    names: dict[str, dict[str, str]],
+) -> None:
+    members = item.pop("members", None)
+    attachments = item.pop("attachments", None)
+    status = item.pop("status", None)
+    if "agent" in item:
+        item["agentId"] = names["/agents"][item.pop("agent")]
+    pools = {p["name"]: p["id"] for p in await api.list_all("/agent-profile-pools")}
+    for entry in item.get("items", []):
+        if "agentProfilePool" in entry:
+            entry["agentProfilePoolId"] = pools[entry.pop("agentProfilePool")]
+        if "agentProfile" in entry:
+            entry["agentProfileId"] = names["/profiles"][entry.pop("agentProfile")]
+    created = await api.request("POST", collection, json=item)
+    if members:
+        ids = [names["/profiles"][m] for m in members]
+        path = f"{collection}/{created['id']}/members"
+        await api.request("POST", path, json={"profileIds": ids}, idempotent=True)
+    for attachment in attachments or []:
+        agent_id = names["/agents"][attachment.pop("agent")]
+        path = f"/agents/{agent_id}/webhooks/{created['id']}"
+        await api.request("PUT", path, json=attachment)
+    if status in ("paused", "cancelled"):  # a batch moved on (pause/cancel need no clock)
+        action = "pause" if status == "paused" else "cancel"
+        await api.request("POST", f"{collection}/{created['id']}/{action}")
 
 
 def write_workspace(root: Path, files: dict[str, str]) -> Path:

@@ -112,7 +112,7 @@ def test_changes_follow_kind_dependencies_and_deletes_go_the_other_way(
 ) -> None:
     # No kind depends on another yet (batches will depend on pools); pretend groups do.
     from agentform.engine.apply import apply_plan
-    from agentform.engine.order import dependencies
+    from agentform.engine.order import stages
     from agentform.kinds import Kind
 
     monkeypatch.setattr(Kind.registry["profileGroups"], "depends_on", ("profilePools",))
@@ -149,12 +149,12 @@ def test_changes_follow_kind_dependencies_and_deletes_go_the_other_way(
         change("profilePools/old-pool", "delete"),
         change("profileGroups/old-group", "delete"),
     ]
-    assert dependencies(changes) == {
-        "profileGroups/new-group": {"profilePools/new-pool"},
-        "profilePools/new-pool": set(),
-        "profilePools/old-pool": {"profileGroups/old-group"},
-        "profileGroups/old-group": set(),
-    }
+    assert [[c.id for c in stage] for stage in stages(changes)] == [
+        ["profilePools/new-pool"],
+        ["profileGroups/new-group"],
+        ["profileGroups/old-group"],
+        ["profilePools/old-pool"],
+    ]
     plan = Plan(
         workspace="w",
         endpoint="t",

@@ -165,5 +165,5 @@ def test_two_live_objects_with_one_name_stop_the_plan(ws: Path) -> None:
             ]
 
     write_workspace(ws, {"agentform.yaml": ROOT})
-    with pytest.raises(ReadError, match="two live objects are named 'twin'"):
+    with pytest.raises(ReadError, match="two live objects have the key 'twin'"):
         asyncio.run(read_live(load_workspace(ws), DuplicatingApi()))

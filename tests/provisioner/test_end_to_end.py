@@ -47,8 +47,8 @@ def test_pools(service: Service, ws: Path) -> None:
     assert [(c.id, c.action, [f.field for f in c.changedFields]) for c in plan.changes] == [
         ("profilePools/checkout-eu", "update", ["members"])
     ]
-    assert plan.changes[0].changedFields[0].added == ["bot-4"]
-    assert plan.changes[0].changedFields[0].removed == ["bot-1"]
+    assert plan.changes[0].changedFields[0].added == ("bot-4",)
+    assert plan.changes[0].changedFields[0].removed == ("bot-1",)
     converge(service, ws)
 
 

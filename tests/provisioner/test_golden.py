@@ -1,6 +1,9 @@
 """Golden plan cases, discovered from tests/cases/<kind>/<NNN-name>/:
 
 - desired.yaml: the workspace's agentform.yaml (`workspace:` added when missing)
+- files/ (optional): more files of the workspace (an itemsFile)
+- env.json (optional): environment variables (secret() values)
+- options.json (optional): plan options (allowPastStart, allowCancelRunning, now)
 - live.json (optional): live objects to create first, in the workspace format
 - plan.txt, plan.json and plan.md: the expected plan as text, JSON and markdown (ids
   replaced by <kind/name> names); the markdown is also parsed (markdown-it-py) and
@@ -16,6 +19,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,6 +28,7 @@ import pytest
 from agentform.engine.model import Plan
 from agentform.errors import AgentformError
 from agentform.kinds import Kind
+from agentform.kinds.context import PlanOptions
 from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
 
@@ -31,6 +37,7 @@ from .harness import Service
 
 CASES = Path(__file__).parents[1] / "cases"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+NOW = datetime(2026, 6, 1, tzinfo=UTC)  # "now" of every case unless options.json says
 
 
 def discover() -> list[Path]:
@@ -42,9 +49,9 @@ def _ids(service: Service) -> dict[str, str]:
 
     async def go(api) -> dict[str, str]:  # type: ignore[no-untyped-def]
         out = {}
-        collections = [("/profiles", "profile")]
+        collections = [("/profiles", "profile"), ("/agents", "agent")]
         collections += [(k.collection, k.name) for k in Kind.registry.values()]
-        for path, kind in collections:
+        for path, kind in dict(collections).items():
             for item in await api.list_all(path):
                 out[item["id"]] = f"<{kind}/{item['name']}>"
         return out
@@ -69,6 +76,17 @@ def check(path: Path, actual: str) -> None:
     assert actual == path.read_text(), f"{path} differs"
 
 
+def _options(case: Path) -> PlanOptions:
+    if not (case / "options.json").exists():
+        return PlanOptions(now=NOW)
+    data = json.loads((case / "options.json").read_text())
+    return PlanOptions(
+        allow_past_start=data.get("allowPastStart", False),
+        allow_cancel_running=data.get("allowCancelRunning", False),
+        now=datetime.fromisoformat(data["now"]) if "now" in data else NOW,
+    )
+
+
 @pytest.mark.parametrize("case", discover(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_golden_case(case: Path, tmp_path: Path) -> None:
     root = tmp_path / "ws"
@@ -77,17 +95,21 @@ def test_golden_case(case: Path, tmp_path: Path) -> None:
     if not re.search(r"^workspace:", desired, re.M):
         desired = "workspace: golden\n" + desired
     (root / "agentform.yaml").write_text(desired)
+    if (case / "files").is_dir():
+        shutil.copytree(case / "files", root, dirs_exist_ok=True)
+    env = json.loads((case / "env.json").read_text()) if (case / "env.json").exists() else {}
+    options = _options(case)
     service = Service(tmp_path / "service.db")
     if (case / "live.json").exists():
         service.seed_live(json.loads((case / "live.json").read_text()))
     service.log.reset()
     if (case / "error.txt").exists():
         with pytest.raises(AgentformError) as info:
-            service.plan(root)
+            service.plan(root, options, environ=env)
         check(case / "error.txt", str(info.value) + "\n")
         assert service.log.writes() == [], "a failed plan must make no write"
         return
-    plan = service.plan(root)
+    plan = service.plan(root, options, environ=env)
     assert service.log.writes() == [], "planning must never write"
     ids = _ids(service)
     check(case / "plan.txt", TextView().plan(plan))
@@ -95,9 +117,11 @@ def test_golden_case(case: Path, tmp_path: Path) -> None:
     markdown = MarkdownView().plan(plan)
     check(case / "plan.md", markdown)
     check_markdown_structure(plan, markdown)
-    report = service.apply(root, plan)
+    for value in env.values():  # secret() values never reach a plan
+        assert value not in plan.model_dump_json() and value not in TextView().plan(plan)
+    report = service.apply(root, plan, environ=env)
     assert report.ok, [(r.change.id, r.error) for r in report.results]
-    again = service.plan(root)
+    again = service.plan(root, options, environ=env)
     assert not again.has_changes, TextView().plan(again)
 
 

@@ -21,17 +21,22 @@ from agentform.rules.batches import (
     ITEM_EDGES,
     ITEM_STATUSES,
     ITEMS_LENGTH,
+    MAX_PROBLEMS_SHOWN,
     UNSETTLED_ITEM_STATUSES,
     BatchConfig,
     BatchName,
     StartAt,
     TransitionRefused,
+    check_items,
     due_indexes,
     next_release_at,
     next_status,
+    parse_items,
     released_count,
     shift_origin,
 )
+from agentform.rules.execute import AgentVersions
+from agentform.rules.problems import RuleViolation
 
 T0 = datetime(2026, 12, 1, 2, 0, tzinfo=UTC)
 
@@ -335,3 +340,94 @@ def test_a_pause_releases_nothing_and_keeps_the_spacing(
     assert released_count(config, total, origin, later) == released_count(
         config, total, T0, later - (origin - T0)
     )
+
+
+# -- items: the execute rules, each problem naming its item ---------------------
+
+POOL = "0b0f7a50-0000-4000-8000-000000000001"
+OTHER_POOL = "0b0f7a50-0000-4000-8000-000000000002"
+
+
+class CountingLookup:
+    """An organization with one pool, counting how often it is asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def profile_exists(self, profile_id: str) -> bool:
+        self.asked.append(profile_id)
+        return False
+
+    def pool_exists(self, pool_id: str) -> bool:
+        self.asked.append(pool_id)
+        return pool_id == POOL
+
+    def staged_file_name(self, file_id: str) -> str | None:
+        self.asked.append(file_id)
+        return None
+
+
+AGENT = AgentVersions(versions=[1, 2], published_version=2)
+
+
+def problems_of(fn: object, *args: object) -> list[tuple[str, str]]:
+    with pytest.raises(RuleViolation) as caught:
+        fn(*args)  # type: ignore[operator]
+    return [(p.parameter, p.detail) for p in caught.value.problems]
+
+
+def test_parse_items_names_every_item_at_fault() -> None:
+    problems = problems_of(
+        parse_items,
+        [{}, {"version": "2"}, {"inputs": {"a": 1}}, {"colour": "red"}, "not an object"],
+    )
+    assert [p for p, _ in problems] == [
+        "items[1].version",
+        "items[3].colour",
+        "items[4]",
+    ]
+    assert "unknown field 'colour'" in problems[1][1]
+
+
+def test_parse_items_keeps_the_request_as_sent() -> None:
+    parsed = parse_items([{"inputs": {"order": "A-1"}, "metadata": {"team": "pay"}}])
+    assert parsed[0].as_sent() == {"inputs": {"order": "A-1"}, "metadata": {"team": "pay"}}
+
+
+@pytest.mark.parametrize("value", ["queue", "reject"])
+def test_a_batch_item_does_not_say_on_capacity_limit(value: str) -> None:
+    problems = problems_of(parse_items, [{}, {"onCapacityLimit": value}])
+    assert problems[0][0] == "items[1].onCapacityLimit"
+    assert "waits for capacity" in problems[0][1]
+
+
+def test_check_items_uses_the_execute_rules_with_the_item_prefix() -> None:
+    items = parse_items(
+        [
+            {"agentProfilePoolId": POOL},
+            {"agentProfilePoolId": OTHER_POOL},
+            {"version": 3},
+            {"agentProfilePoolId": POOL, "agentProfileId": POOL},
+        ]
+        + [{"agentProfilePoolId": POOL}] * 50
+    )
+    lookup = CountingLookup()
+    problems = problems_of(check_items, items, AGENT, lookup)
+    assert [p for p, _ in problems] == [
+        "items[1].agentProfilePoolId",
+        "items[2].version",
+        "items[3].agentProfilePoolId",
+    ]
+    assert "no agent profile pool" in problems[0][1]
+    # 51 items name the same pool: the organization is asked once per id.
+    assert sorted(lookup.asked) == sorted([POOL, OTHER_POOL])
+
+
+def test_check_items_passes_valid_items() -> None:
+    check_items(parse_items([{"agentProfilePoolId": POOL, "version": 1}]), AGENT, CountingLookup())
+
+
+def test_thousands_of_bad_items_give_a_bounded_answer() -> None:
+    problems = problems_of(parse_items, [{"version": "x"}] * 10_000)
+    assert len(problems) == MAX_PROBLEMS_SHOWN + 1
+    assert problems[-1] == ("items", f"and {10_000 - MAX_PROBLEMS_SHOWN} more problems")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,20 @@ class Api:
             if page * 100 >= body["total"]:
                 return out
             page += 1
+
+
+@contextmanager
+def running(
+    app: FastAPI, key: str | None = ADMIN_KEY
+) -> Iterator[tuple[Api, Callable[[float], None]]]:
+    """The app with its runtime started (lifespan), and `advance(seconds)`, which moves
+    the app's ManualClock on the runner's loop, running everything that falls due."""
+    with TestClient(app) as client:
+
+        def advance(seconds: float = 0.0) -> None:
+            client.portal.call(app.state.clock.advance, seconds)
+
+        yield Api(client, key), advance
 
 
 @pytest.fixture

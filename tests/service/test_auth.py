@@ -152,3 +152,18 @@ def test_keys_are_stored_hashed(app) -> None:  # type: ignore[no-untyped-def]
     with app.state.db.read() as conn:
         stored = [r[0] for r in conn.execute("SELECT key_hash FROM api_keys")]
     assert ADMIN_KEY not in stored and all(len(h) == 64 for h in stored)
+
+
+def test_authenticating_a_request_makes_no_sqlite_call(api: Api, app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The key map is in memory: a request that needs no data (GET /context), or is
+    refused (a wrong key), never waits on SQLite, on the event loop or anywhere."""
+    db = app.state.db
+    api.get("/context")  # loaded at start already; this proves it answers
+    calls: list[str] = []
+    monkeypatch.setattr(db, "read", lambda: calls.append("read"))
+    monkeypatch.setattr(db, "write", lambda: calls.append("write"))
+    monkeypatch.setattr(db, "_connection", lambda: calls.append("connection"))
+    assert api.get("/context").status_code == 200
+    assert_error(api.as_key("not-a-key-at-all").get("/context"), 401)
+    assert_error(api.as_key(READ_KEY).post("/agent-profile-pools", json={"name": "x"}), 403)
+    assert calls == []

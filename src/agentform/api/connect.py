@@ -46,9 +46,10 @@ def open_client(
         raise AgentformError("no API key: set AGENTFORM_API_KEY or use --api-key-file")
     if endpoint.url == "local":
         from ..service import create_app
+        from ..service.inprocess import InProcessTransport
 
         app = create_app(workspace_root / ".agentform" / "service.db")
-        transport: httpx.AsyncBaseTransport = httpx.ASGITransport(app=app)
+        transport: httpx.AsyncBaseTransport = InProcessTransport(app)
         return ApiClient(
             LOCAL_BASE_URL,
             endpoint.api_key,

@@ -15,6 +15,7 @@ from ..engine.apply import ApplyReport, apply_plan
 from ..engine.model import Plan
 from ..engine.planfile import check_fresh, load_plan, unmask
 from ..engine.planner import make_plan
+from ..kinds.context import PlanOptions
 from ..output.json_view import report_json
 from ..output.progress import LiveProgress, PlainProgress
 from ..output.text import TextView
@@ -27,6 +28,7 @@ from .common import (
     workspace_options,
 )
 from .conventions import stdout_is_terminal
+from .plan_options import plan_options
 from .views import format_option, markdown_errors, markdown_view, text_view
 
 
@@ -61,10 +63,16 @@ def progress_for(opts: Options, view: TextView, fmt: str, total: int) -> Any:
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--parallelism", default=8, show_default=True, type=click.IntRange(min=1))
 @format_option
+@plan_options
 @workspace_options
 @guarded
 def apply(
-    opts: Options, planfile: Path | None, auto_approve: bool, parallelism: int, fmt: str
+    opts: Options,
+    planfile: Path | None,
+    auto_approve: bool,
+    parallelism: int,
+    fmt: str,
+    options: PlanOptions,
 ) -> int:
     """Make the live workspace match the files (or execute a saved plan).
 
@@ -82,7 +90,7 @@ def apply(
                 await check_fresh(saved, workspace, api)
                 the_plan = unmask(saved, workspace)
             else:
-                the_plan = await make_plan(workspace, api, endpoint)
+                the_plan = await make_plan(workspace, api, endpoint, options)
                 if fmt == "text":
                     opts.echo(view.plan(the_plan), nl=False)
                 elif not auto_approve:
@@ -94,8 +102,9 @@ def apply(
             progress: AbstractContextManager[Any] = progress_for(
                 opts, view, fmt, len(the_plan.changes)
             )
+            values = workspace.sensitive_values()
             with progress as hooks:
-                return the_plan, await apply_plan(the_plan, api, parallelism, hooks)
+                return the_plan, await apply_plan(the_plan, api, parallelism, hooks, values)
 
         _, report = with_api(opts, workspace, go, parallelism)
     if report is None:

@@ -121,7 +121,7 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
         except DiagnosticsError as exc:
             for d in exc.diagnostics:
                 click.echo(d.render(), err=True)
-            n = len(exc.diagnostics)
+            n = sum(d.severity == "error" for d in exc.diagnostics)
             click.echo(f"{n} problem{'s' if n != 1 else ''}; nothing was changed.", err=True)
             code = 1
         except AgentformError as exc:

@@ -8,6 +8,7 @@ import click
 
 from ..engine.planfile import dump_plan
 from ..engine.planner import make_plan
+from ..kinds.context import PlanOptions
 from ..output.json_view import plan_json
 from .common import (
     Options,
@@ -17,6 +18,7 @@ from .common import (
     with_api,
     workspace_options,
 )
+from .plan_options import plan_options
 from .views import format_option, markdown_errors, markdown_view, text_view
 
 
@@ -32,14 +34,17 @@ from .views import format_option, markdown_errors, markdown_view, text_view
     is_flag=True,
     help="Exit 2 when the plan has changes, 0 when it has none.",
 )
+@plan_options
 @workspace_options
 @guarded
-def plan(opts: Options, out: Path | None, fmt: str, detailed_exitcode: bool) -> int:
+def plan(
+    opts: Options, out: Path | None, fmt: str, detailed_exitcode: bool, options: PlanOptions
+) -> int:
     """Show the calls that would make the live workspace match the files."""
     with markdown_errors(opts, fmt, "plan"):
         workspace = load(opts)
         endpoint = endpoint_of(opts, workspace).url
-        result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint))
+        result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint, options))
     if out:
         out.write_text(dump_plan(result, workspace.secrets))
     if fmt == "json":

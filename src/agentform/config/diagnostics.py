@@ -42,13 +42,22 @@ class Diagnostics:
     def error(self, summary: str, position: Position | None = None, detail: str = "") -> None:
         self.items.append(Diagnostic(summary, position, "error", detail))
 
+    def warning(self, summary: str, position: Position | None = None, detail: str = "") -> None:
+        """A problem that does not stop the run: shown, and carried into the plan."""
+        self.items.append(Diagnostic(summary, position, "warning", detail))
+
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.items if d.severity == "error"]
 
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "warning"]
+
     def raise_if_errors(self) -> None:
+        """Raises when there is an error; the warnings are shown with the errors."""
         if self.errors:
-            raise DiagnosticsError(sorted(self.errors, key=_order))
+            raise DiagnosticsError(sorted(self.items, key=_order))
 
 
 def _order(d: Diagnostic) -> tuple[str, int, int]:

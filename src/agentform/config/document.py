@@ -14,14 +14,14 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ..kinds import kinds_in_order
+from ..kinds.base import top_level_kinds
 
 SETTINGS = ("workspace", "endpoint", "organizationId", "prune", "protect", "vars")
 
 
 @cache
 def document_model() -> type[BaseModel]:
-    kinds = kinds_in_order()
+    kinds = top_level_kinds()
     kind_name: Any = Literal[tuple(k.name for k in kinds)]
     fields: dict[str, Any] = {
         "workspace": (

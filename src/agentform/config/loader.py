@@ -14,9 +14,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ..kinds import kinds_in_order
-from ..kinds.base import Declared
-from .diagnostics import Diagnostics, Position, relative
+from ..kinds import Kind, kinds_in_order
+from ..kinds.base import Declared, top_level_kinds
+from .diagnostics import Diagnostic, Diagnostics, Position, relative
 from .document import SETTINGS, allowed_keys, document_model
 from .files import IGNORE_FILE, root_file, workspace_files
 from .render import Renderer, Secrets
@@ -42,6 +42,14 @@ class Workspace:
     secrets: Secrets
     inputs_digest: str
     files: list[str]
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+    def sensitive_values(self) -> dict[str, str]:
+        """The sensitive values a plan's slots name (webhook header values), by name."""
+        out: dict[str, str] = {}
+        for kind in kinds_in_order():
+            out.update(kind.sensitive_values(self.declared[kind.name]))
+        return out
 
 
 def load_workspace(
@@ -98,10 +106,15 @@ def load_workspace(
             continue
         if path == root_path:
             settings = _settings(model, name, diags)
-        for kind in kinds_in_order():
+        for kind in top_level_kinds():
             for i, item in enumerate(getattr(model, kind.name) or []):
                 line, col = doc.where((kind.name, i))
-                declared[kind.name].append(Declared(item, Position(name, line, col)))
+                written = Declared(item, Position(name, line, col))
+                parent, read = kind.expand(written, path.parent, diags)
+                for extra, content in read:
+                    digest.update(relative(extra, root).encode() + b"\0" + content + b"\0")
+                declared[kind.name].append(parent)
+                _declare_children(kind, parent, (kind.name, i), doc, name, declared, diags)
     _check_unique(declared, diags)
     for kind in kinds_in_order():
         kind.check(declared[kind.name], diags)
@@ -114,11 +127,37 @@ def load_workspace(
         renderer.secrets,
         digest.hexdigest(),
         [relative(f, root) for f in files],
+        diags.warnings,
     )
 
 
 def _known_keys() -> set[str]:
-    return set(SETTINGS) | {k.name for k in kinds_in_order()}
+    return set(SETTINGS) | {k.name for k in top_level_kinds()}
+
+
+def _declare_children(
+    kind: Kind,
+    parent: Declared,
+    path: tuple[str | int, ...],
+    doc: Located,
+    file: str,
+    declared: dict[str, list[Declared]],
+    diags: Diagnostics,
+) -> None:
+    """A parent's children (attachments of a webhook) become declarations of their kind."""
+    for field_name, child_kind in kind.children.items():
+        items = getattr(parent.model, field_name, None) or []
+        if items and not parent.present:
+            line, col = doc.where((*path, field_name))
+            diags.error(
+                f"{kind.label} {getattr(parent.model, 'name', '')} is declared absent: "
+                f"its {field_name} cannot be declared",
+                Position(file, line, col),
+            )
+            continue
+        for j, child in enumerate(items):
+            line, col = doc.where((*path, field_name, j))
+            declared[child_kind].append(Declared(child, Position(file, line, col), parent))
 
 
 def _variables(
@@ -211,12 +250,13 @@ def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:
 
 def _check_unique(declared: dict[str, list[Declared]], diags: Diagnostics) -> None:
     for kind, items in declared.items():
-        first: dict[str, Declared] = {}
+        first: dict[Any, Declared] = {}
         for item in items:
-            if item.key in first:
+            key = Kind.registry[kind].key_of(item)
+            if key in first:
                 diags.error(
-                    f"{kind}: '{item.key}' is declared twice (first at {first[item.key].position})",
+                    f"{kind}: '{key}' is declared twice (first at {first[key].position})",
                     item.position,
                 )
             else:
-                first[item.key] = item
+                first[key] = item

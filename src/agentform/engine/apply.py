@@ -1,17 +1,23 @@
-"""Executing a Plan: each change's calls in order, changes in dependency order with
-bounded parallelism. A failed change stops what depends on it; independent work
-goes on. Returns a report; progress goes through hooks (the engine never prints)."""
+"""Executing a Plan: each change's calls in order, changes stage by stage (kind
+levels: creates forward, cancels and deletes backward), the changes of a stage
+concurrently with bounded parallelism. A failed change stops what depends on it;
+independent work goes on. Ids created by earlier changes and sensitive values
+from the workspace fill the calls' slots. Returns a report; progress goes through
+hooks (the engine never prints)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ..errors import AgentformError
 from ..kinds import Kind
+from ..kinds.keys import Key
 from .model import Change, Plan
-from .order import dependencies
+from .order import stages
+from .slots import fill
 
 Status = Literal["succeeded", "failed", "not attempted"]
 
@@ -49,47 +55,62 @@ class NoHooks:
         pass
 
 
-async def _lookup_by_name(api: Any, collection: str, name: str) -> Any:
-    items = await api.list_all(collection, {"searchName": name})
-    return next((i for i in items if i["name"] == name), None)
+def sensitive_needed(plan: Plan) -> set[str]:
+    return {
+        s.sensitive for c in plan.changes for call in c.calls for s in call.slots if s.sensitive
+    }
 
 
-async def _execute(change: Change, api: Any) -> int:
+async def _execute(
+    change: Change, api: Any, created: dict[str, str], values: Mapping[str, str]
+) -> int:
     """Makes the change's calls in order; returns how many were made."""
     kind = Kind.registry[change.kind]
-    object_id = change.liveId
     made = 0
     for call in change.calls:
-        if "{id}" in call.path:
-            assert object_id is not None, f"{change.id}: {call.path} before the object exists"
-        path = call.path.replace("{id}", object_id or "")
+        path, body = fill(call, created, values)
         lookup = None
         if call.creates:
 
-            async def lookup() -> Any:
-                return await _lookup_by_name(api, kind.collection, change.key)
+            async def lookup(body: Any = body) -> Any:
+                return await kind.find_created(api, Key.parse(change.key), body)
 
         answer = await api.request(
-            call.method, path, json=call.body, lookup=lookup, idempotent=call.idempotent or None
+            call.method, path, json=body, lookup=lookup, idempotent=call.idempotent or None
         )
         made += 1
         if call.creates:
-            object_id = answer["id"]
+            created[change.id] = answer["id"]
     return made
 
 
 async def apply_plan(
-    plan: Plan, api: Any, parallelism: int = 8, hooks: ApplyHooks | None = None
+    plan: Plan,
+    api: Any,
+    parallelism: int = 8,
+    hooks: ApplyHooks | None = None,
+    values: Mapping[str, str] | None = None,
 ) -> ApplyReport:
+    """Executes `plan`; `values` holds the sensitive values its slots name (from
+    `engine.sensitive.sensitive_values`): a missing one refuses before any write."""
     hooks = hooks or NoHooks()
-    deps = dependencies(plan.changes)
+    values = values or {}
+    missing = sorted(sensitive_needed(plan) - set(values))
+    if missing:
+        raise AgentformError(
+            f"the workspace does not hold {', '.join(missing)}, which the plan sends; "
+            "nothing was written"
+        )
+    ordered = stages(plan.changes)
+    loop = asyncio.get_running_loop()
     done: dict[str, asyncio.Future[ChangeResult]] = {
-        c.id: asyncio.get_running_loop().create_future() for c in plan.changes
+        c.id: loop.create_future() for stage in ordered for c in stage
     }
+    created: dict[str, str] = {}
     slots = asyncio.Semaphore(max(1, parallelism))
 
     async def run(change: Change) -> ChangeResult:
-        before = [await done[d] for d in sorted(deps[change.id])]
+        before = [await done[d] for d in change.dependsOn]
         blocked = [r.change.id for r in before if r.status != "succeeded"]
         if blocked:
             result = ChangeResult(
@@ -99,7 +120,7 @@ async def apply_plan(
             async with slots:
                 hooks.started(change)
                 try:
-                    made = await _execute(change, api)
+                    made = await _execute(change, api, created, values)
                     result = ChangeResult(change, "succeeded", calls_made=made)
                 except AgentformError as exc:
                     result = ChangeResult(change, "failed", str(exc))
@@ -107,5 +128,7 @@ async def apply_plan(
         hooks.finished(result)
         return result
 
-    results = await asyncio.gather(*(run(c) for c in plan.changes))
-    return ApplyReport(list(results))
+    results: list[ChangeResult] = []
+    for stage in ordered:
+        results += await asyncio.gather(*(run(c) for c in stage))
+    return ApplyReport(results)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..kinds.base import FieldChange
-from .model import Change, Frozen, Plan
+from ..frozen import FrozenJson
+from ..kinds.base import FieldChange, Frozen
+from .model import Change, Plan, PlanWarning
 
 DriftClass = Literal["changed", "missing", "undeclared", "declaredAbsent"]
 DRIFT_CLASSES: dict[str, str] = {
@@ -29,8 +30,8 @@ class DriftItem(Frozen):
     key: str
     drift: DriftClass
     reason: str
-    fields: list[FieldChange] = []  # for "changed": service value (before), files (after)
-    object: dict[str, Any] | None = None  # the object as the files or the service hold it
+    fields: tuple[FieldChange, ...] = ()  # for "changed": the service (before), files (after)
+    object: FrozenJson = None  # the object as the files or the service hold it
 
 
 class DriftReport(Frozen):
@@ -39,8 +40,8 @@ class DriftReport(Frozen):
     endpoint: str
     organizationId: str
     organizationName: str
-    items: list[DriftItem]
-    warnings: list[str] = []
+    items: tuple[DriftItem, ...]
+    warnings: tuple[PlanWarning, ...] = ()
 
     @property
     def drifted(self) -> bool:
@@ -71,7 +72,7 @@ def drift_of(plan: Plan) -> DriftReport:
                 key=change.key,
                 drift=cls,
                 reason=change.reason,
-                fields=list(change.changedFields),
+                fields=change.changedFields,
                 object=change.after
                 if cls == "missing"
                 else None
@@ -85,11 +86,11 @@ def drift_of(plan: Plan) -> DriftReport:
         organizationId=plan.organizationId,
         organizationName=plan.organizationName,
         items=items,
-        warnings=list(plan.warnings),
+        warnings=plan.warnings,
     )
 
 
-def _object(change: Change, cls: DriftClass) -> dict[str, Any] | None:
+def _object(change: Change, cls: DriftClass) -> Any:
     if cls == "missing":
         return change.after
     return None if cls == "changed" else change.before

@@ -5,24 +5,49 @@ from __future__ import annotations
 from typing import Any
 
 from ..config.loader import Workspace
-from ..kinds import kinds_in_order
-from ..kinds.base import PlanContext
-from .planner import Everything, read_live
+from ..kinds import Kind, kinds_in_order
+from ..kinds.base import LiveObject
+from ..kinds.context import PlanContext
+from ..kinds.keys import Key
+from .live import Everything, read_live
 
 
 async def export_live(
     workspace: Workspace, api: Any, kinds: list[str] | None = None
 ) -> dict[str, list[dict[str, Any]]]:
-    """kind -> the YAML of each live object of it (presets left out), sorted by name."""
-    chosen = [k for k in kinds_in_order() if kinds is None or k.name in kinds]
+    """kind -> the YAML of each live object of it (presets left out, children
+    written inside their parents), sorted by key."""
+    chosen = [
+        k
+        for k in kinds_in_order()
+        if kinds is None or k.name in kinds or (k.parent is not None and k.parent in kinds)
+    ]
     live = await read_live(
         workspace,
         api,
         depth={k.name: Everything() for k in chosen},
-        references={r for k in chosen for r in k.references},
+        references={r for k in chosen for r in (*k.references, *k.key_references)},
     )
-    ctx = PlanContext(live.references)
+    ctx = PlanContext(live.references, live=live.objects)
+    children: dict[tuple[str, Key], dict[str, list[dict[str, Any]]]] = {}
+    for kind in chosen:
+        if kind.parent is None:
+            continue
+        for key, obj in sorted(live.objects[kind.name].items()):
+            owner = (kind.parent, kind.parent_key(key))
+            children.setdefault(owner, {}).setdefault(kind.name, []).append(
+                kind.export(obj, ctx, {})
+            )
+
+    def written(kind: Kind, key: Key, obj: LiveObject) -> dict[str, Any]:
+        return kind.export(obj, ctx, children.get((kind.name, key), {}))
+
     return {
-        k.name: [k.export(obj, ctx) for _, obj in sorted(live.objects[k.name].items())]
+        k.name: [
+            written(k, key, obj)
+            for key, obj in sorted(live.objects[k.name].items())
+            if k.exports(obj)
+        ]
         for k in chosen
+        if k.parent is None
     }

@@ -1,33 +1,41 @@
-"""The Plan: a frozen, serialisable value that `plan` shows and `apply` executes."""
+"""The Plan: a frozen, serialisable value that `plan` shows and `apply` executes.
+
+Frozen all the way down: models are frozen, lists are tuples, mappings are
+FrozenDicts, so no view or hook can change what apply will do.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator
 
-from ..kinds.base import ApiCall, FieldChange
+from ..frozen import FrozenJson, freeze
+from ..kinds.base import Action, ApiCall, FieldChange, Frozen
 
-FORMAT_VERSION = 1
-Action = Literal["create", "update", "delete"]
+FORMAT_VERSION = 2
+"""The saved plan format: 2 added keys of several parts, replace/cancel, slots and
+warnings; a plan of another format is refused."""
 
+ACTIONS: tuple[Action, ...] = ("create", "update", "replace", "cancel", "delete")
 
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+StrMap = Annotated[dict[str, str], AfterValidator(freeze)]
+IntMap = Annotated[dict[str, int], AfterValidator(freeze)]
 
 
 class Change(Frozen):
-    id: str  # "kind/key"
+    id: str  # the address: "KIND/KEY", KEY in its canonical form
     kind: str
-    key: str
+    key: str  # canonical form of the key (kinds.keys.Key)
     action: Action
     reason: str
     liveId: str | None = None
-    changedFields: list[FieldChange] = []
-    before: dict[str, Any] | None = None
-    after: dict[str, Any] | None = None
-    calls: list[ApiCall]
-    dependsOn: list[str] = []
+    parent: str | None = None  # a child's parent object, "KIND/KEY"
+    changedFields: tuple[FieldChange, ...] = ()
+    before: FrozenJson = None
+    after: FrozenJson = None
+    calls: tuple[ApiCall, ...]
+    dependsOn: tuple[str, ...] = ()  # changes that must succeed first
 
 
 class NoOp(Frozen):
@@ -36,10 +44,20 @@ class NoOp(Frozen):
     reason: str
 
 
+class PlanWarning(Frozen):
+    """Something the plan will not do although the files ask for it, and why."""
+
+    message: str
+    address: str | None = None  # "KIND/KEY" it is about
+    position: str | None = None  # file:line:column
+
+
 class Summary(Frozen):
     create: int = 0
     update: int = 0
     delete: int = 0
+    replace: int = 0
+    cancel: int = 0
     unchanged: int = 0
     unmanaged: int = 0
 
@@ -50,17 +68,23 @@ class Plan(Frozen):
     endpoint: str
     organizationId: str
     organizationName: str
-    changes: list[Change]
-    noops: list[NoOp] = []
-    unmanaged: dict[str, int] = {}
-    warnings: list[str] = []
+    changes: tuple[Change, ...]
+    noops: tuple[NoOp, ...] = ()
+    unmanaged: IntMap = {}
+    warnings: tuple[PlanWarning, ...] = ()
     summary: Summary
     inputsDigest: str
-    fingerprints: dict[str, str]  # "kind/key" -> hash of the live object read, or "absent"
-    reads: dict[str, list[str]] = {}  # kind -> keys read in depth (members), for re-reads
-    secretDigests: dict[str, str] = {}  # NAME -> salted digest of the value
+    fingerprints: StrMap  # "KIND/KEY" -> hash of the live object read, or "absent"
+    # kind -> keys read in depth (members, attachments, items), for re-reads
+    reads: Annotated[dict[str, tuple[str, ...]], AfterValidator(freeze)] = {}
+    secretDigests: StrMap = {}  # NAME -> salted digest of the value
     secretSalt: str = ""
 
     @property
     def has_changes(self) -> bool:
         return bool(self.changes)
+
+
+def summarise(changes: tuple[Change, ...] | list[Change], **counts: Any) -> Summary:
+    by_action = {a: sum(c.action == a for c in changes) for a in ACTIONS}
+    return Summary(**by_action, **counts)

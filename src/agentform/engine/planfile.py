@@ -8,6 +8,7 @@ files changed, or a secret's value is not the one the plan was made with.
 from __future__ import annotations
 
 import json
+from collections.abc import Container
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,6 +16,7 @@ from pydantic import ValidationError
 from ..config.loader import Workspace
 from ..config.render import Secrets
 from ..errors import AgentformError, StalePlanError
+from ..kinds.keys import Key
 from .fingerprint import fingerprint, secret_digest
 from .model import FORMAT_VERSION, Plan
 from .planner import read_live
@@ -41,8 +43,13 @@ def load_plan(text: str) -> Plan:
         data = json.loads(text)
     except ValueError as exc:
         raise AgentformError(f"the plan file is not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("formatVersion") != FORMAT_VERSION:
-        raise AgentformError(f"the plan file is not an agentform plan of format {FORMAT_VERSION}")
+    if not isinstance(data, dict) or "formatVersion" not in data or "changes" not in data:
+        raise AgentformError("the plan file is not an agentform plan")
+    if data["formatVersion"] != FORMAT_VERSION:
+        raise AgentformError(
+            f"the plan file has format {data['formatVersion']}, this agentform reads format "
+            f"{FORMAT_VERSION}: make the plan again (agentform plan --out FILE)"
+        )
     try:
         return Plan.model_validate(data)
     except ValidationError as exc:
@@ -74,15 +81,17 @@ async def check_fresh(plan: Plan, workspace: Workspace, api: Any) -> None:
         )
     if plan.inputsDigest != workspace.inputs_digest:
         raise StalePlanError("plan is stale: the workspace files changed since the plan was made")
-    depth = {kind: set(keys) for kind, keys in plan.reads.items()}
-    live = await read_live(workspace, api, depth)  # type: ignore[arg-type]
+    depth: dict[str, Container[Key]] = {
+        kind: {Key.parse(k) for k in keys} for kind, keys in plan.reads.items()
+    }
+    live = await read_live(workspace, api, depth)
     if live.organization_id != plan.organizationId:
         raise StalePlanError(
             f"the plan is for organization {plan.organizationId}, not {live.organization_id}"
         )
     moved = []
     for change in plan.changes:
-        obj = live.objects.get(change.kind, {}).get(change.key)
+        obj = live.objects.get(change.kind, {}).get(Key.parse(change.key))
         if fingerprint(obj.raw if obj else None) != plan.fingerprints.get(change.id):
             moved.append(change.id)
     if moved:

@@ -1,100 +1,47 @@
 """Planning: read live state, normalise both sides into one model per kind, diff,
-and return a Plan. Deletes only when asked (ensure: absent, prune); protect and
-presets are never deleted."""
+and return a Plan. Deletes only when asked (ensure: absent, prune, a parent's
+complete set of children); protect and presets are never deleted.
+
+Kinds are decided in level order, so the creates a kind's objects need (a new
+integration for its attachments, a new pool a batch names) are known when it
+is decided: their ids become slots, "(known after create)" in the plan.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import json
 import secrets as pysecrets
-from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
 from ..config.render import Secrets
-from ..errors import AgentformError, ReadError
-from ..kinds import kinds_in_order
-from ..kinds.base import Declared, FieldChange, Kind, LiveObject, PlanContext
+from ..kinds import Kind, kinds_in_order
+from ..kinds.base import Decision, Declared, FieldChange, LiveObject
+from ..kinds.context import PlanContext, PlanOptions
+from ..kinds.keys import Key, address
 from ..kinds.references import References
 from .fingerprint import fingerprint, secret_digest
-from .model import Change, NoOp, Plan, Summary
+from .live import LiveState, managed_keys, read_live
+from .model import Change, NoOp, Plan, PlanWarning, summarise
+from .order import stages
+from .slots import ids_needed, seal, shown
+
+__all__ = ["LiveState", "diff_plan", "make_plan", "managed_keys", "read_live"]
 
 
-@dataclass
-class LiveState:
-    organization_id: str
-    organization_name: str
-    objects: dict[str, dict[str, LiveObject]]  # kind -> key -> object (presets left out)
-    presets: dict[str, int]
-    references: References
+def _protected(workspace: Workspace, kind: Kind, key: Key) -> bool:
+    globs = workspace.settings.protect.get(kind.name, [])
+    return any(fnmatch.fnmatchcase(str(key), g) for g in globs)
 
 
-def managed_keys(workspace: Workspace, kind: Kind) -> set[str]:
-    return {d.key for d in workspace.declared[kind.name] if d.model.ensure == "present"}
-
-
-class Everything:
-    """A `managed` set that holds every key: export reads every object in depth."""
-
-    def __contains__(self, key: object) -> bool:
-        return True
-
-
-async def read_live(
-    workspace: Workspace,
-    api: Any,
-    depth: dict[str, Container[str]] | None = None,
-    references: set[str] | None = None,
-) -> LiveState:
-    """Every kind's collection (one list read each) plus deep reads of managed keys."""
-    context = await api.request("GET", "/context")
-    wanted_org = workspace.settings.organization_id
-    if wanted_org and wanted_org != context["organizationId"]:
-        raise AgentformError(
-            f"the API key belongs to organization {context['organizationId']}, "
-            f"not {wanted_org} (organizationId in agentform.yaml)"
-        )
-    kinds = kinds_in_order()
-    refs = References(api)
-    needed = (
-        references
-        if references is not None
-        else {r for k in kinds for r in k.references_needed(workspace.declared[k.name])}
-    )
-    depth = depth if depth is not None else {k.name: managed_keys(workspace, k) for k in kinds}
-    results = await asyncio.gather(
-        refs.load(needed),
-        *(k.read_live(api, depth.get(k.name, set())) for k in kinds),
-    )
-    objects: dict[str, dict[str, LiveObject]] = {}
-    presets: dict[str, int] = {}
-    for kind, live in zip(kinds, results[1:], strict=True):
-        assert live is not None
-        by_key: dict[str, LiveObject] = {}
-        for obj in live:
-            if obj.preset:
-                presets[kind.name] = presets.get(kind.name, 0) + 1
-                continue
-            if obj.key in by_key:
-                raise ReadError(
-                    f"{kind.name}: two live objects are named '{obj.key}' "
-                    f"({by_key[obj.key].id}, {obj.id}); agentform will not guess"
-                )
-            by_key[obj.key] = obj
-        objects[kind.name] = by_key
-    return LiveState(context["organizationId"], context["organizationName"], objects, presets, refs)
-
-
-def _protected(workspace: Workspace, kind: Kind, key: str) -> bool:
-    return any(fnmatch.fnmatchcase(key, g) for g in workspace.settings.protect.get(kind.name, []))
-
-
-async def make_plan(workspace: Workspace, api: Any, endpoint: str) -> Plan:
+async def make_plan(
+    workspace: Workspace, api: Any, endpoint: str, options: PlanOptions | None = None
+) -> Plan:
     live = await read_live(workspace, api)
-    return diff_plan(workspace, live, endpoint)
+    return diff_plan(workspace, live, endpoint, options)
 
 
 @dataclass
@@ -102,31 +49,88 @@ class _Decisions:
     """What planning decided so far, kind by kind."""
 
     ctx: PlanContext
-    changes: list[Change] = field(default_factory=list)
-    deletes: list[list[Change]] = field(default_factory=list)  # per kind, in kind order
+    forward: list[Change] = field(default_factory=list)
+    backward: list[list[Change]] = field(default_factory=list)  # per kind, in kind order
     noops: list[NoOp] = field(default_factory=list)
+    warnings: list[PlanWarning] = field(default_factory=list)
     unmanaged: dict[str, int] = field(default_factory=dict)
     fingerprints: dict[str, str] = field(default_factory=dict)
 
+    def record(
+        self,
+        kind: Kind,
+        key: Key,
+        decision: Decision,
+        item: Declared | None,
+        live: LiveObject | None = None,
+        before: dict[str, Any] | None = None,
+        after: dict[str, Any] | None = None,
+        changed: list[FieldChange] | None = None,
+    ) -> None:
+        cid = address(kind.name, key)
+        if decision.warning:
+            self.warnings.append(
+                PlanWarning(
+                    message=decision.warning,
+                    address=cid,
+                    position=str(item.position) if item else None,
+                )
+            )
+        if decision.action is None:
+            self.noops.append(NoOp(kind=kind.name, key=str(key), reason=decision.reason))
+            return
+        if decision.action in ("create", "replace"):
+            self.ctx.creating.add(cid)
+        calls = tuple(seal(call, cid) for call in decision.calls)
+        change = Change(
+            id=cid,
+            kind=kind.name,
+            key=str(key),
+            action=decision.action,
+            reason=decision.reason,
+            liveId=live.id if live else None,
+            parent=address(kind.parent, kind.parent_key(key)) if kind.parent else None,
+            changedFields=tuple(
+                c.but(**{k: shown(getattr(c, k)) for k in ("before", "after", "added", "removed")})
+                for c in changed or []
+            ),
+            before=shown(before) if before is not None else None,
+            after=shown(after) if after is not None else None,
+            calls=calls,
+            dependsOn=tuple(sorted({d for c in calls for d in ids_needed(c)} - {cid})),
+        )
+        if decision.action in ("cancel", "delete"):
+            self.backward[-1].append(change)
+        else:
+            self.forward.append(change)
+
 
 def _declared(
-    workspace: Workspace, kind: Kind, item: Declared, obj: LiveObject | None, out: _Decisions
+    workspace: Workspace,
+    kind: Kind,
+    key: Key,
+    item: Declared,
+    obj: LiveObject | None,
+    out: _Decisions,
 ) -> None:
-    key, ctx = item.key, out.ctx
-    cid = f"{kind.name}/{key}"
+    ctx = out.ctx
+    cid = address(kind.name, key)
     out.fingerprints[cid] = fingerprint(obj.raw if obj else None)
-    if item.model.ensure == "absent":
+    if not item.present:
         if obj is None:
-            out.noops.append(NoOp(kind=kind.name, key=key, reason="declared absent, not in live"))
+            out.noops.append(
+                NoOp(kind=kind.name, key=str(key), reason="declared absent, not in live")
+            )
         elif _protected(workspace, kind, key):
             ctx.diagnostics.error(
                 f"{kind.name} {key} is declared absent but protected (protect in agentform.yaml)",
                 item.position,
             )
         else:
-            out.deletes[-1].append(_delete(kind, obj, "declared absent", ctx))
+            decision = kind.decide_delete(obj, "declared absent", ctx)
+            out.record(kind, key, decision, item, obj, before=kind.show(obj.state, ctx))
         return
-    desired = kind.desired_state(item, ctx)
+    desired = kind.desired_state(item, ctx, obj)
     if desired is None:
         return
     if obj is None:
@@ -137,39 +141,23 @@ def _declared(
                 f"{kind.label} {key} does not exist yet; creating it needs {needs}", item.position
             )
             return
-        out.changes.append(
-            Change(
-                id=cid,
-                kind=kind.name,
-                key=key,
-                action="create",
-                reason="not in live",
-                after=kind.show(desired, ctx),
-                calls=kind.create_calls(desired),
-            )
-        )
+        decision = kind.decide_create(desired, ctx, item)
+        out.record(kind, key, decision, item, after=kind.show(desired, ctx))
         return
-    field_changes = [
-        _hide_secrets(c, workspace.secrets) for c in kind.diff(desired, obj.state, ctx)
-    ]
+    field_changes = [_hide_secrets(c, workspace.secrets) for c in kind.diff(desired, obj, ctx)]
     if not field_changes:
-        out.noops.append(NoOp(kind=kind.name, key=key, reason="matches live"))
+        out.noops.append(NoOp(kind=kind.name, key=str(key), reason="matches live"))
         return
-    names = [c.field for c in field_changes]
-    reason = f"field {names[0]} differs" if len(names) == 1 else f"fields {', '.join(names)} differ"
-    out.changes.append(
-        Change(
-            id=cid,
-            kind=kind.name,
-            key=key,
-            action="update",
-            reason=reason,
-            liveId=obj.id,
-            changedFields=field_changes,
-            before=_masked(kind.show(obj.state, ctx), field_changes),
-            after=_masked(kind.show(desired, ctx), field_changes),
-            calls=kind.update_calls(obj, desired, set(names)),
-        )
+    decision = kind.decide_update(obj, desired, field_changes, ctx)
+    out.record(
+        kind,
+        key,
+        decision,
+        item,
+        obj,
+        before=_masked(kind.show(obj.state, ctx), field_changes),
+        after=_masked(kind.show(desired, ctx), field_changes),
+        changed=field_changes,
     )
 
 
@@ -182,70 +170,98 @@ def _hide_secrets(change: FieldChange, secrets: Secrets) -> FieldChange:
 
 
 def _masked(shown: dict[str, Any], changes: list[FieldChange]) -> dict[str, Any]:
-    hidden = {c.field for c in changes if c.sensitive}
+    hidden = {c.field for c in changes if c.sensitive and c.keys is None}
     return {k: Secrets.MASK if k in hidden else v for k, v in shown.items()}
 
 
-def _undeclared(workspace: Workspace, kind: Kind, obj: LiveObject, out: _Decisions) -> None:
-    pruned = kind.name in workspace.settings.prune
-    if pruned and not _protected(workspace, kind, obj.key):
-        out.fingerprints[f"{kind.name}/{obj.key}"] = fingerprint(obj.raw)
-        out.deletes[-1].append(_delete(kind, obj, "pruned: not declared", out.ctx))
-        return
-    why = "protected" if pruned else "not declared"
-    out.noops.append(NoOp(kind=kind.name, key=obj.key, reason=f"not managed ({why})"))
+def _undeclared(
+    workspace: Workspace, kind: Kind, obj: LiveObject, scopes: set[Key], out: _Decisions
+) -> None:
+    cid = address(kind.name, obj.key)
+    if kind.parent is not None:
+        parent = address(kind.parent, kind.parent_key(obj.key))
+        if kind.parent_key(obj.key) in scopes:
+            out.fingerprints[cid] = fingerprint(obj.raw)
+            field_name = next(
+                f for f, c in Kind.registry[kind.parent].children.items() if c == kind.name
+            )
+            decision = kind.decide_delete(obj, f"not in the {field_name} of {parent}", out.ctx)
+            out.record(kind, obj.key, decision, None, obj, before=kind.show(obj.state, out.ctx))
+            return
+        why = f"not managed ({parent} does not list its {kind.label}s)"
+    else:
+        pruned = kind.name in workspace.settings.prune
+        if pruned and not _protected(workspace, kind, obj.key):
+            out.fingerprints[cid] = fingerprint(obj.raw)
+            decision = kind.decide_delete(obj, "pruned: not declared", out.ctx)
+            out.record(kind, obj.key, decision, None, obj, before=kind.show(obj.state, out.ctx))
+            return
+        why = "not managed (protected)" if pruned else "not managed (not declared)"
+    out.noops.append(NoOp(kind=kind.name, key=str(obj.key), reason=why))
     out.unmanaged[kind.name] = out.unmanaged.get(kind.name, 0) + 1
 
 
-def diff_plan(workspace: Workspace, live: LiveState, endpoint: str) -> Plan:
+def _keyed(
+    kind: Kind, declared: list[Declared], refs: References, diags: Diagnostics
+) -> list[tuple[Key, Declared]]:
+    """Declarations with their canonical keys; two spellings of one key are an error."""
+    seen: dict[Key, Declared] = {}
+    out = []
+    for item in declared:
+        key = kind.key_of(item, refs)
+        if key in seen:
+            diags.error(
+                f"{kind.name}: '{key}' is declared twice (first at {seen[key].position})",
+                item.position,
+            )
+            continue
+        seen[key] = item
+        out.append((key, item))
+    return out
+
+
+def diff_plan(
+    workspace: Workspace, live: LiveState, endpoint: str, options: PlanOptions | None = None
+) -> Plan:
     diags = Diagnostics()
-    out = _Decisions(PlanContext(live.references, diags))
+    ctx = PlanContext(live.references, diags, options or PlanOptions(), live.objects)
+    out = _Decisions(ctx)
     for kind in kinds_in_order():
-        out.deletes.append([])
+        out.backward.append([])
         existing = live.objects[kind.name]
-        declared = workspace.declared[kind.name]
-        for item in declared:
-            _declared(workspace, kind, item, existing.get(item.key), out)
-        for key in sorted(set(existing) - {d.key for d in declared}):
-            _undeclared(workspace, kind, existing[key], out)
+        keyed = _keyed(kind, workspace.declared[kind.name], live.references, diags)
+        for key, item in keyed:
+            _declared(workspace, kind, key, item, existing.get(key), out)
+        scopes = managed_keys(workspace, kind, live.references) if kind.parent else set()
+        for key in sorted(set(existing) - {k for k, _ in keyed}):
+            _undeclared(workspace, kind, existing[key], scopes, out)
     diags.raise_if_errors()
-    # Deletes go last, kinds in reverse dependency order, names in order within a kind.
-    all_changes = out.changes + [c for group in reversed(out.deletes) for c in group]
-    noops, unmanaged, fingerprints = out.noops, out.unmanaged, out.fingerprints
+    loaded = [
+        PlanWarning(message=w.summary, position=str(w.position) if w.position else None)
+        for w in [*workspace.warnings, *diags.warnings]
+    ]
+    backward = [c for group in reversed(out.backward) for c in group]
+    ordered = tuple(c for stage in stages(out.forward + backward) for c in stage)
     salt = pysecrets.token_hex(8)
     return Plan(
         workspace=workspace.settings.workspace,
         endpoint=endpoint,
         organizationId=live.organization_id,
         organizationName=live.organization_name,
-        changes=all_changes,
-        noops=noops,
-        unmanaged=unmanaged,
-        summary=Summary(
-            create=sum(c.action == "create" for c in all_changes),
-            update=sum(c.action == "update" for c in all_changes),
-            delete=sum(c.action == "delete" for c in all_changes),
-            unchanged=sum(n.reason == "matches live" for n in noops),
-            unmanaged=sum(unmanaged.values()),
+        changes=ordered,
+        noops=tuple(out.noops),
+        unmanaged=out.unmanaged,
+        warnings=(*loaded, *out.warnings),
+        summary=summarise(
+            ordered,
+            unchanged=sum(n.reason == "matches live" for n in out.noops),
+            unmanaged=sum(out.unmanaged.values()),
         ),
         inputsDigest=workspace.inputs_digest,
-        fingerprints={c.id: fingerprints[c.id] for c in all_changes},
-        reads={k.name: sorted(managed_keys(workspace, k)) for k in kinds_in_order()},
+        fingerprints={c.id: out.fingerprints[c.id] for c in ordered},
+        reads={k: tuple(sorted(str(key) for key in keys)) for k, keys in live.reads.items()},
         secretDigests={
             n: secret_digest(salt, n, v) for n, v in sorted(workspace.secrets.values.items())
         },
         secretSalt=salt,
-    )
-
-
-def _delete(kind: Kind, obj: LiveObject, reason: str, ctx: PlanContext) -> Change:
-    return Change(
-        id=f"{kind.name}/{obj.key}",
-        kind=kind.name,
-        key=obj.key,
-        action="delete",
-        reason=reason,
-        liveId=obj.id,
-        before=kind.show(obj.state, ctx),
-        calls=kind.delete_calls(obj),
     )

@@ -1,32 +1,46 @@
-"""What a resource kind is: its YAML model, how it reads live state, how it diffs,
-and which API calls create, update and delete it.
+"""What a resource kind is: its YAML model, its key, how it reads live state, how
+it diffs, and which API calls create, update, replace, cancel and delete it.
 
 A kind registers itself by being defined (a subclass with a `name`); the
 engine, the loader, export and the JSON Schema iterate `Kind.registry`, so a
-new kind is one new module and nothing else.
+new kind is one new module and nothing else. A child kind (`parent` set) is
+written inside its parent's YAML (the parent's `children` field) but is an
+object of its own in the API: it diffs, plans and applies as changes of its own.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Container
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..config.diagnostics import Diagnostics, Position
+from ..frozen import FrozenJson, freeze
+from .context import LiveRead, PlanContext
+from .keys import Key
 from .references import References
+from .slots import SENSITIVE
+
+Action = Literal["create", "update", "replace", "cancel", "delete"]
 
 
 class DesiredModel(BaseModel):
     """Base of an object as written in YAML: unknown keys refused."""
 
     model_config = ConfigDict(extra="forbid")
-    name: str  # the identity; each kind restates it with its own limits
+    name: str  # each kind restates it with its own limits
     ensure: Literal["present", "absent"] = Field(
         "present", description="absent: delete the live object if it exists"
     )
+
+
+class ChildModel(BaseModel):
+    """Base of a child object as written inside its parent (no name, no ensure)."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class State(BaseModel):
@@ -36,63 +50,91 @@ class State(BaseModel):
     left out is not managed and never diffed.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    name: str
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
 
 
 @dataclass(frozen=True)
 class Declared:
-    """One desired object with where it was written."""
+    """One desired object with where it was written (and its parent, for a child)."""
 
-    model: DesiredModel
+    model: BaseModel
     position: Position
+    parent: Declared | None = None
 
     @property
-    def key(self) -> str:
-        return self.model.name
+    def present(self) -> bool:
+        return getattr(self.model, "ensure", "present") == "present"
 
 
 @dataclass(frozen=True)
 class LiveObject:
-    key: str
+    key: Key
     id: str
     state: State
     raw: dict[str, Any]  # what the API answered (fingerprinted)
     preset: bool = False
 
 
-class ApiCall(BaseModel):
-    """One HTTP call of a change; `{id}` in the path is the object's id, known after create.
+class Frozen(BaseModel):
+    """Base of every model of a plan: frozen, defaults validated (so frozen too)."""
 
-    `creates`: the call makes the object and answers its id (a lookup by name may
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+
+    def but(self, **changes: Any) -> Self:
+        """A copy with `changes`, validated (model_copy(update=) would not freeze them)."""
+        return self.model_validate({**self.__dict__, **changes})
+
+
+class Slot(Frozen):
+    """A place in a call filled in by apply: `at` is ("path", segment) or ("body", *keys).
+
+    `idOf`: the id of the object the change at this address creates (known after
+    create). `sensitive`: the name of a sensitive value, taken from the workspace.
+    """
+
+    at: tuple[str | int, ...]
+    idOf: str | None = None
+    sensitive: str | None = None
+
+
+class ApiCall(Frozen):
+    """One HTTP call of a change.
+
+    `creates`: the call makes the object and answers its id (a lookup by key may
     adopt it when the answer is lost). `idempotent`: repeating it is harmless, so
     it may be retried even after it may have reached the server.
     """
 
-    model_config = ConfigDict(frozen=True)
     method: str
     path: str
-    body: Any = None
+    body: FrozenJson = None
     creates: bool = False
     idempotent: bool = False
+    slots: tuple[Slot, ...] = ()
 
 
-class FieldChange(BaseModel):
-    model_config = ConfigDict(frozen=True)
+KeyStatus = Literal["added", "removed", "changed", "unchanged"]
+
+
+class FieldChange(Frozen):
     field: str
-    before: Any = None
-    after: Any = None
-    added: list[str] | None = None  # for set fields: what is added and removed
-    removed: list[str] | None = None
+    before: FrozenJson = None
+    after: FrozenJson = None
+    added: FrozenJson = None  # for set fields: what is added and removed
+    removed: FrozenJson = None
     sensitive: bool = False
+    # sensitive maps: what happens to each key (values are never shown)
+    keys: Annotated[dict[str, KeyStatus], AfterValidator(freeze)] | None = None
 
 
-@dataclass
-class PlanContext:
-    """What a kind may consult while turning desired objects into states."""
+@dataclass(frozen=True)
+class Decision:
+    """What to do with one object: an action with its calls, or nothing (and why)."""
 
-    references: References
-    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    action: Action | None
+    reason: str
+    calls: tuple[ApiCall, ...] = ()
+    warning: str | None = None  # said in the plan when the action cannot be taken
 
 
 class Kind(ABC):
@@ -100,74 +142,123 @@ class Kind(ABC):
 
     name: ClassVar[str]  # the YAML list key, e.g. "profilePools"
     label: ClassVar[str]  # for messages, e.g. "pool"
-    desired_model: ClassVar[type[DesiredModel]]
+    desired_model: ClassVar[type[BaseModel]]
     collection: ClassVar[str]  # API path of the collection
-    depends_on: ClassVar[tuple[str, ...]] = ()
+    depends_on: ClassVar[tuple[str, ...]] = ()  # kinds whose objects this one names
+    parent: ClassVar[str | None] = None  # a child kind: written inside this kind's YAML
+    children: ClassVar[dict[str, str]] = {}  # desired field -> child kind written in it
+    identity_fields: ClassVar[tuple[str, ...]] = ("name",)  # shown first, never diffed
+    key_references: ClassVar[tuple[str, ...]] = ()  # reference lists the key is resolved in
     references: ClassVar[tuple[str, ...]] = ()  # reference lists it resolves names in
     set_fields: ClassVar[tuple[str, ...]] = ()  # compared as sets
-    order: ClassVar[int] = 0
+    sensitive_fields: ClassVar[tuple[str, ...]] = ()  # maps of digests of sensitive values
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__:
             Kind.registry[cls.name] = cls()
 
+    # -- identity ------------------------------------------------------------
+    def key_of(self, declared: Declared, references: References | None = None) -> Key:
+        """The key of a declared object: as written without `references`, canonical
+        (names for ids) with them."""
+        return Key(getattr(declared.model, "name"))  # noqa: B009
+
+    def parent_key(self, key: Key) -> Key:
+        """For a child kind: the key of the parent object `key` belongs to."""
+        raise NotImplementedError(f"{self.name} is not a child kind")
+
+    async def find_created(self, api: Any, key: Key, body: Any) -> Any:
+        """The live object a create made, when its answer was lost (None if absent)."""
+        items = await api.list_all(self.collection, {"searchName": key[0]})
+        return next((i for i in items if i["name"] == key[0]), None)
+
     # -- offline -------------------------------------------------------------
+    def expand(
+        self, declared: Declared, folder: Path, diagnostics: Diagnostics
+    ) -> tuple[Declared, list[tuple[Path, bytes]]]:
+        """The declaration with the files it names read in (a batch's itemsFile, relative
+        to `folder`, the YAML file's own), and the files read with their bytes: they
+        are inputs of the plan like the YAML's."""
+        return declared, []
+
     def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:  # noqa: B027
         """Checks inside the files (no API): override for kind-specific rules."""
 
     def references_needed(self, declared: list[Declared]) -> set[str]:
         """The reference lists (profiles, agents) these declarations name things in."""
-        if any(d.model.ensure == "present" for d in declared):
-            return set(self.references)
+        if any(d.present for d in declared):
+            return {*self.references, *self.key_references}
         return set()
+
+    def sensitive_values(self, declared: list[Declared]) -> dict[str, str]:
+        """Sensitive values of the declarations, by the name their slots use."""
+        return {}
 
     # -- reading -------------------------------------------------------------
     @abstractmethod
-    async def read_live(self, api: Any, managed: Container[str]) -> list[LiveObject]:
-        """Every live object of the kind; `managed` keys may need a deeper read."""
+    async def read_live(self, read: LiveRead) -> list[LiveObject]:
+        """Every live object of the kind; `read.managed` keys may need a deeper read."""
 
     # -- planning ------------------------------------------------------------
     @abstractmethod
-    def desired_state(self, declared: Declared, ctx: PlanContext) -> State | None:
-        """The desired object as a State (names resolved); None after a diagnostic."""
+    def desired_state(
+        self, declared: Declared, ctx: PlanContext, live: LiveObject | None
+    ) -> State | None:
+        """The desired object as a State (names resolved, compared against `live`
+        when it exists); None after a diagnostic."""
 
-    def diff(self, desired: State, live: State, ctx: PlanContext) -> list[FieldChange]:
+    def diff(self, desired: State, live: LiveObject, ctx: PlanContext) -> list[FieldChange]:
         """The managed fields that differ, with values as the user writes them."""
         changes = []
-        for name in sorted(desired.model_fields_set - {"name"}):
-            want, have = getattr(desired, name), getattr(live, name)
-            if want == have:
-                continue
-            show = lambda v, n=name: self.display(n, v, ctx)  # noqa: E731
-            if name in self.set_fields:
-                changes.append(
-                    FieldChange(
-                        field=name,
-                        before=show(have),
-                        after=show(want),
-                        added=show(want - have),
-                        removed=show(have - want),
-                    )
-                )
-            else:
-                changes.append(FieldChange(field=name, before=show(have), after=show(want)))
+        for name in sorted(desired.model_fields_set - set(self.identity_fields)):
+            change = self.diff_field(name, getattr(desired, name), getattr(live.state, name), ctx)
+            if change is not None:
+                changes.append(change)
         return changes
+
+    def diff_field(self, name: str, want: Any, have: Any, ctx: PlanContext) -> FieldChange | None:
+        """How one managed field changes, or None when it does not."""
+        if name in self.sensitive_fields:
+            return _sensitive_map_change(name, want, have)
+        if want == have:
+            return None
+        if name in self.set_fields:
+            return FieldChange(
+                field=name,
+                before=self.display(name, have, ctx),
+                after=self.display(name, want, ctx),
+                added=self.display(name, want - have, ctx),
+                removed=self.display(name, have - want, ctx),
+            )
+        return FieldChange(
+            field=name, before=self.display(name, have, ctx), after=self.display(name, want, ctx)
+        )
 
     def display(self, field: str, value: Any, ctx: PlanContext) -> Any:
         """A state value as the user writes it (e.g. profile names for ids)."""
-        if isinstance(value, frozenset):
-            return sorted(value)
-        if isinstance(value, tuple):
-            return [
-                v.model_dump(mode="json", exclude_none=True) if isinstance(v, BaseModel) else v
-                for v in value
-            ]
-        return value
+        if field in self.sensitive_fields and isinstance(value, dict):
+            return {k: SENSITIVE for k in sorted(value)}
+        return _plain(value)
 
     def required_to_create(self) -> tuple[str, ...]:
         """Fields that may be left out to leave them unmanaged, but are needed to create."""
         return ()
+
+    def decide_create(self, desired: State, ctx: PlanContext, declared: Declared) -> Decision:
+        return Decision("create", "not in live", tuple(self.create_calls(desired)))
+
+    def decide_update(
+        self, live: LiveObject, desired: State, changes: list[FieldChange], ctx: PlanContext
+    ) -> Decision:
+        names = [c.field for c in changes]
+        reason = (
+            f"field {names[0]} differs" if len(names) == 1 else f"fields {', '.join(names)} differ"
+        )
+        return Decision("update", reason, tuple(self.update_calls(live, desired, set(names))))
+
+    def decide_delete(self, live: LiveObject, reason: str, ctx: PlanContext) -> Decision:
+        return Decision("delete", reason, tuple(self.delete_calls(live)))
 
     @abstractmethod
     def create_calls(self, desired: State) -> list[ApiCall]: ...
@@ -181,17 +272,84 @@ class Kind(ABC):
         return [ApiCall(method="DELETE", path=f"{self.collection}/{live.id}")]
 
     def show(self, state: State, ctx: PlanContext) -> dict[str, Any]:
-        """A state as the user writes it (names, not ids): name first, then its fields."""
-        fields = ["name", *sorted(state.model_fields_set - {"name"})]
+        """A state as the user writes it (names, not ids): identity first, then its fields."""
+        first = [f for f in self.identity_fields if f in state.model_fields_set]
+        fields = [*first, *sorted(state.model_fields_set - set(self.identity_fields))]
         return {name: self.display(name, getattr(state, name), ctx) for name in fields}
 
-    def export(self, live: LiveObject, ctx: PlanContext) -> dict[str, Any]:
-        """The YAML of a live object, which plans to no change (empty values left out)."""
-        return {k: v for k, v in self.show(live.state, ctx).items() if v is not None}
+    def exports(self, live: LiveObject) -> bool:
+        """Whether export writes this live object (finished batches are history)."""
+        return True
+
+    def export(
+        self, live: LiveObject, ctx: PlanContext, children: dict[str, list[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        """The YAML of a live object (with its children's YAML under their fields),
+        which plans to no change; empty values left out."""
+        out = {k: v for k, v in self.show(live.state, ctx).items() if v is not None}
+        for field, child_kind in self.children.items():
+            if children.get(child_kind):
+                out[field] = children[child_kind]
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, frozenset):
+        return sorted((_plain(v) for v in value), key=repr)
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, BaseModel):
+        return {k: _plain(v) for k, v in value.model_dump(exclude_none=True).items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _sensitive_map_change(
+    field: str, want: dict[str, str], have: dict[str, str]
+) -> FieldChange | None:
+    """A map of digests compared key by key; values are never shown."""
+    keys: dict[str, KeyStatus] = {}
+    for name in sorted(set(want) | set(have)):
+        if name not in have:
+            keys[name] = "added"
+        elif name not in want:
+            keys[name] = "removed"
+        else:
+            keys[name] = "unchanged" if want[name] == have[name] else "changed"
+    if all(status == "unchanged" for status in keys.values()):
+        return None
+    return FieldChange(field=field, sensitive=True, keys=keys)
+
+
+def top_level_kinds() -> list[Kind]:
+    """The kinds written as top-level lists in the YAML, in dependency order."""
+    return [k for k in kinds_in_order() if k.parent is None]
+
+
+def kind_levels() -> dict[str, int]:
+    """Each kind's level: 0 when it names no other kind, else one more than the
+    highest level of the kinds it depends on (its parent included)."""
+    levels: dict[str, int] = {}
+
+    def level(name: str, seen: tuple[str, ...] = ()) -> int:
+        if name in seen:
+            raise ValueError(f"kinds depend on each other in a cycle: {' -> '.join(seen)}")
+        if name not in levels:
+            kind = Kind.registry[name]
+            deps = [*kind.depends_on, *([kind.parent] if kind.parent else [])]
+            levels[name] = 1 + max((level(d, (*seen, name)) for d in deps), default=-1)
+        return levels[name]
+
+    for name in Kind.registry:
+        level(name)
+    return levels
 
 
 def kinds_in_order() -> list[Kind]:
-    return sorted(Kind.registry.values(), key=lambda k: (k.order, k.name))
+    """Every kind, a kind after the kinds it depends on (by level, then name)."""
+    levels = kind_levels()
+    return sorted(Kind.registry.values(), key=lambda k: (levels[k.name], k.name))
 
 
 def chunks(items: list[str], size: int = 100) -> list[list[str]]:

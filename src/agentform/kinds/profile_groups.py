@@ -7,4 +7,3 @@ class ProfileGroups(ProfileSetKind):
     name = "profileGroups"
     label = "profile group"
     collection = "/profile-groups"
-    order = 10

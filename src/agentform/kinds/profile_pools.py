@@ -7,4 +7,3 @@ class ProfilePools(ProfileSetKind):
     name = "profilePools"
     label = "pool"
     collection = "/agent-profile-pools"
-    order = 10

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Container
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -18,10 +17,11 @@ from .base import (
     DesiredModel,
     Kind,
     LiveObject,
-    PlanContext,
     State,
     chunks,
 )
+from .context import LiveRead, PlanContext
+from .keys import Key
 
 
 class ProfileSetDesired(DesiredModel):
@@ -34,6 +34,7 @@ class ProfileSetDesired(DesiredModel):
 
 
 class ProfileSetState(State):
+    name: str
     selectionStrategy: Strategy = "least_recently_used"
     allowConcurrentUse: bool = False
     members: frozenset[str] = frozenset()  # profile ids
@@ -47,16 +48,17 @@ class ProfileSetKind(Kind):
     SCALARS: ClassVar[tuple[str, ...]] = ("selectionStrategy", "allowConcurrentUse")
 
     def references_needed(self, declared: list[Declared]) -> set[str]:
-        present = [d for d in declared if d.model.ensure == "present"]
+        present = [d for d in declared if d.present]
         return (
             {"profiles"}
             if any(getattr(d.model, "members", None) is not None for d in present)
             else set()
         )
 
-    async def read_live(self, api: Any, managed: Container[str]) -> list[LiveObject]:
+    async def read_live(self, read: LiveRead) -> list[LiveObject]:
+        api = read.api
         items = await api.list_all(self.collection)
-        wanted = [i for i in items if i["name"] in managed]
+        wanted = [i for i in items if Key(i["name"]) in read.managed]
         member_lists = await asyncio.gather(
             *(api.list_all(f"{self.collection}/{i['id']}/members") for i in wanted)
         )
@@ -69,10 +71,12 @@ class ProfileSetKind(Kind):
                 ids = sorted(m["id"] for m in members[item["id"]])
                 raw["members"] = ids
                 fields["members"] = frozenset(ids)
-            out.append(LiveObject(item["name"], item["id"], ProfileSetState(**fields), raw))
+            out.append(LiveObject(Key(item["name"]), item["id"], ProfileSetState(**fields), raw))
         return out
 
-    def desired_state(self, declared: Declared, ctx: PlanContext) -> State | None:
+    def desired_state(
+        self, declared: Declared, ctx: PlanContext, live: LiveObject | None
+    ) -> State | None:
         model = declared.model
         assert isinstance(model, ProfileSetDesired)
         fields = model.model_dump(include=model.model_fields_set - {"ensure"}, exclude_none=True)
@@ -83,7 +87,9 @@ class ProfileSetKind(Kind):
                 resolved = profiles.resolve(ref)
                 if resolved is None:
                     ctx.diagnostics.error(
-                        f"{self.label} {model.name}: no profile named '{ref}'", declared.position
+                        f"{self.label} {model.name}: no profile named '{ref}'"
+                        + profiles.suggest(ref),
+                        declared.position,
                     )
                 else:
                     ids.append(resolved)

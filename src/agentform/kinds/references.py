@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,10 +15,15 @@ class ReferenceList:
 
     by_name: dict[str, str] = field(default_factory=dict)
     by_id: dict[str, str] = field(default_factory=dict)  # id -> name
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> what the API answered
 
     @classmethod
     def from_items(cls, items: list[dict[str, Any]]) -> ReferenceList:
-        return cls({i["name"]: i["id"] for i in items}, {i["id"]: i["name"] for i in items})
+        return cls(
+            {i["name"]: i["id"] for i in items},
+            {i["id"]: i["name"] for i in items},
+            {i["id"]: i for i in items},
+        )
 
     def resolve(self, ref: str) -> str | None:
         """An id for a name, or for an id (in any case); None when it names nothing."""
@@ -32,22 +38,40 @@ class ReferenceList:
     def name_of(self, ref_id: str) -> str:
         return self.by_id.get(ref_id, ref_id)
 
+    def canonical(self, ref: str) -> str:
+        """The name `ref` (a name or an id) stands for; `ref` itself when unknown."""
+        found = self.resolve(ref)
+        return self.by_id[found] if found is not None else ref
+
+    def suggest(self, ref: str) -> str:
+        """' (did you mean 'x'?)' for a close name, or ''."""
+        close = difflib.get_close_matches(ref, list(self.by_name), n=1)
+        return f" (did you mean '{close[0]}'?)" if close else ""
+
 
 PATHS = {"profiles": "/profiles", "agents": "/agents"}
 
 
 class References:
-    """Loads each reference list at most once per run, only when a kind needs it."""
+    """Loads each reference list at most once per run, only when something needs it;
+    readers that need a list wait for the one shared read."""
 
     def __init__(self, api: Any = None) -> None:
         self.api = api
         self.lists: dict[str, ReferenceList] = {}
+        self._reads: dict[str, asyncio.Task[None]] = {}
 
-    async def load(self, names: set[str]) -> None:
-        missing = sorted(n for n in names if n not in self.lists)
-        results = await asyncio.gather(*(self.api.list_all(PATHS[n]) for n in missing))
-        for name, items in zip(missing, results, strict=True):
-            self.lists[name] = ReferenceList.from_items(items)
+    async def load(self, names: set[str] | tuple[str, ...]) -> None:
+        await asyncio.gather(*(self._read(n) for n in sorted(set(names))))
+
+    def _read(self, name: str) -> asyncio.Task[None]:
+        if name not in self._reads:
+            self._reads[name] = asyncio.ensure_future(self._fetch(name))
+        return self._reads[name]
+
+    async def _fetch(self, name: str) -> None:
+        self.lists[name] = ReferenceList.from_items(await self.api.list_all(PATHS[name]))
 
     def __getitem__(self, name: str) -> ReferenceList:
-        return self.lists.setdefault(name, ReferenceList())
+        """The list, or an empty one when it was not loaded (nothing needed it)."""
+        return self.lists.get(name) or ReferenceList()

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Container
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..config.diagnostics import Diagnostics
 from ..contract import FieldType, TemplateKind
-from .base import ApiCall, Declared, DesiredModel, Kind, LiveObject, PlanContext, State
+from .base import ApiCall, Declared, DesiredModel, Kind, LiveObject, State
+from .context import LiveRead, PlanContext
+from .keys import Key
 
 
 class TemplateField(BaseModel):
@@ -38,6 +39,7 @@ class VaultTemplateDesired(DesiredModel):
 
 
 class VaultTemplateState(State):
+    name: str
     kind: str | None = None
     description: str | None = None
     fields: tuple[TemplateField, ...] = ()
@@ -54,7 +56,6 @@ class VaultTemplates(Kind):
     label = "vault template"
     collection = "/vault/templates"
     desired_model = VaultTemplateDesired
-    order = 10
 
     def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:
         for item in declared:
@@ -101,9 +102,9 @@ class VaultTemplates(Kind):
                         )
                     used[key] = step.key
 
-    async def read_live(self, api: Any, managed: Container[str]) -> list[LiveObject]:
+    async def read_live(self, read: LiveRead) -> list[LiveObject]:
         out = []
-        for item in await api.list_all(self.collection):
+        for item in await read.api.list_all(self.collection):
             state = VaultTemplateState(
                 name=item["name"],
                 kind=item["kind"],
@@ -116,12 +117,18 @@ class VaultTemplates(Kind):
             )
             out.append(
                 LiveObject(
-                    item["name"], item["id"], state, item, preset=item.get("origin") == "generated"
+                    Key(item["name"]),
+                    item["id"],
+                    state,
+                    item,
+                    preset=item.get("origin") == "generated",
                 )
             )
         return out
 
-    def desired_state(self, declared: Declared, ctx: PlanContext) -> State | None:
+    def desired_state(
+        self, declared: Declared, ctx: PlanContext, live: LiveObject | None
+    ) -> State | None:
         model = declared.model
         managed = model.model_fields_set - {"ensure"}
         return VaultTemplateState(

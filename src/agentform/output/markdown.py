@@ -19,7 +19,7 @@ from urllib.parse import quote
 from ..engine.apply import ApplyReport
 from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
-from .values import diff_lines, object_lines
+from .values import diff_lines, object_lines, warning_text
 
 GITHUB_LIMIT = 65_536
 SIGNS = {"create": "+", "update": "~", "replace": "~", "delete": "-", "cancel": "-"}
@@ -109,14 +109,14 @@ class MarkdownView:
     def plan(self, plan: Plan) -> str:
         s = plan.summary
         head = [marker("plan", plan.workspace), ""]
-        head += _alerts("WARNING", [self.scrub(w) for w in plan.warnings])
+        head += _alerts("WARNING", [self.scrub(warning_text(w)) for w in plan.warnings])
         head += [f"### agentform plan: workspace {code(plan.workspace)}", ""]
         tail = f"{s.unchanged} unchanged, {s.unmanaged} not managed"
         if plan.has_changes:
-            head.append(
-                f"**Plan: {s.create} to create, {s.update} to update, {s.delete} to delete.** "
-                f"({tail})"
-            )
+            counts = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete"
+            counts += f", {s.replace} to replace" if s.replace else ""
+            counts += f", {s.cancel} to cancel" if s.cancel else ""
+            head.append(f"**{counts}.** ({tail})")
         else:
             head.append(f"**No changes.** The live workspace matches the files ({tail}).")
         head += ["", self._where(plan), ""]
@@ -201,7 +201,7 @@ class MarkdownView:
     # -- drift report ----------------------------------------------------------
     def drift(self, drift: DriftReport) -> str:
         head = [marker("drift", drift.workspace), ""]
-        head += _alerts("WARNING", [self.scrub(w) for w in drift.warnings])
+        head += _alerts("WARNING", [self.scrub(warning_text(w)) for w in drift.warnings])
         head += [f"### agentform drift: workspace {code(drift.workspace)}", ""]
         if not drift.drifted:
             head.append("**No drift.** The service matches the files.")

@@ -9,9 +9,16 @@ import click
 from ..engine.apply import ApplyReport, ChangeResult
 from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
-from .values import describe, value
+from .values import describe, summarised, value, warning_text
 
-SIGNS = {"create": ("+", "green"), "update": ("~", "yellow"), "delete": ("-", "red")}
+SIGNS = {
+    "create": ("+", "green"),
+    "update": ("~", "yellow"),
+    "replace": ("-/+", "magenta"),
+    "cancel": ("x", "red"),
+    "delete": ("-", "red"),
+}
+LINES_PER_FIELD = 10  # a field change shows at most this many lines unless -v
 DRIFT_SIGNS = {
     "changed": ("~", "yellow"),
     "missing": ("+", "green"),
@@ -44,17 +51,16 @@ class TextView:
             lines += [f"  = {n.kind}/{n.key}: {n.reason}" for n in plan.noops]
             lines.append("")
         for warning in plan.warnings:
-            lines.append(self._style(f"Warning: {warning}", "yellow"))
+            lines.append(self._style(f"Warning: {warning_text(warning)}", "yellow"))
+        if plan.warnings:
+            lines.append("")
         s = plan.summary
         tail = f"{s.unchanged} unchanged, {s.unmanaged} not managed"
         if plan.has_changes:
-            lines.append(
-                self._style(
-                    f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete.",
-                    bold=True,
-                )
-                + f" ({tail})"
-            )
+            counts = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete"
+            counts += f", {s.replace} to replace" if s.replace else ""
+            counts += f", {s.cancel} to cancel" if s.cancel else ""
+            lines.append(self._style(counts + ".", bold=True) + f" ({tail})")
         else:
             lines.append(
                 self._style("No changes.", bold=True)
@@ -70,13 +76,22 @@ class TextView:
             for k, v in change.after.items():
                 if k == "name":
                     continue
-                if isinstance(v, list) and any(isinstance(i, dict) for i in v):
-                    lines.append(f"      {k}:")
-                    lines += [f"        - {value(i)}" for i in v]
+                if isinstance(v, list | tuple) and any(isinstance(i, dict) for i in v):
+                    head, shown = summarised(v, self.verbose)
+                    lines.append(f"      {k}:{head}")
+                    lines += [f"        - {value(i)}" for i in shown]
                 else:
                     lines.append(f"      {k}: {value(v)}")
         for field_change in change.changedFields:
-            lines += [f"      {line}" for line in describe(field_change)]
+            described = describe(field_change)
+            if not self.verbose and len(described) > LINES_PER_FIELD:
+                more = len(described) - LINES_PER_FIELD
+                described = [*described[:LINES_PER_FIELD], f"... {more} more lines (-v shows all)"]
+            lines += [f"      {line}" for line in described]
+        pending = sorted(
+            {s.idOf for call in change.calls for s in call.slots if s.idOf} - {change.id}
+        )
+        lines += [f"      {ref} id: (known after create)" for ref in pending]
         if self.verbose:
             for call in change.calls:
                 lines.append(self._style(f"      {call.method} {call.path}", "cyan"))
@@ -97,7 +112,7 @@ class TextView:
                 lines += [f"      {line}" for line in describe(field_change)]
             lines.append("")
         for warning in drift.warnings:
-            lines.append(self._style(f"Warning: {warning}", "yellow"))
+            lines.append(self._style(f"Warning: {warning_text(warning)}", "yellow"))
         if drift.drifted:
             parts = ", ".join(f"{n} {label}" for label, n in drift.counts_by_label().items() if n)
             head = f"Drift: {len(drift.items)} objects differ from the files"

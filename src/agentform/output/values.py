@@ -4,12 +4,14 @@ A field change becomes a list of `Edit`s (what was added, removed, changed or is
 sensitive, at which path). Ordered lists (template fields and steps) are aligned
 with difflib on their canonical JSON, so inserting one item at the top is one
 added item, not a change on every later index; deleted items show what they held.
-The text and markdown views render the same edits.
+Maps are compared key by key. The text and markdown views render the same edits.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Literal
@@ -17,31 +19,76 @@ from typing import Any, Literal
 from ..kinds.base import FieldChange
 
 SENSITIVE_CHANGED = "(sensitive, changed)"
+SENSITIVE_KEYS = {
+    "added": ("add", "(sensitive)"),
+    "removed": ("remove", "(sensitive)"),
+    "changed": ("sensitive", SENSITIVE_CHANGED),
+    "unchanged": ("same", "(sensitive, unchanged)"),
+}
 
 
 def value(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False)
 
 
+def _item_text(entry: Any) -> str:
+    return entry if isinstance(entry, str) else value(entry)
+
+
+def warning_text(warning: Any) -> str:
+    """A plan warning as one line: `ADDRESS: message (file:line:col)`."""
+    about = f"{warning.address}: " if warning.address else ""
+    where = f" ({warning.position})" if warning.position else ""
+    return f"{about}{warning.message}{where}"
+
+
+SHOWN_ENTRIES = 3  # a long list of objects shows its count, digest and first entries
+
+
+def summarised(entries: list[Any] | tuple[Any, ...], verbose: bool) -> tuple[str, list[Any]]:
+    """(a heading, the entries to show) for a list of objects: all of a short list,
+    or with -v; else the count, a digest of the whole list and the first few."""
+    if verbose or len(entries) <= 2 * SHOWN_ENTRIES:
+        return "", list(entries)
+    canonical = json.dumps(entries, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    heading = (
+        f" {len(entries)} entries, digest sha256:{digest}, first {SHOWN_ENTRIES} "
+        "shown (-v shows all)"
+    )
+    return heading, list(entries[:SHOWN_ENTRIES])
+
+
 @dataclass(frozen=True)
 class Edit:
-    op: Literal["add", "remove", "change", "sensitive"]
+    """One line's worth of a change. `note` replaces the values of a sensitive one."""
+
+    op: Literal["add", "remove", "change", "sensitive", "same"]
     path: str
     before: Any = None
     after: Any = None
+    note: str = ""
 
 
 def edits(change: FieldChange) -> list[Edit]:
     """The edits of one field change, in reading order."""
     if change.sensitive:
-        return [Edit("sensitive", change.field)]
+        if change.keys is None:
+            return [Edit("sensitive", change.field, note=SENSITIVE_CHANGED)]
+        out = []
+        for key, status in change.keys.items():
+            op, note = SENSITIVE_KEYS[status]
+            out.append(Edit(op, f"{change.field}.{key}", note=note))  # type: ignore[arg-type]
+        return out
     if change.added is not None or change.removed is not None:
-        return [Edit("add", change.field, after=x) for x in change.added or []] + [
-            Edit("remove", change.field, before=x) for x in change.removed or []
+        return [Edit("add", change.field, after=x) for x in change.added or ()] + [
+            Edit("remove", change.field, before=x) for x in change.removed or ()
         ]
     before, after = change.before, change.after
-    if isinstance(before, list) and isinstance(after, list):
-        return _aligned(change.field, before, after)
+    if isinstance(before, list | tuple) and isinstance(after, list | tuple):
+        return _aligned(change.field, list(before), list(after))
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        return _item(change.field, before, after)
     return [Edit("change", change.field, before, after)]
 
 
@@ -55,9 +102,8 @@ def _aligned(path: str, before: list[Any], after: list[Any]) -> list[Edit]:
     )
     out: list[Edit] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        out += _paired(path, before, after, (i1, i2), (j1, j2))
+        if tag != "equal":
+            out += _paired(path, before, after, (i1, i2), (j1, j2))
     return out
 
 
@@ -65,7 +111,7 @@ PAIRING_LIMIT = 10_000  # items compared pairwise in one replaced block, at most
 
 
 def _similarity(a: Any, b: Any) -> float:
-    if isinstance(a, dict) and isinstance(b, dict) and (a or b):
+    if isinstance(a, Mapping) and isinstance(b, Mapping) and (a or b):
         same = sum(k in b and a[k] == b[k] for k in a)
         return same / max(len(a), len(b))
     return 1.0 if a == b else 0.0
@@ -97,8 +143,10 @@ def _paired(
 
 
 def _item(path: str, before: Any, after: Any) -> list[Edit]:
-    """An item changed in place: its keys, when both sides are mappings."""
-    if not (isinstance(before, dict) and isinstance(after, dict)):
+    """A value changed in place: key by key when both sides are mappings."""
+    if not (isinstance(before, Mapping) and isinstance(after, Mapping)):
+        if isinstance(before, list | tuple) and isinstance(after, list | tuple):
+            return _aligned(path, list(before), list(after))
         return [Edit("change", path, before, after)]
     out = []
     for key in [*before, *(k for k in after if k not in before)]:
@@ -107,21 +155,22 @@ def _item(path: str, before: Any, after: Any) -> list[Edit]:
         elif key not in before:
             out.append(Edit("add", f"{path}.{key}", after=after[key]))
         elif before[key] != after[key]:
-            out.append(Edit("change", f"{path}.{key}", before[key], after[key]))
+            out += _item(f"{path}.{key}", before[key], after[key])
     return out
 
 
 def describe(change: FieldChange) -> list[str]:
     """One or more lines saying how a field changes (the text view)."""
     all_edits = edits(change)
-    if change.added is not None or change.removed is not None:
-        parts = [f"+{e.after}" for e in all_edits if e.op == "add"]
-        parts += [f"-{e.before}" for e in all_edits if e.op == "remove"]
+    if not change.sensitive and (change.added is not None or change.removed is not None):
+        parts = [f"+{_item_text(e.after)}" for e in all_edits if e.op == "add"]
+        parts += [f"-{_item_text(e.before)}" for e in all_edits if e.op == "remove"]
         return [f"{change.field}: {' '.join(parts)}"]
     lines = []
     for e in all_edits:
-        if e.op == "sensitive":
-            lines.append(f"{e.path}: {SENSITIVE_CHANGED}")
+        if e.note:
+            sign = {"add": "+ ", "remove": "- "}.get(e.op, "")
+            lines.append(f"{sign}{e.path}: {e.note}")
         elif e.op == "change":
             lines.append(f"{e.path}: {value(e.before)} -> {value(e.after)}")
         elif e.op == "add":
@@ -132,26 +181,33 @@ def describe(change: FieldChange) -> list[str]:
 
 
 def diff_lines(change: FieldChange, indent: str = "    ") -> list[str]:
-    """The edits of a field change as lines of a `diff` block: `-` old, `+` new."""
+    """The edits of a field change as lines of a `diff` block: `-` old, `+` new, `~` a
+    sensitive change (no value shown), a space for a sensitive key left as it is."""
     out = []
     for e in edits(change):
-        if e.op == "sensitive":
-            out.append(f"~{indent}{e.path}: {SENSITIVE_CHANGED}")
+        if e.note:
+            sign = {"add": "+", "remove": "-", "same": " "}.get(e.op, "~")
+            out.append(f"{sign}{indent}{e.path}: {e.note}")
             continue
         if e.op in ("remove", "change"):
-            out.append(f"-{indent}{e.path}: {value(e.before)}")
+            out.append(f"-{indent}{e.path}: {_shown(e.before, change)}")
         if e.op in ("add", "change"):
-            out.append(f"+{indent}{e.path}: {value(e.after)}")
+            out.append(f"+{indent}{e.path}: {_shown(e.after, change)}")
     return out
 
 
-def object_lines(sign: str, shown: dict[str, Any] | None, indent: str = "    ") -> list[str]:
+def _shown(v: Any, change: FieldChange) -> str:
+    set_member = change.added is not None or change.removed is not None
+    return _item_text(v) if set_member else value(v)
+
+
+def object_lines(sign: str, shown: Mapping[str, Any] | None, indent: str = "    ") -> list[str]:
     """A whole object (created or deleted) as `diff` lines, one per field or list item."""
     out = []
     for k, v in (shown or {}).items():
         if k == "name":
             continue
-        if isinstance(v, list) and any(isinstance(i, dict) for i in v):
+        if isinstance(v, list | tuple) and any(isinstance(i, Mapping) for i in v):
             out += [f"{sign}{indent}{k}[{i}]: {value(item)}" for i, item in enumerate(v)]
         else:
             out.append(f"{sign}{indent}{k}: {value(v)}")

@@ -5,7 +5,8 @@ and status machine by them; the provisioner checks a workspace's `batches:`
 with the same types. Everything here is pure: no clock, no database.
 
 - The request's field types: `BatchConfig`, `BatchName`, `StartAt`, the item
-  count limits.
+  count limits; the items are execution requests, checked by the execute rules
+  (`rules.execute`, not a copy) with each problem named `items[17].field`.
 - The batch status machine and the item statuses, as data (`BATCH_EDGES`,
   `ITEM_EDGES`), with `next_status` the one function that moves a batch.
 - The schedule arithmetic: which items have fallen due at a time, when the
@@ -14,13 +15,23 @@ with the same types. Everything here is pure: no clock, no database.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import Annotated, Literal, get_args
+from functools import cache
+from typing import Annotated, Any, Literal, get_args
 
 from annotated_types import Len
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
+
+from .execute import (
+    AgentVersions,
+    ExecuteRequest,
+    OrganizationLookup,
+    check_execute_request,
+    parse_execute_request,
+)
+from .problems import Problem, RuleViolation
 
 # -- the request --------------------------------------------------------------
 
@@ -106,6 +117,72 @@ StartAt = Annotated[
         }
     ),
 ]
+
+# -- the items -----------------------------------------------------------------
+
+# A 400 lists at most this many problems (10,000 bad items would make a 2 MB answer).
+MAX_PROBLEMS_SHOWN = 100
+
+
+def item_prefix(index: int) -> str:
+    return f"items[{index}]"
+
+
+def parse_items(items: Sequence[Any]) -> list[ExecuteRequest]:
+    """Each item's shape by the execute rules; RuleViolation names every item at fault.
+
+    One rule of batches comes on top: an item does not say `onCapacityLimit`,
+    because a batch item that falls due at capacity always waits for it.
+    """
+    parsed: list[ExecuteRequest] = []
+    problems: list[Problem] = []
+    for index, item in enumerate(items):
+        try:
+            request = parse_execute_request(item, item_prefix(index))
+        except RuleViolation as exc:
+            problems.extend(exc.problems)
+            continue
+        if request.onCapacityLimit is not None:
+            problems.append(
+                Problem(
+                    f"{item_prefix(index)}.onCapacityLimit",
+                    "a batch item waits for capacity when it falls due; "
+                    "onCapacityLimit is for a single execute",
+                )
+            )
+        parsed.append(request)
+    _raise_if_any(problems)
+    return parsed
+
+
+class CachedLookup:
+    """An `OrganizationLookup` that asks the one it wraps once per id: a batch's
+    10,000 items usually name a handful of pools."""
+
+    def __init__(self, lookup: OrganizationLookup) -> None:
+        self.profile_exists = cache(lookup.profile_exists)
+        self.pool_exists = cache(lookup.pool_exists)
+        self.staged_file_name = cache(lookup.staged_file_name)
+
+
+def check_items(
+    items: Sequence[ExecuteRequest], agent: AgentVersions, lookup: OrganizationLookup
+) -> None:
+    """The execute rules that read the organization, for every item; RuleViolation if any."""
+    cached = CachedLookup(lookup)
+    problems: list[Problem] = []
+    for index, request in enumerate(items):
+        problems.extend(check_execute_request(request, agent, cached, item_prefix(index)))
+    _raise_if_any(problems)
+
+
+def _raise_if_any(problems: list[Problem]) -> None:
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        hidden = len(problems) - MAX_PROBLEMS_SHOWN
+        problems = [*problems[:MAX_PROBLEMS_SHOWN], Problem("items", f"and {hidden} more problems")]
+    if problems:
+        raise RuleViolation(problems)
+
 
 # -- the status machine -------------------------------------------------------
 

@@ -1,8 +1,17 @@
-"""The embedded Agent Service as an ASGI app: `create_app` wires it together."""
+"""The embedded Agent Service as an ASGI app: `create_app` wires it together.
+
+The app's lifespan starts and stops its runtime runner (time-driven work). An
+ASGI server runs the lifespan; `httpx.ASGITransport` does not, so in-process
+clients use `service.inprocess.InProcessTransport`, which starts the runner on
+the client's own event loop.
+"""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 
@@ -12,6 +21,7 @@ from .openapi import install_openapi
 from .presets import install_presets
 from .ratelimit import RateLimitMiddleware
 from .routes import agents, context, profile_sets, profiles, vault
+from .runtime import Clock, Runner, WallClock
 from .seed import DEMO_SEED, Seed, load_seed
 from .store.organizations import load_keys
 
@@ -22,9 +32,16 @@ def create_app(
     db_path: str | Path,
     seed: Seed | None = DEMO_SEED,
     rate_limit: float | None = None,
+    clock: Clock | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> FastAPI:
-    """The service over the SQLite file `db_path`, with `seed` loaded (idempotently)."""
-    db = Database(db_path)
+    """The service over the SQLite file `db_path`, with `seed` loaded (idempotently).
+
+    `clock` governs timestamps and time-driven work (default: the wall clock);
+    `settings` are handed to the runtime's handlers (`RunContext.settings`).
+    """
+    clock = clock or WallClock()
+    db = Database(db_path, now=clock.now)
     with db.write() as conn:
         install_presets(conn)
     if seed is not None:
@@ -37,8 +54,12 @@ def create_app(
         openapi_url=f"{BASE_PATH}/openapi.json",
         docs_url=f"{BASE_PATH}/docs",
         redoc_url=None,
+        lifespan=_lifespan,
     )
     app.state.db = db
+    app.state.clock = clock
+    app.state.settings = dict(settings or {})
+    app.state.runner = Runner(db, clock, settings=app.state.settings)
     for router in (
         context.router,
         agents.router,
@@ -53,3 +74,13 @@ def create_app(
     if rate_limit:
         app.add_middleware(RateLimitMiddleware, rate=rate_limit)
     return app
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    runner: Runner = app.state.runner
+    await runner.start()
+    try:
+        yield
+    finally:
+        await runner.stop()

@@ -1,0 +1,34 @@
+"""Options that let a plan do what it otherwise refuses (plan and apply share them)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..kinds.context import PlanOptions
+
+
+def plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Adds --allow-past-start and --allow-cancel-running; the command gets `options`."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, allow_past_start: bool, allow_cancel_running: bool, **kw: Any) -> Any:
+        options = PlanOptions(
+            allow_past_start=allow_past_start, allow_cancel_running=allow_cancel_running
+        )
+        return command(*args, options=options, **kw)
+
+    wrapper = click.option(
+        "--allow-cancel-running",
+        is_flag=True,
+        help="Cancel a running batch that the files remove (otherwise a warning).",
+    )(wrapper)
+    wrapper = click.option(
+        "--allow-past-start",
+        is_flag=True,
+        help="Create a batch whose startAt has passed (otherwise a warning).",
+    )(wrapper)
+    return wrapper

@@ -1,0 +1,121 @@
+"""Reading the live workspace: one list read per kind, deep reads only of what
+the files manage, children after their parents, references only when needed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Container
+from dataclasses import dataclass
+from typing import Any
+
+from ..config.loader import Workspace
+from ..errors import AgentformError, ReadError
+from ..kinds import Kind, kinds_in_order
+from ..kinds.base import LiveObject
+from ..kinds.context import Everything, LiveRead
+from ..kinds.keys import Key
+from ..kinds.references import References
+
+__all__ = ["Everything", "LiveState", "managed_keys", "read_live"]
+
+
+@dataclass
+class LiveState:
+    organization_id: str
+    organization_name: str
+    objects: dict[str, dict[Key, LiveObject]]  # kind -> key -> object (presets left out)
+    presets: dict[str, int]
+    references: References
+    reads: dict[str, set[Key]]  # kind -> keys read in depth (a child: parent keys)
+
+
+def managed_keys(workspace: Workspace, kind: Kind, refs: References | None = None) -> set[Key]:
+    """Keys the files manage: declared present; for a child kind, the keys of the
+    parents that list their children (so the complete set of those is managed)."""
+    if kind.parent is None:
+        return {kind.key_of(d, refs) for d in workspace.declared[kind.name] if d.present}
+    parent = Kind.registry[kind.parent]
+    fields = [f for f, child in parent.children.items() if child == kind.name]
+    return {
+        parent.key_of(d, refs)
+        for d in workspace.declared[parent.name]
+        if d.present and any(getattr(d.model, f, None) is not None for f in fields)
+    }
+
+
+async def read_live(
+    workspace: Workspace,
+    api: Any,
+    depth: dict[str, Container[Key]] | None = None,
+    references: set[str] | None = None,
+) -> LiveState:
+    """Every kind's collection (one list read each) plus deep reads of managed keys."""
+    context = await api.request("GET", "/context")
+    wanted_org = workspace.settings.organization_id
+    if wanted_org and wanted_org != context["organizationId"]:
+        raise AgentformError(
+            f"the API key belongs to organization {context['organizationId']}, "
+            f"not {wanted_org} (organizationId in agentform.yaml)"
+        )
+    kinds = kinds_in_order()
+    refs = References(api)
+    needed = (
+        references
+        if references is not None
+        else {r for k in kinds for r in k.references_needed(workspace.declared[k.name])}
+    )
+    reads: dict[str, set[Key]] = {}
+    objects: dict[str, dict[Key, LiveObject]] = {}
+    presets: dict[str, int] = {}
+    done = {k.name: asyncio.get_running_loop().create_future() for k in kinds}
+
+    async def read(kind: Kind) -> None:
+        try:
+            if depth is not None and kind.name in depth:
+                managed: Container[Key] = depth[kind.name]
+            else:
+                declared = workspace.declared[kind.parent or kind.name]
+                if kind.key_references and any(d.present for d in declared):
+                    await refs.load(kind.key_references)
+                managed = managed_keys(workspace, kind, refs) if depth is None else set()
+            if isinstance(managed, set | frozenset):
+                reads[kind.name] = set(managed)
+            parents: dict[Key, LiveObject] = {}
+            if kind.parent is not None:
+                await done[kind.parent]
+                parent_objects = objects[kind.parent]
+                parents = {k: o for k, o in parent_objects.items() if k in managed}
+            live = await kind.read_live(LiveRead(api, managed, refs, parents))
+            objects[kind.name] = _by_key(kind, live, presets)
+            done[kind.name].set_result(None)
+        except BaseException as exc:
+            done[kind.name].set_exception(exc)
+            raise
+
+    results = await asyncio.gather(
+        refs.load(needed), *(read(k) for k in kinds), return_exceptions=True
+    )
+    for future in done.values():
+        if future.done() and not future.cancelled():
+            future.exception()  # retrieved: the error is raised once, below
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return LiveState(
+        context["organizationId"], context["organizationName"], objects, presets, refs, reads
+    )
+
+
+def _by_key(kind: Kind, live: list[LiveObject], presets: dict[str, int]) -> dict[Key, LiveObject]:
+    by_key: dict[Key, LiveObject] = {}
+    for obj in live:
+        if obj.preset:
+            presets[kind.name] = presets.get(kind.name, 0) + 1
+            continue
+        if obj.key in by_key:
+            raise ReadError(
+                f"{kind.name}: two live objects have the key '{obj.key}' "
+                f"({by_key[obj.key].id}, {obj.id}); agentform will not guess"
+            )
+        by_key[obj.key] = obj
+    return by_key

@@ -1,0 +1,153 @@
+"""The clock all time-driven work runs on.
+
+`WallClock` is real time: its `drive` loop sleeps until the next job falls due
+(or until new work is scheduled) and runs what is due. `ManualClock` stands
+still until a test calls `await clock.advance(seconds)`, which moves time
+forward job by job and runs everything that falls due in the window, in due
+order (including jobs scheduled by those jobs, when they fall due within it),
+with no real sleeping; `advance(0)` runs what is due now.
+
+`clock.sleep(seconds)` is for work that waits on the clock inside a job (a
+timeout racing an HTTP call, say). On the manual clock it ends when `advance`
+moves time past it. Because a job's I/O is real, `advance` waits for in-flight
+I/O to finish before moving time on; only when that I/O is still running after
+`settle` real seconds while something sleeps on the clock does it treat the job
+as waiting on the clock and move time to the next sleeper (as trio's
+MockClock auto-jumps when every task is blocked).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import logging
+from abc import ABC, abstractmethod
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .runner import Runner
+
+log = logging.getLogger("agentform.service.runtime")
+
+MANUAL_START = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+class Clock(ABC):
+    @abstractmethod
+    def now(self) -> datetime:
+        """The current time, timezone-aware UTC."""
+
+    @abstractmethod
+    async def sleep(self, seconds: float) -> None:
+        """Returns once `seconds` have passed on this clock."""
+
+    @abstractmethod
+    async def drive(self, runner: Runner) -> None:
+        """Runs the runner's due work as time passes, until cancelled."""
+
+
+class WallClock(Clock):
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds))
+
+    async def drive(self, runner: Runner) -> None:
+        while True:
+            runner.wake.clear()
+            try:
+                await runner.run_due()
+                upcoming = await runner.next_due_after(self.now())
+            except Exception:  # the database was busy, say: try again shortly
+                log.exception("the runner could not read its jobs; retrying in 1 s")
+                upcoming = self.now() + timedelta(seconds=1)
+            delay = None if upcoming is None else (upcoming - self.now()).total_seconds()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(runner.wake.wait(), None if delay is None else max(0, delay))
+
+
+class ManualClock(Clock):
+    """Time moves only when a test says so."""
+
+    def __init__(self, start: datetime = MANUAL_START, settle: float = 0.5) -> None:
+        if start.tzinfo is None:
+            raise ValueError("start must be timezone-aware")
+        self._now = start.astimezone(UTC)
+        self.settle = settle  # real seconds of unfinished I/O after which a sleeper may fire
+        self._runners: list[Runner] = []
+        self._sleepers: list[tuple[datetime, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    def now(self) -> datetime:
+        return self._now
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            await asyncio.sleep(0)
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        deadline = self._now + timedelta(seconds=seconds)
+        heapq.heappush(self._sleepers, (deadline, next(self._order), future))
+        await future
+
+    async def drive(self, runner: Runner) -> None:
+        self._runners.append(runner)
+        try:
+            await asyncio.Event().wait()  # the work is done by `advance`
+        finally:
+            self._runners.remove(runner)
+
+    async def advance(self, seconds: float = 0.0) -> None:
+        """Moves time forward by `seconds`, running everything that falls due on the way."""
+        if seconds < 0:
+            raise ValueError("time does not go back")
+        target = self._now + timedelta(seconds=seconds)
+        while True:
+            await self._settle()
+            upcoming = await self._next_moment()
+            if upcoming is None or upcoming > target:
+                break
+            self._move_to(upcoming)
+        self._move_to(target)
+        await self._settle()
+
+    def _move_to(self, moment: datetime) -> None:
+        self._now = max(self._now, moment)
+        while self._sleepers and self._sleepers[0][0] <= self._now:
+            _, _, future = heapq.heappop(self._sleepers)
+            if not future.done():
+                future.set_result(None)
+
+    def _live_sleepers(self) -> bool:
+        self._sleepers = [s for s in self._sleepers if not s[2].done()]
+        heapq.heapify(self._sleepers)
+        return bool(self._sleepers)
+
+    async def _next_moment(self) -> datetime | None:
+        moments = [await r.next_due_after(self._now) for r in self._runners]
+        if self._live_sleepers():
+            moments.append(self._sleepers[0][0])
+        return min((m for m in moments if m is not None), default=None)
+
+    async def _settle(self) -> None:
+        """Runs what is due now until nothing more is: no job due, no I/O unfinished
+        (or only I/O that has been waiting on the clock for `settle` real seconds)."""
+        while True:
+            await asyncio.sleep(0)  # let tasks woken by sleepers take their step
+            started = 0
+            for runner in list(self._runners):
+                started += await runner.run_due()
+            in_flight = [t for r in self._runners for t in r.io_tasks]
+            if in_flight:
+                done, _ = await asyncio.wait(
+                    in_flight, timeout=self.settle, return_when=asyncio.FIRST_COMPLETED
+                )
+                if not done and self._live_sleepers():
+                    return  # what is left waits on the clock
+                continue  # finished, or slow I/O with nothing on the clock: keep waiting
+            if not started:
+                return

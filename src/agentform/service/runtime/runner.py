@@ -1,0 +1,257 @@
+"""The runner: one asyncio task per app that runs due jobs as the clock says.
+
+The clock drives it (`Clock.drive`): the wall clock in a loop, the manual
+clock from `advance`. Each pass (`run_due`) reads the pending jobs due now, in
+due order, and runs them: a transactional handler in a worker thread inside a
+write transaction (one at a time, so their effects apply in due order), an I/O
+handler as its own task (at most `io_concurrency` at once; one at a time per
+lane). A handler that raises is recorded `failed` and the runner goes on. No
+SQLite call is made on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import functools
+import logging
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from ..db import Database
+from ..store import jobs
+from ..store.jobs import JOBS_CHANGED, Job
+from .clock import Clock
+from .handlers import HANDLERS, IoJobHandler, JobHandlers, TxHandler
+
+log = logging.getLogger("agentform.service.runtime")
+T = TypeVar("T")
+_NOTHING = object()
+READ_AHEAD = 256
+PRUNE_EVERY = timedelta(hours=1)
+_CURRENT: contextvars.ContextVar[RunContext] = contextvars.ContextVar("agentform_run_context")
+
+
+def current_context() -> RunContext:
+    """The RunContext of the runner running the current job (inside any handler phase)."""
+    return _CURRENT.get()
+
+
+class RunContext:
+    """What an I/O handler's `perform` may use: the clock, settings, shared resources."""
+
+    def __init__(self, clock: Clock, db: Database, settings: Mapping[str, Any]) -> None:
+        self.clock = clock
+        self.db = db
+        self.settings = settings
+        self._resources: dict[str, Any] = {}
+
+    def resource(self, name: str, factory: Callable[[], T]) -> T:
+        """One object per runner (an HTTP client, say), made on first use; closed at stop
+        (`aclose()` or `close()`, when it has one)."""
+        if name not in self._resources:
+            self._resources[name] = factory()
+        return self._resources[name]
+
+    async def aclose(self) -> None:
+        resources, self._resources = list(self._resources.values()), {}
+        for resource in reversed(resources):
+            try:
+                if hasattr(resource, "aclose"):
+                    await resource.aclose()
+                elif hasattr(resource, "close"):
+                    resource.close()
+            except Exception:
+                log.exception("closing a runtime resource failed")
+
+
+class Runner:
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        handlers: JobHandlers = HANDLERS,
+        *,
+        io_concurrency: int = 32,
+        settings: Mapping[str, Any] | None = None,
+        retention: timedelta = timedelta(days=1),
+    ) -> None:
+        self.db = db
+        self.clock = clock
+        self.handlers = handlers
+        self.io_concurrency = io_concurrency
+        self.retention = retention
+        self.context = RunContext(clock, db, settings or {})
+        self.wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._io: dict[int, asyncio.Task[None]] = {}  # job id -> task
+        self._lanes: set[str] = set()
+        self._threads: set[asyncio.Future[Any]] = set()
+        self._scheduled = False
+        self._warned: set[str] = set()
+        self._pruned_at: datetime | None = None
+
+    # -- lifecycle ------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None
+
+    async def start(self) -> None:
+        """Starts the background task on the running loop (a second call does nothing)."""
+        if self._task is not None:
+            return
+        self._loop = asyncio.get_running_loop()
+        self.wake = asyncio.Event()
+        self.db.listen(JOBS_CHANGED, self._poke)
+        self._task = self._loop.create_task(self.clock.drive(self), name="agentform-runner")
+
+    async def stop(self) -> None:
+        """Stops the task; unfinished I/O jobs stay pending and run after the next start."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        self.db.unlisten(JOBS_CHANGED, self._poke)
+        task.cancel()
+        io = list(self._io.values())
+        for t in io:
+            t.cancel()
+        await asyncio.gather(task, *io, return_exceptions=True)
+        # A transaction already handed to a thread finishes (commits or rolls back).
+        await asyncio.gather(*self._threads, return_exceptions=True)
+        await self.context.aclose()
+
+    def _poke(self) -> None:
+        """After a commit that scheduled a job (on any thread): look again."""
+        self._scheduled = True
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            # The loop may close in between: then there is nothing left to wake.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self.wake.set)
+
+    # -- what the clocks call -------------------------------------------------
+
+    @property
+    def io_tasks(self) -> list[asyncio.Task[None]]:
+        return list(self._io.values())
+
+    async def next_due_after(self, moment: datetime) -> datetime | None:
+        return await self._in_thread(self._read, jobs.next_due_after, moment)
+
+    async def run_due(self) -> int:
+        """Starts every job due now that can start, in due order; returns how many."""
+        started = 0
+        now = self.clock.now()
+        if self._pruned_at is None or now - self._pruned_at >= PRUNE_EVERY:
+            self._pruned_at = now
+            await self._in_thread(self._prune, now - self.retention)
+        while True:
+            self._scheduled = False
+            now = self.clock.now()
+            exclude = set(self._io)
+            batch = await self._in_thread(
+                self._read, jobs.due_jobs, now, exclude, READ_AHEAD + len(exclude)
+            )
+            progressed = False
+            for job in batch:
+                if job.lane is not None and job.lane in self._lanes:
+                    continue  # its lane is busy: it waits its turn
+                handler = self.handlers.get(job.kind)
+                if handler is None:
+                    self._warn_unhandled(job.kind)
+                    continue
+                if isinstance(handler, IoJobHandler):
+                    if len(self._io) >= self.io_concurrency:
+                        break
+                    self._spawn(job, handler)
+                else:
+                    await self._in_thread(self._run_transaction, job, handler)
+                started += 1
+                progressed = True
+                if self._scheduled:
+                    break  # a job scheduled just now may be due before the rest
+            if not progressed:
+                return started
+
+    # -- running jobs ---------------------------------------------------------
+
+    async def _in_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        context = contextvars.copy_context()
+        context.run(_CURRENT.set, self.context)
+        future = loop.run_in_executor(None, functools.partial(context.run, fn, *args))
+        self._threads.add(future)
+        future.add_done_callback(self._threads.discard)
+        return await asyncio.shield(future)
+
+    def _read(self, query: Callable[..., T], *args: Any) -> T:
+        with self.db.read() as conn:
+            return query(conn, *args)
+
+    def _prune(self, before: datetime) -> None:
+        with self.db.write() as conn:
+            jobs.prune(conn, before)
+
+    def _warn_unhandled(self, kind: str) -> None:
+        if kind not in self._warned:
+            self._warned.add(kind)
+            log.warning("no handler for job kind %r: its jobs stay pending", kind)
+
+    def _run_transaction(self, job: Job, handler: TxHandler) -> None:
+        try:
+            with self.db.write() as conn:
+                if not jobs.is_pending(conn, job.id):
+                    return  # cancelled since it was read
+                handler(job, conn)
+                jobs.mark_done(conn, job.id)
+        except Exception as exc:
+            self._fail(job, exc)
+
+    def _fail(self, job: Job, exc: Exception) -> None:
+        log.error("job %s (%s) failed", job.id, job.kind, exc_info=exc)
+        with self.db.write() as conn:
+            jobs.mark_failed(conn, job.id, f"{type(exc).__name__}: {exc}")
+
+    def _spawn(self, job: Job, handler: IoJobHandler[Any, Any]) -> None:
+        if job.lane is not None:
+            self._lanes.add(job.lane)
+        assert self._loop is not None, "the runner is not started"
+        task = self._loop.create_task(self._run_io(job, handler), name=f"job-{job.id}")
+        self._io[job.id] = task
+
+    async def _run_io(self, job: Job, handler: IoJobHandler[Any, Any]) -> None:
+        _CURRENT.set(self.context)  # this task's own context
+        try:
+            prepared = await self._in_thread(self._prepare, job, handler)
+            if prepared is _NOTHING:
+                return
+            outcome = await handler.perform(job, prepared, self.context)
+            await self._in_thread(self._record, job, handler, prepared, outcome)
+        except asyncio.CancelledError:
+            raise  # stopped: the job stays pending
+        except Exception as exc:
+            await self._in_thread(self._fail, job, exc)
+        finally:
+            self._io.pop(job.id, None)
+            if job.lane is not None:
+                self._lanes.discard(job.lane)
+            self.wake.set()
+
+    def _prepare(self, job: Job, handler: IoJobHandler[Any, Any]) -> Any:
+        with self.db.write() as conn:
+            if not jobs.is_pending(conn, job.id):
+                return _NOTHING
+            prepared = handler.prepare(job, conn)
+            if prepared is None:
+                jobs.mark_done(conn, job.id)
+                return _NOTHING
+            return prepared
+
+    def _record(self, job: Job, handler: IoJobHandler[Any, Any], prepared: Any, out: Any) -> None:
+        with self.db.write() as conn:
+            handler.record(job, conn, prepared, out)
+            jobs.mark_done(conn, job.id)
