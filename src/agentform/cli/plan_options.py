@@ -12,14 +12,40 @@ from ..kinds.context import PlanOptions
 
 
 def plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Adds --allow-past-start and --allow-cancel-running; the command gets `options`."""
+    """Adds --allow-past-start, --allow-cancel-running, --target and --exclude; the command
+    gets `options`."""
 
     @functools.wraps(command)
-    def wrapper(*args: Any, allow_past_start: bool, allow_cancel_running: bool, **kw: Any) -> Any:
+    def wrapper(
+        *args: Any,
+        allow_past_start: bool,
+        allow_cancel_running: bool,
+        targets: tuple[str, ...],
+        excludes: tuple[str, ...],
+        **kw: Any,
+    ) -> Any:
         options = PlanOptions(
-            allow_past_start=allow_past_start, allow_cancel_running=allow_cancel_running
+            allow_past_start=allow_past_start,
+            allow_cancel_running=allow_cancel_running,
+            targets=targets,
+            excludes=excludes,
         )
         return command(*args, options=options, **kw)
+
+    wrapper = click.option(
+        "--exclude",
+        "excludes",
+        multiple=True,
+        metavar="KIND/KEY",
+        help="Leave out the changes of these objects and what needs them (globs, repeatable).",
+    )(wrapper)
+    wrapper = click.option(
+        "--target",
+        "targets",
+        multiple=True,
+        metavar="KIND/KEY",
+        help="Plan only these objects and what they need (globs, repeatable): a partial plan.",
+    )(wrapper)
 
     wrapper = click.option(
         "--allow-cancel-running",

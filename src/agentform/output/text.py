@@ -9,6 +9,7 @@ import click
 from ..engine.apply import ApplyReport, ChangeResult
 from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
+from ..engine.targets import PARTIAL
 from .values import describe, summarised, value, warning_text
 
 SIGNS = {
@@ -44,15 +45,19 @@ class TextView:
             f"{plan.organizationName} ({plan.organizationId})",
             "",
         ]
+        first = [w for w in plan.warnings if w.message.startswith(PARTIAL)]
+        for warning in first:  # a partial plan says so in its header
+            lines += [self._style(f"Warning: {warning_text(warning)}", "yellow", bold=True), ""]
         for change in plan.changes:
             lines += self._change(change)
         if self.verbose and plan.noops:
             lines.append("No-ops:")
             lines += [f"  = {n.kind}/{n.key}: {n.reason}" for n in plan.noops]
             lines.append("")
-        for warning in plan.warnings:
+        later = [w for w in plan.warnings if w not in first]
+        for warning in later:
             lines.append(self._style(f"Warning: {warning_text(warning)}", "yellow"))
-        if plan.warnings:
+        if later:
             lines.append("")
         s = plan.summary
         tail = f"{s.unchanged} unchanged, {s.unmanaged} not managed"
