@@ -144,6 +144,9 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    # Listening now, not when the server starts, so a delivery sent as soon as the
+    # banner is printed waits in the backlog instead of being refused.
+    sock.listen(128)
     return sock
 
 

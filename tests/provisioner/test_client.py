@@ -13,6 +13,8 @@ import pytest
 from agentform.api.client import ApiClient, RetryPolicy
 from agentform.errors import ApiError
 
+from ..clock import InstantClock
+
 Reply = tuple[int, Any, dict[str, str]]
 
 
@@ -34,16 +36,12 @@ class Scripted(httpx.AsyncBaseTransport):
 
 
 def client(transport: httpx.AsyncBaseTransport, waits: list[float] | None = None) -> ApiClient:
-    async def sleep(seconds: float) -> None:
-        if waits is not None:
-            waits.append(seconds)
-
     return ApiClient(
         "http://svc/agents/v2",
         "secret-key-123456",
         transport=transport,
         retry=RetryPolicy(attempts=4, base_delay=0.1, max_delay=5),
-        sleep=sleep,
+        clock=InstantClock(waits),
     )
 
 
@@ -80,7 +78,8 @@ def test_get_is_retried_on_5xx_429_and_transport_errors_honouring_retry_after() 
     assert run(lambda api: api.request("GET", "/x"), t, waits) == {"ok": 1}
     assert len(t.requests) == 4
     assert waits[1] == 3.0  # Retry-After
-    assert 0.05 <= waits[0] <= 0.1 and 0.2 <= waits[2] <= 0.4  # jittered backoff
+    # jittered backoff of failures 1 and 2 (a 429 is a throttle, not a failure)
+    assert 0.05 <= waits[0] <= 0.1 and 0.1 <= waits[2] <= 0.2
 
 
 def test_retry_after_is_capped() -> None:
@@ -178,3 +177,90 @@ def test_list_all_refuses_duplicates() -> None:
     )
     with pytest.raises(ReadError):
         run(lambda api: api.list_all("/x"), t)
+
+
+def test_list_all_takes_a_bare_array_as_the_whole_list() -> None:
+    t = Scripted([(200, [{"id": "a"}, {"id": "b"}], {})])
+    assert run(lambda api: api.list_all("/vault/templates"), t) == [{"id": "a"}, {"id": "b"}]
+    assert len(t.requests) == 1
+    from agentform.errors import ReadError
+
+    t = Scripted([(200, [{"id": "a"}, {"id": "a"}], {})])
+    with pytest.raises(ReadError):
+        run(lambda api: api.list_all("/vault/templates"), t)
+
+
+ORG_A = {"id": "0b7f3c1e-0000-4000-8000-00000000000a", "name": "alpha"}
+ORG_B = {"id": "0b7f3c1e-0000-4000-8000-00000000000b", "name": "beta"}
+
+
+@pytest.mark.parametrize(
+    ("context", "wanted", "expected"),
+    [
+        ({"userId": "u", "email": "e", "organizations": [ORG_A]}, None, (ORG_A, False)),
+        ({"organizationId": ORG_A["id"], "organizationName": "alpha"}, None, (ORG_A, False)),
+        ({"organizations": [ORG_A, ORG_B]}, ORG_B["id"].upper(), (ORG_B, True)),
+        ({"organizations": [ORG_A]}, ORG_A["id"], (ORG_A, False)),
+    ],
+)
+def test_the_organization_comes_from_context(
+    context: dict[str, Any], wanted: str | None, expected: tuple[dict[str, str], bool]
+) -> None:
+    from agentform.api.context import Organization, pick_organization
+
+    org, must_name = pick_organization(context, wanted)
+    assert (org, must_name) == (Organization(**expected[0]), expected[1])
+
+
+@pytest.mark.parametrize(
+    ("context", "wanted", "message"),
+    [
+        (
+            {"organizations": [ORG_A, ORG_B]},
+            None,
+            "reaches 2 organizations: alpha (0b7f3c1e-0000-4000-8000-00000000000a), "
+            "beta (0b7f3c1e-0000-4000-8000-00000000000b); choose one with organizationId",
+        ),
+        ({"organizations": [ORG_A, ORG_B]}, "c", "reaches the organizations alpha"),
+        ({"organizations": [ORG_A]}, "c", "belongs to organization alpha"),
+        ({"userId": "u"}, None, "names no organization"),
+    ],
+)
+def test_an_ambiguous_or_wrong_organization_is_an_error(
+    context: dict[str, Any], wanted: str | None, message: str
+) -> None:
+    from agentform.api.context import pick_organization
+    from agentform.errors import AgentformError
+
+    with pytest.raises(AgentformError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        pick_organization(context, wanted)
+
+
+def test_a_scoped_client_names_the_organization_in_lists_and_creates() -> None:
+    from agentform.api.context import resolve_organization
+
+    page = {"items": [], "page": 1, "pageSize": 100, "total": 0}
+    t = Scripted(
+        [(200, {"organizations": [ORG_A, ORG_B]}, {}), (200, page, {})]
+        + [(201, {"id": "1"}, {})] * 3
+    )
+
+    async def nothing() -> None:
+        return None
+
+    async def go(api: ApiClient) -> str:
+        org = await resolve_organization(api, ORG_B["id"])
+        await api.list_all("/agent-profile-pools")
+        await api.request("POST", "/agent-profile-pools", json={"name": "x"}, lookup=nothing)
+        await api.request("POST", "/p", json={"name": "y", "organizationId": "z"}, lookup=nothing)
+        await api.request("POST", "/agent-profile-pools/1/members", json={"profileIds": []})
+        return org.name
+
+    assert run(go, t) == "beta"
+    assert t.requests[1].url.params["organizationId"] == ORG_B["id"]
+    bodies = [json.loads(r.content) for r in t.requests[2:]]
+    assert bodies == [
+        {"name": "x", "organizationId": ORG_B["id"]},  # a create (it has a lookup)
+        {"name": "y", "organizationId": "z"},
+        {"profileIds": []},  # not a create
+    ]

@@ -163,6 +163,7 @@ def test_sensitive_values_are_compared_through_digests_of_the_live_id(
         (("body", "token"), "folders/docs/token")
     ]
     workspace = load_workspace(ws)
+    assert workspace.secrets.scrub(f"x {CANARY} y") == "x (sensitive) y"  # outputs scrub it
     for text in (
         first.model_dump_json(),
         dump_plan(first, workspace.secrets),

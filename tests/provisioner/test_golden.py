@@ -50,8 +50,8 @@ def _ids(service: Service) -> dict[str, str]:
     async def go(api) -> dict[str, str]:  # type: ignore[no-untyped-def]
         out = {}
         collections = [("/profiles", "profile"), ("/agents", "agent")]
-        collections += [(k.collection, k.name) for k in Kind.registry.values()]
-        for path, kind in dict(collections).items():
+        collections += [(k.collection, k.name) for k in Kind.registry.values() if not k.parent]
+        for path, kind in collections:
             for item in await api.list_all(path):
                 out[item["id"]] = f"<{kind}/{item['name']}>"
         return out

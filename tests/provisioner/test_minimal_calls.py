@@ -37,6 +37,33 @@ def test_unchanged_workspace_reads_minimally_and_writes_nothing(service: Service
     assert len(service.log.calls) == expected
 
 
+def test_members_are_read_only_where_the_files_manage_them(service: Service, ws: Path) -> None:
+    n = 120
+    write_workspace(ws, {"agentform.yaml": "workspace: calls\n", "pools.yaml": pools_yaml(n)})
+    assert service.apply(ws).ok
+    # The same pools with no `members:` key (members left unmanaged), but two of them.
+    lines = pools_yaml(n).splitlines()
+    kept = (0, 1, 8)  # the header, pool-0000 and pool-0007
+    unmanaged = [
+        line if i in kept else line.split(", members:")[0] + "}" for i, line in enumerate(lines)
+    ]
+    (ws / "pools.yaml").write_text("\n".join(unmanaged) + "\n")
+    service.log.reset()
+    plan = service.plan(ws)
+    assert not plan.has_changes
+    member_reads = sorted(p for m, p in service.log.calls if p.endswith("/members"))
+    ids = sorted(
+        f"/agent-profile-pools/{_id(service, name)}/members" for name in ("pool-0000", "pool-0007")
+    )
+    assert member_reads == ids
+    assert plan.reads["profilePools"] == ("pool-0000", "pool-0007")
+    service.log.reset()
+    (ws / "pools.yaml").write_text("\n".join(unmanaged[:1] + unmanaged[2:8]) + "\n")
+    service.plan(ws)
+    assert [p for m, p in service.log.calls if p.endswith("/members")] == []
+    assert list_calls(service, "/profiles") == 0  # no member names to resolve either
+
+
 def test_one_changed_field_is_one_patch(service: Service, ws: Path) -> None:
     write_workspace(ws, {"agentform.yaml": "workspace: calls\n", "pools.yaml": pools_yaml(20)})
     assert service.apply(ws).ok

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agentform.service.store import organizations
+from agentform.service.store import executions, organizations
 
 from .conftest import ACME, ADMIN_KEY, BASE, OTHER_KEY, READ_KEY, Api, assert_error
 
@@ -20,6 +20,13 @@ TEMPLATE = {
     "name": "t-new",
     "fields": [{"type": "text", "label": "Note", "required": False}],
 }
+
+
+class Upload(list):  # type: ignore[type-arg]
+    """A multipart body: the `files` of the request."""
+
+
+UPLOAD = Upload([("files", ("note.txt", b"hello"))])
 
 # (method, path with {placeholders}, body, success status)
 OPERATIONS: list[tuple[str, str, Any, int]] = [
@@ -41,6 +48,26 @@ OPERATIONS: list[tuple[str, str, Any, int]] = [
     ("GET", "/vault/templates/{template}", None, 200),
     ("PATCH", "/vault/templates/{template}", {"description": "d"}, 200),
     ("DELETE", "/vault/templates/{template}", None, 204),
+    ("POST", "/temp-files", UPLOAD, 201),
+    ("POST", "/agents/{agent}/execute", {"inputs": {"a": "b"}}, 202),
+    ("GET", "/executions", None, 200),
+    ("GET", "/executions/{execution}", None, 200),
+    ("POST", "/executions/{execution}/pause", None, 200),
+    ("POST", "/executions/{execution}/resume", None, 200),
+    ("POST", "/executions/{execution}/cancel", None, 200),
+    ("POST", "/executions/{execution}/user-messages", {"message": "hi"}, 202),
+    ("GET", "/webhook-integrations", None, 200),
+    ("POST", "/webhook-integrations", {"name": "hook-new", "url": "https://h.example/"}, 201),
+    ("GET", "/webhook-integrations/{integration}", None, 200),
+    ("PATCH", "/webhook-integrations/{integration}", {"url": "https://h.example/2"}, 200),
+    ("DELETE", "/webhook-integrations/{integration}", None, 204),
+    ("POST", "/webhook-integrations/{integration}/test", None, 200),
+    ("GET", "/webhook-integrations/{integration}/deliveries", None, 200),
+    ("GET", "/webhook-integrations/{integration}/attachments", None, 200),
+    ("GET", "/agents/{agent}/webhooks", None, 200),
+    ("PUT", "/agents/{agent}/webhooks/{integration}", {"eventRules": ["*"]}, 200),
+    ("DELETE", "/agents/{agent}/webhooks/{integration}", None, 204),
+    ("GET", "/webhook-signing-key", None, 200),
 ]
 for _coll, _ph in (("/agent-profile-pools", "{pool}"), ("/profile-groups", "{group}")):
     OPERATIONS += [
@@ -62,14 +89,29 @@ OP_IDS = [f"{m} {p}" for m, p, _, _ in OPERATIONS]
 
 
 @pytest.fixture
-def ids(api: Api) -> dict[str, str]:
+def ids(api: Api, app) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    agent = api.ids("/agents")["checkout-agent"]
+    execution = api.post(f"/agents/{agent}/execute", json={}).json()["executionId"]
+    with app.state.db.write() as conn:  # the runtime is not running: say it runs
+        executions.update(conn, execution, status="running")
     return {
-        "agent": api.ids("/agents")["checkout-agent"],
+        "agent": agent,
+        "execution": execution,
         "profile": api.ids("/profiles")["p1"],
         "pool": api.post("/agent-profile-pools", json={"name": "pool"}).json()["id"],
         "group": api.post("/profile-groups", json={"name": "group"}).json()["id"],
         "template": api.post("/vault/templates", json={**TEMPLATE, "name": "t"}).json()["id"],
+        "integration": _attached_integration(api),
     }
+
+
+def _attached_integration(api: Api) -> str:
+    """An integration attached to checkout-agent (so deleting the attachment is a 204)."""
+    integration = api.post("/webhook-integrations", json={"name": "hook", "url": "https://h/"})
+    integration_id: str = integration.json()["id"]
+    agent = api.ids("/agents")["checkout-agent"]
+    api.request("PUT", f"/agents/{agent}/webhooks/{integration_id}", json={"eventRules": ["*"]})
+    return integration_id
 
 
 def _fill(value: Any, ids: dict[str, str]) -> Any:
@@ -84,7 +126,11 @@ def _fill(value: Any, ids: dict[str, str]) -> Any:
 
 def call(api: Api, op: tuple[str, str, Any, int], ids: dict[str, str], **kw: Any) -> Any:
     method, path, body, _ = op
-    if body is not None:
+    if method == "POST" and path.endswith("/resume"):  # resume needs a paused one
+        api.as_key(ADMIN_KEY).post(_fill(path.replace("/resume", "/pause"), ids))
+    if isinstance(body, Upload):
+        kw["files"] = body
+    elif body is not None:
         kw["json"] = _fill(body, ids)
     return api.request(method, _fill(path, ids), **kw)
 

@@ -32,7 +32,7 @@ def test_profile_crud(api: Api, base: str) -> None:
     patched = api.patch(f"{base}/{created['id']}", json={"name": "renamed"}).json()
     assert patched["name"] == "renamed" and patched["description"] == "d"
     cleared = api.patch(f"{base}/{created['id']}", json={"description": None}).json()
-    assert cleared["description"] is None
+    assert cleared["description"] == ""  # always a string (API.md §5)
     assert api.delete(f"{base}/{created['id']}").status_code == 204
     assert_error(api.get(f"{base}/{created['id']}"), 404)
 
@@ -63,3 +63,76 @@ def test_profile_of_another_org_is_404(api: Api) -> None:
     for method in ("get", "delete"):
         assert_error(getattr(api, method)(f"/profiles/{foreign}"), 404)
     assert_error(api.patch(f"/profiles/{foreign}", json={"name": "x"}), 404)
+
+
+def test_agents_and_context_carry_the_public_service_fields(api: Api) -> None:
+    context = api.get("/context").json()
+    assert context["organizations"] == [{"id": ACME, "name": context["organizationName"]}]
+    assert context["userId"] and context["email"].endswith(".invalid")
+    agents = api.get("/agents").json()["items"]
+    assert {a["userId"] for a in agents} == {context["userId"]}  # the organization's user
+    other = api.as_key("other-admin-key-0001").get("/context").json()
+    assert other["userId"] != context["userId"] and other["email"] != context["email"]
+
+
+def test_profiles_have_the_public_sdk_fields_with_defaults(api: Api) -> None:
+    created = api.post("/profiles", json={"name": "plain"}).json()
+    assert created["description"] == ""
+    assert (created["tracingEnabled"], created["stickyIP"]) == (False, False)
+    assert created["inboxEmail"] == f"{created['id']}@inbox.invalid"
+    assert created["vaultItems"] == created["credentials"] == created["cookies"] == []
+    listed = {p["name"]: p for p in api.get("/profiles").json()["items"]}
+    assert listed["plain"] == created
+    foreign = api.as_key("other-admin-key-0001").get("/profiles").json()["items"][0]
+    assert foreign["description"] == ""  # made by the seed with none
+
+
+COOKIE = {
+    "name": "session",
+    "key": "sid",
+    "value": "abc",
+    "domain": "shop.example",
+    "secure": True,
+    "sameSite": "Strict",
+    "httpOnly": True,
+}
+
+
+def test_profile_creates_and_updates_accept_the_sdk_fields(api: Api) -> None:
+    body = {
+        "name": "full",
+        "tracingEnabled": True,
+        "stickyIP": True,
+        "inboxEmail": "bot@mail.example",
+        "credentials": [{"name": "shop password", "data": "hunter2-secret"}],
+        "cookies": [COOKIE],
+    }
+    r = api.post("/profiles", json=body)
+    assert r.status_code == 201, r.text
+    created = r.json()
+    assert "hunter2-secret" not in r.text  # a credential's value is never answered
+    assert [(c["name"], c["data"]) for c in created["credentials"]] == [
+        ("SHOP PASSWORD", "********")
+    ]
+    assert created["cookies"][0]["value"] == "abc" and created["cookies"][0]["id"]
+    assert (created["tracingEnabled"], created["stickyIP"]) == (True, True)
+    assert created["inboxEmail"] == "bot@mail.example"
+    patched = api.patch(
+        f"/profiles/{created['id']}", json={"stickyIP": False, "cookies": [], "credentials": []}
+    ).json()
+    assert patched["stickyIP"] is False and patched["tracingEnabled"] is True
+    assert patched["cookies"] == patched["credentials"] == []
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"name": "x", "vaultItems": [{"id": "1"}]}, "vaultItems"),
+        ({"name": "x", "inboxEmail": "not an address"}, "inboxEmail"),
+        ({"name": "x", "credentials": [{"name": "a"}]}, "credentials"),
+        ({"name": "x", "cookies": [{**COOKIE, "sameSite": "Sometimes"}]}, "cookies"),
+        ({"name": "x", "tracingEnabled": "yes"}, "tracingEnabled"),
+    ],
+)
+def test_bad_sdk_fields_are_400(api: Api, body: dict, field: str) -> None:  # type: ignore[type-arg]
+    assert_error(api.post("/profiles", json=body), 400, field)

@@ -349,3 +349,14 @@ async def test_a_handler_reads_the_apps_settings_from_its_run_context(tmp_path: 
         schedule(db, "settings", 0)
         await clock.advance(0)
         assert notes(db) == [("hello", at(0))]
+
+
+async def test_a_naive_due_time_is_refused_rather_than_taken_for_local_time(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock(T0)
+    async with running(tmp_path / "s.db", clock) as (db, _):
+        with pytest.raises(ValueError, match="naive"), db.write() as conn:
+            jobs.schedule(conn, "note", datetime(2025, 3, 1, 12), {"name": "x"})
+        with db.read() as conn:
+            assert jobs.list_jobs(conn) == []

@@ -95,7 +95,7 @@ def test_the_in_process_client_runs_the_runner_on_its_own_loop(tmp_path: Path) -
 
     async def go() -> None:
         client = open_client(Endpoint("local", DEMO_ADMIN_KEY), tmp_path)
-        transport = client.http._transport
+        transport = client.sender.transport
         assert isinstance(transport, InProcessTransport)
         app = transport.service
         assert (await client.request("GET", "/context"))["organizationName"] == "demo"

@@ -72,7 +72,9 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     def answer(self, *statuses: int) -> None:
         with self.lock:
@@ -107,3 +109,31 @@ def running_receiver(default: int = 204) -> Iterator[Receiver]:
         yield receiver
     finally:
         receiver.close()
+
+
+@contextmanager
+def listen_process(*args: str, env: dict[str, str] | None = None) -> Iterator[Any]:
+    """`agentform webhook listen --port 0 ARGS` as a process with its output piped;
+    yields it once its first line ("Listening on URL ...") is read, `.url` set."""
+    import os
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "agentform", "webhook", "listen", "--port", "0", *args]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("Listening on http://127.0.0.1:"), first
+        process.url = first.split()[2]  # type: ignore[attr-defined]
+        process.first_line = first  # type: ignore[attr-defined]
+        yield process
+    finally:
+        process.terminate()
+        process.wait(10)

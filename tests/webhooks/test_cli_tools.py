@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -17,7 +15,7 @@ from agentform.service.delivery.envelope import encode, execution_envelope
 from agentform.webhook_listener import read_capture
 from agentform.webhooks import generate_key_pair, sign
 
-from .receiver import running_receiver
+from .receiver import listen_process, running_receiver
 
 KEYS = generate_key_pair()
 OTHER = generate_key_pair()
@@ -128,45 +126,25 @@ def test_verify_a_bad_key_file_is_a_clear_error(tmp_path: Path, body_file: Path)
 
 
 @pytest.fixture
-def listening(tmp_path: Path, key_file: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def listening(tmp_path: Path, key_file: Path) -> Iterator[tuple[Any, str]]:
     """`agentform webhook listen` as a process, output piped, on a free port."""
     with running_receiver(202) as handler:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "agentform",
-                "webhook",
-                "listen",
-                "--port",
-                "0",
-                "--public-key",
-                str(key_file),
-                "--forward-to",
-                handler.url,
-                "--save",
-                str(tmp_path / "saved"),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": ""},
+        args = (
+            "--public-key",
+            str(key_file),
+            "--forward-to",
+            handler.url,
+            "--save",
+            str(tmp_path / "saved"),
         )
-        try:
-            assert process.stdout is not None
-            first = process.stdout.readline()
-            assert first.startswith("Listening on http://127.0.0.1:"), first
-            url = first.split()[2]
+        with listen_process(*args) as process:
             assert process.stdout.readline().startswith("Forwarding every notification to")
-            process.handler = handler  # type: ignore[attr-defined]
-            yield process, url
-        finally:
-            process.terminate()
-            process.wait(10)
+            process.handler = handler
+            yield process, process.url
 
 
 def test_listen_verifies_prints_answers_forwards_and_saves(
-    listening: tuple[subprocess.Popen[str], str], tmp_path: Path, key_file: Path
+    listening: tuple[Any, str], tmp_path: Path, key_file: Path
 ) -> None:
     process, url = listening
     assert process.stdout is not None

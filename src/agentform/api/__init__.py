@@ -1,5 +1,3 @@
-"""The one HTTP client of the provisioner; the only code that touches httpx errors."""
-
-from .client import ApiClient, RetryPolicy
-
-__all__ = ["ApiClient", "RetryPolicy"]
+"""The one HTTP client of the provisioner (`client.ApiClient`); the only code that
+touches httpx errors. Importing this package imports nothing else, so modules that
+need only its plain parts (rates, the concurrency ceiling) stay light."""

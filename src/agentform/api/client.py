@@ -1,13 +1,20 @@
-"""The Agent Service client: auth header, paging, retries, errors -> ApiError.
+"""The Agent Service client: auth header, paging, retries, pacing, errors -> ApiError.
 
 Retry rules:
 - GET, PUT, PATCH, DELETE and calls marked idempotent (member changes) are
-  retried on 429, 5xx and transport errors, with jittered exponential backoff
-  that honours Retry-After; attempts and each wait are capped.
+  retried on 5xx and transport errors, with jittered exponential backoff;
+  attempts and each wait are capped.
 - A create (POST) is never retried blindly: only when the request provably never
   reached the server (the connection was not made, or 429: refused unprocessed),
   or when a lookup by name shows the object does not exist; if the lookup finds
   it, the object is adopted as the answer of the create.
+- 429 means "slower", not "failed": every request is retried, and its
+  Retry-After (or a backoff) pauses the whole run. Only `throttled_attempts`
+  refusals of one request in a row make it fail.
+
+Pacing (one of each per client, so per run): `concurrency.py` decides how many
+requests are in flight, `ratelimit.py` when the next may start; `transport.py`
+sends it.
 """
 
 from __future__ import annotations
@@ -22,6 +29,10 @@ from typing import Any
 import httpx
 
 from ..errors import ApiError, ReadError
+from .clock import Clock, SkippedWaits, SystemClock
+from .concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
+from .ratelimit import RateLimiter
+from .transport import Sender
 
 PAGE_SIZE = 100
 Lookup = Callable[[], Awaitable[Any]]
@@ -32,6 +43,7 @@ class RetryPolicy:
     attempts: int = 5
     base_delay: float = 0.25
     max_delay: float = 8.0  # cap on one wait, Retry-After included
+    throttled_attempts: int = 20  # 429s in a row one request may meet
 
     def backoff(self, attempt: int) -> float:
         return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * random.uniform(0.5, 1)
@@ -44,18 +56,21 @@ class ApiClient:
         api_key: str,
         transport: httpx.AsyncBaseTransport | None = None,
         retry: RetryPolicy | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        concurrency: int = 8,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        concurrency: int = DEFAULT_PARALLELISM,
+        rate_limit: float | None = None,
+        clock: Clock | None = None,
     ) -> None:
-        self.http = httpx.AsyncClient(
-            base_url=base_url.rstrip("/"),
-            headers={"X-Api-Key": api_key, "User-Agent": "agentform"},
-            transport=transport,
-            timeout=httpx.Timeout(30.0, connect=10.0),
-        )
+        """`concurrency` is the ceiling of requests in flight; `rate_limit` requests per
+        second, when the service's limit is known. `sleep` (tests): waits are handed to
+        it instead of slept, and the client's time moves on by them."""
+        self.clock: Clock = clock or (SkippedWaits(sleep) if sleep else SystemClock())
+        self.sender = Sender(base_url, api_key, transport, concurrency)
         self.retry = retry or RetryPolicy()
-        self.sleep = sleep
-        self.limit = asyncio.Semaphore(concurrency)
+        self.concurrency = AdaptiveConcurrency(concurrency, self.clock)
+        self.limiter = RateLimiter(self.clock, rate_limit)
+        self.sent = 0  # requests sent, retries included
+        self.scope: dict[str, str] = {}
 
     async def __aenter__(self) -> ApiClient:
         return self
@@ -64,7 +79,26 @@ class ApiClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self.http.aclose()
+        await self.sender.aclose()
+
+    async def _send(
+        self, method: str, path: str, json: Any, params: dict[str, Any] | None, retry: bool
+    ) -> httpx.Response:
+        """One attempt, in a slot and at the pace of the run; its answer paces the next."""
+        ticket = await self.concurrency.acquire(retry=retry)
+        try:
+            await self.limiter.acquire()
+            started = self.clock.now()
+            self.sent += 1
+            response = await self.sender.send(method, path, json, params)
+            latency = self.clock.now() - started
+        finally:
+            self.concurrency.release()
+        if response.status_code in (429, 503):
+            self.concurrency.overloaded(ticket)
+        elif response.status_code < 500:
+            self.concurrency.succeeded(ticket, latency)
+        return response
 
     async def request(
         self,
@@ -76,19 +110,24 @@ class ApiClient:
         idempotent: bool | None = None,
         lookup: Lookup | None = None,
     ) -> Any:
-        """The decoded answer (None for 204); ApiError when it fails for good."""
+        """The decoded answer (None for 204); ApiError when it fails for good.
+
+        `lookup` is given for a create: it finds what an earlier attempt made."""
+        if lookup is not None:
+            json = self.scoped(json)
         safe = (
             method in ("GET", "HEAD", "PUT", "PATCH", "DELETE")
             if idempotent is None
             else idempotent
         )
         may_have_applied = False
-        for attempt in range(1, self.retry.attempts + 1):
-            last = attempt == self.retry.attempts
+        attempt = throttled = 0  # failures, and 429s in a row
+        while True:
             try:
-                async with self.limit:
-                    response = await self.http.request(method, path, json=json, params=params)
+                response = await self._send(method, path, json, params, attempt + throttled > 0)
             except httpx.TransportError as exc:
+                attempt += 1
+                last = attempt >= self.retry.attempts
                 never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
                 reason = f"cannot reach the service ({type(exc).__name__})"
                 if last or not (safe or never_sent or lookup):
@@ -97,24 +136,32 @@ class ApiClient:
                     may_have_applied = True
                     if lookup and not safe and (found := await lookup()) is not None:
                         return found
-                await self.sleep(self.retry.backoff(attempt))
+                await self.clock.sleep(self.retry.backoff(attempt))
                 continue
             status = response.status_code
-            if status == 429 or status >= 500:
-                refused = status == 429  # rejected before any processing
-                if not last and (safe or refused or lookup):
-                    if not refused:
-                        may_have_applied = True
-                        if lookup and not safe and (found := await lookup()) is not None:
-                            return found
-                    await self.sleep(self._wait(response, attempt))
+            if status == 429:  # refused before any processing: always safe to send again
+                throttled += 1
+                if throttled < self.retry.throttled_attempts:
+                    self.limiter.pause(self._wait(response, throttled))
+                    continue
+            elif status >= 500:
+                attempt += 1
+                throttled = 0
+                if attempt < self.retry.attempts and (safe or lookup):
+                    may_have_applied = True
+                    if lookup and not safe and (found := await lookup()) is not None:
+                        return found
+                    wait = self._wait(response, attempt)
+                    if status == 503 and "Retry-After" in response.headers:
+                        self.limiter.pause(wait)  # unavailable for a while: the whole run waits
+                    else:
+                        await self.clock.sleep(wait)
                     continue
             if status == 404 and method == "DELETE" and may_have_applied:
                 return None  # an earlier attempt deleted it
             if status >= 400:
                 raise ApiError(method, path, status, _message(response))
             return response.json() if response.content else None
-        raise AssertionError("unreachable")
 
     def _wait(self, response: httpx.Response, attempt: int) -> float:
         header = response.headers.get("Retry-After")
@@ -125,21 +172,43 @@ class ApiClient:
                 pass
         return self.retry.backoff(attempt)
 
-    async def list_all(self, path: str, params: dict[str, Any] | None = None) -> list[Any]:
-        """Every item of a list: page 1, then the other pages concurrently.
+    def scope_to(self, organization_id: str) -> None:
+        """Name this organization in every list and create (a key reaching several)."""
+        self.scope = {"organizationId": organization_id}
+
+    def scoped(self, body: Any) -> Any:
+        """A create's body, naming the run's organization when the client is scoped."""
+        if self.scope and isinstance(body, dict) and "organizationId" not in body:
+            return {**body, **self.scope}
+        return body
+
+    async def list_all(
+        self, path: str, params: dict[str, Any] | None = None, identity: str = "id"
+    ) -> list[Any]:
+        """Every item of a list: page 1, then the other pages concurrently. A bare JSON
+        array where a page was expected (the public service's template list) is the
+        whole list.
 
         The read is refused (ReadError) unless the items add up to `total` with
-        no id twice: a list that changed under the read is not planned on.
+        no identity (`id`, or the field that identifies an item of this list, like
+        an attachment's `agentId`) twice: a list that changed under the read is not
+        planned on.
         """
-        query = {**(params or {}), "pageSize": PAGE_SIZE}
+        query = {**self.scope, **(params or {}), "pageSize": PAGE_SIZE}
         first = await self.request("GET", path, params={**query, "page": 1})
-        total = first["total"]
-        pages = max(1, math.ceil(total / PAGE_SIZE))
-        rest = await asyncio.gather(
-            *(self.request("GET", path, params={**query, "page": p}) for p in range(2, pages + 1))
-        )
-        items = [*first["items"], *(i for page in rest for i in page["items"])]
-        ids = [i["id"] for i in items]
+        if isinstance(first, list):
+            items, total = first, len(first)
+        else:
+            total = first["total"]
+            pages = max(1, math.ceil(total / PAGE_SIZE))
+            rest = await asyncio.gather(
+                *(
+                    self.request("GET", path, params={**query, "page": p})
+                    for p in range(2, pages + 1)
+                )
+            )
+            items = [*first["items"], *(i for page in rest for i in page["items"])]
+        ids = [i[identity] for i in items]
         if len(items) != total or len(set(ids)) != len(ids):
             raise ReadError(
                 f"GET {path}: the list changed while it was read ({len(items)} items, "

@@ -10,6 +10,7 @@ import httpx
 
 from ..errors import AgentformError
 from .client import ApiClient, RetryPolicy
+from .concurrency import DEFAULT_PARALLELISM
 
 LOCAL_BASE_URL = "http://agentform.local/agents/v2"
 
@@ -38,23 +39,30 @@ def resolve_api_key(api_key_file: Path | None, local: bool) -> str | None:
 
 
 def open_client(
-    endpoint: Endpoint, workspace_root: Path, retry: RetryPolicy | None = None, concurrency: int = 8
+    endpoint: Endpoint,
+    workspace_root: Path,
+    retry: RetryPolicy | None = None,
+    concurrency: int = DEFAULT_PARALLELISM,
+    rate_limit: float | None = None,
 ) -> ApiClient:
+    """The run's client: at most `concurrency` requests in flight, `rate_limit` a second."""
     if endpoint.url != "local" and not endpoint.url.startswith(("http://", "https://")):
         raise AgentformError(f"endpoint must be 'local' or an http(s) URL, not {endpoint.url!r}")
     if endpoint.api_key is None:
         raise AgentformError("no API key: set AGENTFORM_API_KEY or use --api-key-file")
+    transport: httpx.AsyncBaseTransport | None = None
+    base_url = endpoint.url
     if endpoint.url == "local":
         from ..service import create_app
         from ..service.inprocess import InProcessTransport
 
         app = create_app(workspace_root / ".agentform" / "service.db")
-        transport: httpx.AsyncBaseTransport = InProcessTransport(app)
-        return ApiClient(
-            LOCAL_BASE_URL,
-            endpoint.api_key,
-            transport=transport,
-            retry=retry,
-            concurrency=concurrency,
-        )
-    return ApiClient(endpoint.url, endpoint.api_key, retry=retry, concurrency=concurrency)
+        transport, base_url = InProcessTransport(app), LOCAL_BASE_URL
+    return ApiClient(
+        base_url,
+        endpoint.api_key,
+        transport=transport,
+        retry=retry,
+        concurrency=concurrency,
+        rate_limit=rate_limit,
+    )

@@ -5,12 +5,11 @@ from __future__ import annotations
 import sys
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 
-from ..api.client import ApiClient
 from ..engine.apply import ApplyReport, apply_plan
 from ..engine.model import Plan
 from ..engine.planfile import check_fresh, load_plan, unmask
@@ -30,6 +29,9 @@ from .common import (
 from .conventions import stdout_is_terminal
 from .plan_options import plan_options
 from .views import format_option, markdown_errors, markdown_view, text_view
+
+if TYPE_CHECKING:
+    from ..api.client import ApiClient
 
 
 def stdin_is_terminal() -> bool:
@@ -61,7 +63,6 @@ def progress_for(opts: Options, view: TextView, fmt: str, total: int) -> Any:
     "planfile", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path)
 )
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--parallelism", default=8, show_default=True, type=click.IntRange(min=1))
 @format_option
 @plan_options
 @workspace_options
@@ -70,7 +71,6 @@ def apply(
     opts: Options,
     planfile: Path | None,
     auto_approve: bool,
-    parallelism: int,
     fmt: str,
     options: PlanOptions,
 ) -> int:
@@ -104,9 +104,9 @@ def apply(
             )
             values = workspace.sensitive_values()
             with progress as hooks:
-                return the_plan, await apply_plan(the_plan, api, parallelism, hooks, values)
+                return the_plan, await apply_plan(the_plan, api, opts.parallelism, hooks, values)
 
-        _, report = with_api(opts, workspace, go, parallelism)
+        _, report = with_api(opts, workspace, go)
     if report is None:
         click.echo("Apply cancelled; nothing was changed.", err=True)
         return 1

@@ -11,15 +11,13 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ..api.client import ApiClient
-from ..api.connect import Endpoint, open_client, resolve_api_key
+from ..api.concurrency import DEFAULT_PARALLELISM
 from ..config.loader import Workspace, load_workspace
 from ..errors import AgentformError, DiagnosticsError
-from .cassette import recording
 from .conventions import (
     GLOBAL_NAMES,
     color_wanted,
@@ -27,6 +25,10 @@ from .conventions import (
     merged_globals,
     stdout_is_terminal,
 )
+
+if TYPE_CHECKING:  # imported when a command calls the API: validate never loads httpx
+    from ..api.client import ApiClient
+    from ..api.connect import Endpoint
 
 T = TypeVar("T")
 
@@ -42,6 +44,8 @@ class Options:
     color: bool | None = None
     vars: dict[str, str] = field(default_factory=dict)
     var_files: list[Path] = field(default_factory=list)
+    parallelism: int = DEFAULT_PARALLELISM
+    rate_limit: float | None = None
 
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> Options:
@@ -81,6 +85,8 @@ def load(opts: Options) -> Workspace:
 
 
 def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
+    from ..api.connect import Endpoint, resolve_api_key
+
     url = opts.endpoint or workspace.settings.endpoint
     return Endpoint(url, resolve_api_key(opts.api_key_file, url == "local"))
 
@@ -88,6 +94,8 @@ def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
 @contextmanager
 def _recording(opts: Options, workspace: Workspace, api_key: str | None) -> Iterator[None]:
     if opts.record_cassette:
+        from .cassette import recording  # vcrpy is loaded only to record
+
         with recording(opts.record_cassette, workspace.secrets, api_key):
             yield
     else:
@@ -98,13 +106,17 @@ def with_api(
     opts: Options,
     workspace: Workspace,
     fn: Callable[[ApiClient], Awaitable[T]],
-    parallelism: int = 8,
 ) -> T:
     """Runs fn with the workspace's client (inside a cassette recording when asked)."""
+    from ..api.connect import open_client
+
     endpoint = endpoint_of(opts, workspace)
 
     async def go() -> T:
-        async with open_client(endpoint, workspace.root, concurrency=parallelism) as api:
+        client = open_client(
+            endpoint, workspace.root, concurrency=opts.parallelism, rate_limit=opts.rate_limit
+        )
+        async with client as api:
             return await fn(api)
 
     with _recording(opts, workspace, endpoint.api_key):

@@ -27,6 +27,18 @@ def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def _parse_rate(_: Any, __: Any, value: str | None) -> float | None:
+    if value is None or not value.strip():
+        return None
+    from ..api.ratelimit import parse_rate
+    from ..errors import AgentformError
+
+    try:
+        return parse_rate(value)
+    except AgentformError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def global_options() -> list[Callable[[Any], Any]]:
     """The options of DESIGN.md §4 that the group and every workspace command take.
 
@@ -71,6 +83,19 @@ def global_options() -> list[Callable[[Any], Any]]:
             multiple=True,
             type=click.Path(dir_okay=False, exists=True, path_type=Path),
         ),
+        click.option(
+            "--parallelism",
+            type=click.IntRange(min=1),
+            help="Most requests in flight; below it the run adapts to the service (default 16).",
+        ),
+        click.option(
+            "--rate-limit",
+            envvar="AGENTFORM_RATE_LIMIT",
+            callback=_parse_rate,
+            metavar="N/s",
+            help="Requests per second for the whole run, reads and writes alike "
+            "(default: none; a 429 slows the run). Env: AGENTFORM_RATE_LIMIT.",
+        ),
         click.option("-v", "--verbose", is_flag=True, default=None, help="Show no-ops and calls."),
         click.option(
             "--color/--no-color",
@@ -90,6 +115,8 @@ GLOBAL_NAMES = (
     "var_files",
     "verbose",
     "color",
+    "parallelism",
+    "rate_limit",
 )
 
 

@@ -1,24 +1,63 @@
-"""The `agentform` command group."""
+"""The `agentform` command group.
+
+Commands are imported when they are used, so a command pays only for what it
+needs: `agentform --version` and `agentform validate` never import the
+service (FastAPI, uvicorn), httpx or vcrpy. A new command is one line of
+COMMANDS: its name and "module:attribute".
+
+The group also takes the global options (`agentform -C ws plan`) and turns
+click's usage errors into exit code 1 (see conventions.py).
+"""
 
 from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
 
 import click
 
 from .. import __version__
-from .apply_cmd import apply
 from .conventions import AgentformGroup, with_global_options
-from .drift_cmd import drift
-from .export_cmd import export
-from .init_cmd import init
-from .plan_cmd import plan
-from .schema_cmd import schema
-from .service_cmd import service
-from .show_cmd import show
-from .validate_cmd import validate
-from .webhook_cmd import webhook
+
+COMMANDS: Mapping[str, str] = {
+    "init": "agentform.cli.init_cmd:init",
+    "validate": "agentform.cli.validate_cmd:validate",
+    "plan": "agentform.cli.plan_cmd:plan",
+    "show": "agentform.cli.show_cmd:show",
+    "apply": "agentform.cli.apply_cmd:apply",
+    "drift": "agentform.cli.drift_cmd:drift",
+    "export": "agentform.cli.export_cmd:export",
+    "schema": "agentform.cli.schema_cmd:schema",
+    "service": "agentform.cli.service_cmd:service",
+    "webhook": "agentform.cli.webhook_cmd:webhook",
+}
 
 
-@click.group(cls=AgentformGroup, context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(AgentformGroup):
+    """A group whose subcommands are imported on first use, from "module:attribute"."""
+
+    def __init__(self, *args: object, lazy: Mapping[str, str], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.lazy = dict(lazy)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.lazy, *super().list_commands(ctx)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            module_name, _, attribute = self.lazy[cmd_name].partition(":")
+            command = getattr(importlib.import_module(module_name), attribute)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{self.lazy[cmd_name]} is not a click command")
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="agentform")
 @with_global_options
 def cli() -> None:
@@ -27,10 +66,6 @@ def cli() -> None:
     Global options (-C, --endpoint, -v, --no-color, ...) go before or after the command.
     Exit codes: 0 success, 1 any error, 2 changes present (--detailed-exitcode) or drift.
     """
-
-
-for command in (init, validate, plan, show, apply, drift, export, schema, service, webhook):
-    cli.add_command(command)
 
 
 def main() -> None:

@@ -7,8 +7,6 @@ from pathlib import Path
 import click
 
 from ..errors import AgentformError
-from ..service import SeedError
-from ..service.server import serve
 
 
 @click.group("service")
@@ -41,6 +39,9 @@ def run(
     host: str, port: int, db_path: Path, seed_path: Path | None, rate_limit: float | None
 ) -> None:
     """Serve the Agent Service API until stopped (Ctrl-C)."""
+    from ..service import SeedError
+    from ..service.server import serve
+
     try:
         serve(host, port, db_path, seed_path, rate_limit, say=click.echo)
     except (SeedError, AgentformError) as exc:

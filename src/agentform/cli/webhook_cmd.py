@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ..errors import AgentformError
 from .common import Options, endpoint_of, guarded, load, workspace_options
+
+if TYPE_CHECKING:
+    from ..api.connect import Endpoint
 
 T = TypeVar("T")
 
@@ -75,19 +78,25 @@ def verify_cmd(public_key: Path, signature: str | None, bodyfile: IO[bytes]) -> 
     return 1
 
 
-def _with_client(opts: Options, fn: Callable[[Any], Awaitable[T]]) -> T:
-    """Runs fn with a client of the workspace's endpoint and key; with --endpoint,
-    no workspace is needed (these commands manage nothing)."""
-    from ..api.connect import Endpoint, open_client, resolve_api_key
+def _service(opts: Options) -> tuple[Endpoint, Path]:
+    """The endpoint and key of the workspace (with --endpoint, no workspace is needed:
+    these commands manage nothing), and the directory of a local service's state."""
+    from ..api.connect import Endpoint, resolve_api_key
 
     if opts.endpoint:
-        endpoint = Endpoint(
-            opts.endpoint, resolve_api_key(opts.api_key_file, opts.endpoint == "local")
+        key = resolve_api_key(opts.api_key_file, opts.endpoint == "local")
+        return Endpoint(opts.endpoint, key), opts.workspace_dir.resolve()
+    if not (opts.workspace_dir / "agentform.yaml").is_file():
+        raise AgentformError(
+            f"no agentform.yaml in {opts.workspace_dir.resolve()}: run this in a workspace "
+            "(-C DIR) or give the service with --endpoint URL (or 'local')"
         )
-        root = opts.workspace_dir.resolve()
-    else:
-        workspace = load(opts)
-        endpoint, root = endpoint_of(opts, workspace), workspace.root
+    workspace = load(opts)
+    return endpoint_of(opts, workspace), workspace.root
+
+
+def _with_client(endpoint: Endpoint, root: Path, fn: Callable[[Any], Awaitable[T]]) -> T:
+    from ..api.connect import open_client
 
     async def go() -> T:
         async with open_client(endpoint, root) as api:
@@ -133,11 +142,21 @@ def listen(
     except OSError as exc:
         raise AgentformError(str(exc)) from None
     try:
+        note = None
         if public_key is not None:
             pem, source = _read_key(public_key), str(public_key)
         else:
-            key = _with_client(opts, lambda api: api.request("GET", "/webhook-signing-key"))
+            endpoint, root = _service(opts)
+            key = _with_client(
+                endpoint, root, lambda api: api.request("GET", "/webhook-signing-key")
+            )
             pem, source = key["publicKeyPem"], f"signing key {key['keyId']}"
+            if endpoint.url == "local":
+                db = root / ".agentform" / "service.db"
+                note = (
+                    f"(endpoint local: notifications come from a service on {db}, such as "
+                    f"`agentform service run --db {db}`)"
+                )
         try:
             load_public_key(pem)
         except ValueError as exc:
@@ -148,6 +167,8 @@ def listen(
         bound = sock.getsockname()
         url = f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/"
         click.echo(f"Listening on {url} (verifying with {source}); Ctrl-C stops.")
+        if note:
+            click.echo(note)
         if forward_to:
             click.echo(f"Forwarding every notification to {forward_to}")
     except BaseException:
@@ -155,3 +176,27 @@ def listen(
         raise
     run(listener, sock)
     return 0
+
+
+@webhook.command("test")
+@click.argument("name")
+@click.option(
+    "--wait",
+    default=15.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds to wait for the first attempt's outcome.",
+)
+@workspace_options
+@guarded
+def test_cmd(opts: Options, name: str, wait: float) -> int:
+    """Send the integration NAME's test event (EXECUTION_TEST) and show the delivery.
+
+    Exit 0 when the receiver answered 2xx, 1 otherwise.
+    """
+    from ..webhook_test import send_test
+
+    endpoint, root = _service(opts)
+    outcome = _with_client(endpoint, root, lambda api: send_test(api, name, wait))
+    click.echo(outcome.describe())
+    return 0 if outcome.delivered else 1

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from ..gcpause import collector_paused
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
 from .diagnostics import Diagnostic, Diagnostics, Position, relative
@@ -45,7 +46,8 @@ class Workspace:
     warnings: list[Diagnostic] = field(default_factory=list)
 
     def sensitive_values(self) -> dict[str, str]:
-        """The sensitive values a plan's slots name (webhook header values), by name."""
+        """The sensitive values a plan's slots name (webhook header values), by name;
+        they are also among `secrets`, so every output scrubs them."""
         out: dict[str, str] = {}
         for kind in kinds_in_order():
             out.update(kind.sensitive_values(self.declared[kind.name]))
@@ -59,6 +61,16 @@ def load_workspace(
     environ: Mapping[str, str] | None = None,
 ) -> Workspace:
     """The validated workspace, or DiagnosticsError listing every problem."""
+    with collector_paused():
+        return _load(root, cli_vars, var_files, environ)
+
+
+def _load(
+    root: Path,
+    cli_vars: Mapping[str, Any] | None,
+    var_files: list[Path] | None,
+    environ: Mapping[str, str] | None,
+) -> Workspace:
     diags = Diagnostics()
     root = root.resolve()
     if not root.is_dir():
@@ -118,6 +130,8 @@ def load_workspace(
     _check_unique(declared, diags)
     for kind in kinds_in_order():
         kind.check(declared[kind.name], diags)
+        for name, value in kind.sensitive_values(declared[kind.name]).items():
+            renderer.secrets.add(name, value)  # scrubbed wherever secret() values are
     diags.raise_if_errors()
     assert settings is not None
     return Workspace(
@@ -196,8 +210,8 @@ def _parse(text: str, name: str, diags: Diagnostics) -> Located | None:
     except yaml.YAMLError as exc:
         diags.error(f"invalid YAML: {exc}", Position(name))
         return None
-    for path, line, col in doc.duplicates:
-        diags.error(f"duplicate key '{path[-1]}'", Position(name, line, col))
+    for key, line, col in doc.duplicates:
+        diags.error(f"duplicate key '{key}'", Position(name, line, col))
     if not isinstance(doc.data, dict):
         diags.error("a workspace file must be a mapping of kind lists", Position(name, 1, 1))
         return None
@@ -208,8 +222,12 @@ def _validate(doc: Located, name: str, diags: Diagnostics) -> Any:
     try:
         return document_model().model_validate(doc.data)
     except ValidationError as exc:
-        for err in exc.errors():
+        errors = exc.errors()
+        inner = {tuple(e["loc"]) for e in errors}
+        for err in errors:
             loc = tuple(err["loc"])
+            if err["type"] == "too_short" and any(o[: len(loc)] == loc != o for o in inner):
+                continue  # a list emptied by its own bad entries: those entries say why
             line, col = doc.where(loc, at_key=err["type"] == "extra_forbidden")
             diags.error(_message(err, loc), Position(name, line, col))
         return None

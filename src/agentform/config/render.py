@@ -9,6 +9,7 @@ every problem of every file is reported at once. Values that came through
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +19,8 @@ from typing import Any
 import jinja2
 
 from .diagnostics import Diagnostics, Position, relative
+
+_NEWLINES = re.compile(r"\r\n|\r|\n")  # what Jinja2 turns into "\n"
 
 
 class Secrets:
@@ -52,6 +55,8 @@ class Renderer:
             keep_trailing_newline=True,
             autoescape=False,
         )
+        env = self.env
+        self.markers = (env.variable_start_string, env.block_start_string, env.comment_start_string)
 
     def render(
         self,
@@ -62,6 +67,17 @@ class Renderer:
     ) -> str | None:
         """The rendered text of `path`, or None when it could not be rendered."""
         name = relative(path, self.root)
+        try:
+            source = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            diagnostics.error(
+                f"not UTF-8 text (byte {exc.start}): workspace files are UTF-8", Position(name)
+            )
+            return None
+        if not any(mark in source for mark in self.markers):
+            # Nothing to render: the text as Jinja2 would give it back, without the cost of
+            # compiling a template (a large plain file takes longer to compile than to parse).
+            return _NEWLINES.sub("\n", source) if "\r" in source else source
         try:
             template = self.env.get_template(Path(name).as_posix())
         except jinja2.TemplateSyntaxError as exc:

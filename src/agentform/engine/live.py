@@ -8,8 +8,9 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
+from ..api.context import resolve_organization
 from ..config.loader import Workspace
-from ..errors import AgentformError, ReadError
+from ..errors import ReadError
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import LiveObject
 from ..kinds.context import Everything, LiveRead
@@ -30,10 +31,15 @@ class LiveState:
 
 
 def managed_keys(workspace: Workspace, kind: Kind, refs: References | None = None) -> set[Key]:
-    """Keys the files manage: declared present; for a child kind, the keys of the
+    """Keys read in depth: declared present and needing it (Kind.read_in_depth: pools
+    and groups only where `members` is written); for a child kind, the keys of the
     parents that list their children (so the complete set of those is managed)."""
     if kind.parent is None:
-        return {kind.key_of(d, refs) for d in workspace.declared[kind.name] if d.present}
+        return {
+            kind.key_of(d, refs)
+            for d in workspace.declared[kind.name]
+            if d.present and kind.read_in_depth(d)
+        }
     parent = Kind.registry[kind.parent]
     fields = [f for f, child in parent.children.items() if child == kind.name]
     return {
@@ -50,13 +56,7 @@ async def read_live(
     references: set[str] | None = None,
 ) -> LiveState:
     """Every kind's collection (one list read each) plus deep reads of managed keys."""
-    context = await api.request("GET", "/context")
-    wanted_org = workspace.settings.organization_id
-    if wanted_org and wanted_org != context["organizationId"]:
-        raise AgentformError(
-            f"the API key belongs to organization {context['organizationId']}, "
-            f"not {wanted_org} (organizationId in agentform.yaml)"
-        )
+    organization = await resolve_organization(api, workspace.settings.organization_id)
     kinds = kinds_in_order()
     refs = References(api)
     needed = (
@@ -101,9 +101,7 @@ async def read_live(
     for result in results:
         if isinstance(result, BaseException):
             raise result
-    return LiveState(
-        context["organizationId"], context["organizationName"], objects, presets, refs, reads
-    )
+    return LiveState(organization.id, organization.name, objects, presets, refs, reads)
 
 
 def _by_key(kind: Kind, live: list[LiveObject], presets: dict[str, int]) -> dict[Key, LiveObject]:

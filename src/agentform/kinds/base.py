@@ -196,6 +196,13 @@ class Kind(ABC):
         return {}
 
     # -- reading -------------------------------------------------------------
+    def read_in_depth(self, declared: Declared) -> bool:
+        """Whether planning this present object needs read_live's deeper read of it.
+
+        Kinds with parts read one call per object (members) override this to read
+        them only when the files manage those parts."""
+        return True
+
     @abstractmethod
     async def read_live(self, read: LiveRead) -> list[LiveObject]:
         """Every live object of the kind; `read.managed` keys may need a deeper read."""

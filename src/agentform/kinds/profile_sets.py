@@ -55,6 +55,9 @@ class ProfileSetKind(Kind):
             else set()
         )
 
+    def read_in_depth(self, declared: Declared) -> bool:
+        return getattr(declared.model, "members", None) is not None
+
     async def read_live(self, read: LiveRead) -> list[LiveObject]:
         api = read.api
         items = await api.list_all(self.collection)

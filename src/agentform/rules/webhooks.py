@@ -272,7 +272,14 @@ IntegrationName = Annotated[StrictStr, StringConstraints(min_length=1, max_lengt
 IntegrationUrl = Annotated[
     StrictStr,
     AfterValidator(_check_url),
-    WithJsonSchema({"type": "string", "format": "uri", "maxLength": MAX_URL_LENGTH}),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "uri",
+            "maxLength": MAX_URL_LENGTH,
+            "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s]+",
+        }
+    ),
 ]
 PayloadVersion = Annotated[
     StrictStr,
@@ -285,8 +292,11 @@ HeaderMap = Annotated[
     WithJsonSchema(
         {
             "type": "object",
-            "additionalProperties": {"type": "string"},
+            "propertyNames": {"pattern": f"^{_TOKEN.pattern}$"},
+            "additionalProperties": {"type": "string", "pattern": f"^{_FIELD_VALUE.pattern}$"},
             "maxProperties": MAX_HEADERS,
+            "description": "Custom headers NAME: VALUE; Content-Type, Content-Length, Host "
+            "and X-Service-Signature are refused, and names differing only in case too.",
         }
     ),
 ]

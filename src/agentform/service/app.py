@@ -16,14 +16,28 @@ from typing import Any
 from fastapi import FastAPI
 
 from .db import Database
+from .delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
 from .errors import install_error_handlers
+from .executions.lifecycle import dispatch_everywhere
 from .openapi import install_openapi
 from .presets import install_presets
 from .ratelimit import RateLimitMiddleware
-from .routes import agents, context, profile_sets, profiles, vault
+from .routes import (
+    agents,
+    context,
+    example_batch,
+    executions,
+    files,
+    profile_sets,
+    profiles,
+    temp_files,
+    vault,
+    webhooks,
+)
 from .runtime import Clock, Runner, WallClock
 from .seed import DEMO_SEED, Seed, load_seed
 from .store.organizations import load_keys
+from .store.webhooks import install_schema as install_webhook_schema
 
 BASE_PATH = "/agents/v2"
 
@@ -42,11 +56,14 @@ def create_app(
     """
     clock = clock or WallClock()
     db = Database(db_path, now=clock.now)
+    install_webhook_schema(db)
     with db.write() as conn:
         install_presets(conn)
     if seed is not None:
         load_seed(db, seed)
     load_keys(db)
+    with db.write() as conn:
+        dispatch_everywhere(conn)
 
     app = FastAPI(
         title="Agent Service",
@@ -55,6 +72,8 @@ def create_app(
         docs_url=f"{BASE_PATH}/docs",
         redoc_url=None,
         lifespan=_lifespan,
+        # `/agent-profile-pools/` is an unknown path: 404 with the error body, not a 307.
+        redirect_slashes=False,
     )
     app.state.db = db
     app.state.clock = clock
@@ -67,8 +86,13 @@ def create_app(
         profile_sets.pools_router,
         profile_sets.groups_router,
         vault.router,
+        temp_files.router,
+        executions.router,
+        webhooks.router,
     ):
         app.include_router(router, prefix=BASE_PATH)
+    app.include_router(files.router)  # presigned links: outside the API, no key
+    app.include_router(example_batch.router)
     install_error_handlers(app)
     install_openapi(app)
     if rate_limit:

@@ -57,6 +57,8 @@ class OrderCache:
 
 def iso(moment: datetime) -> str:
     """UTC with microseconds and a Z: sorts lexically in time order."""
+    if moment.tzinfo is None:  # astimezone would take it for local time, silently
+        raise ValueError(f"a naive datetime cannot be stored: {moment!r}")
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 

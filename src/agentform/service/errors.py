@@ -110,6 +110,8 @@ def install_error_handlers(app: FastAPI) -> None:
         # Unknown paths and methods a path does not have are both 404 (API.md §3).
         if exc.status_code in (404, 405):
             return error_response(404, "no such operation")
+        if exc.status_code == 400:  # raised while the body was read: it names the body
+            return error_response(400, str(exc.detail), [("body", str(exc.detail))])
         return error_response(exc.status_code, str(exc.detail))
 
     app.add_middleware(ErrorShieldMiddleware)

@@ -15,6 +15,8 @@ Name200 = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 Id = Annotated[uuid.UUID, Field(strict=False)]
 # A label must give a non-empty key (API.md §7).
 Label = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"[A-Za-z0-9]")]
+# Free text is bounded everywhere (API.md §7: a template description is at most 4,000).
+Description4000 = Annotated[str, StringConstraints(max_length=4000)]
 
 
 def omittable() -> Any:
@@ -40,31 +42,86 @@ class Agent(BaseModel):
     id: str
     name: str
     organizationId: str
+    userId: str  # its creator: the organization's service user
     publishedVersion: int
     versions: list[int]
     createdAt: str
     updatedAt: str
 
 
-class Profile(BaseModel):
+Text = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+Description = Annotated[str, StringConstraints(max_length=1000)]
+InboxEmail = Annotated[str, StringConstraints(max_length=254, pattern=r"^[^@\s]+@[^@\s]+$")]
+NoVaultItems = Annotated[list[Any], Field(max_length=0)]  # this service has no vault items
+
+
+class CredentialIn(Request):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=255)]
+    data: Text  # a secret: stored, never answered
+
+
+class Credential(BaseModel):
     id: str
     name: str
-    description: str | None = None
+    data: str  # always the mask
+    createdAt: str
+
+
+class CookieIn(Request):
+    name: Text
+    key: Text
+    value: Text
+    domain: Text
+    expiry: str | None = None
+    secure: bool = False
+    sameSite: Literal["Strict", "Lax", "None"] = "Lax"
+    httpOnly: bool = False
+
+
+class Cookie(CookieIn):
+    id: str
+    createdAt: str
+
+
+class Profile(BaseModel):
+    """The public SDK's profile (API.md §5): its required fields, ours as defaults."""
+
+    id: str
+    name: str
+    description: str
     organizationId: str
+    tracingEnabled: bool
+    stickyIP: bool
+    inboxEmail: str
+    vaultItems: list[Any]
+    credentials: list[Credential]
+    cookies: list[Cookie]
     createdAt: str
     updatedAt: str
 
 
 class ProfileCreate(Request):
     name: Name255
-    description: Annotated[str, StringConstraints(max_length=1000)] | None = None
+    description: Description | None = None
     organizationId: Id | None = None
+    tracingEnabled: bool = False
+    stickyIP: bool = False
+    inboxEmail: InboxEmail | None = None
+    vaultItems: NoVaultItems = []
+    credentials: list[CredentialIn] = []
+    cookies: list[CookieIn] = []
 
 
 class ProfileUpdate(Request):
     # Optional but not nullable: `null` is a 400, and the document says so.
     name: Name255 = omittable()
-    description: Annotated[str, StringConstraints(max_length=1000)] | None = None
+    description: Description | None = None
+    tracingEnabled: bool = omittable()
+    stickyIP: bool = omittable()
+    inboxEmail: InboxEmail = omittable()
+    vaultItems: NoVaultItems = omittable()
+    credentials: list[CredentialIn] = omittable()  # a list sent replaces the whole list
+    cookies: list[CookieIn] = omittable()
 
 
 # -- pools and groups (API.md §6) ---------------------------------------------
@@ -118,8 +175,8 @@ class TemplateFieldIn(Request):
 class TemplateStep(Request):
     key: Annotated[str, StringConstraints(max_length=64, pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
     title: Name200
-    instructions: Annotated[str, StringConstraints(max_length=4000)] | None = None
-    fieldKeys: list[str]
+    instructions: Description4000 | None = None
+    fieldKeys: list[Annotated[str, StringConstraints(max_length=200)]]
 
 
 class TemplateField(BaseModel):
@@ -133,7 +190,7 @@ class TemplateField(BaseModel):
 class TemplateCreate(Request):
     kind: TemplateKind
     name: Name200
-    description: str | None = None
+    description: Description4000 | None = None
     fields: Annotated[list[TemplateFieldIn], Field(min_length=1)]
     steps: Annotated[list[TemplateStep], Field(max_length=20)] = []
     organizationId: Id | None = None
@@ -142,7 +199,7 @@ class TemplateCreate(Request):
 class TemplateUpdate(Request):
     kind: TemplateKind = omittable()
     name: Name200 = omittable()
-    description: str | None = None
+    description: Description4000 | None = None
     fields: Annotated[list[TemplateFieldIn], Field(min_length=1)] = omittable()
     steps: Annotated[list[TemplateStep], Field(max_length=20)] = omittable()
 
@@ -169,7 +226,17 @@ class ApiKeyInfo(BaseModel):
     role: Literal["admin", "read"]
 
 
+class OrganizationRef(BaseModel):
+    id: str
+    name: str
+
+
 class Context(BaseModel):
+    """The public service's three fields first (API.md §2), then ours."""
+
+    userId: str
+    email: str
+    organizations: list[OrganizationRef]
     organizationId: str
     organizationName: str
     apiKey: ApiKeyInfo

@@ -28,7 +28,8 @@ SortDirection = Literal["asc", "desc"]
 # Sort fields name columns directly: the values are closed enums checked by FastAPI.
 SortField = Literal["name", "created_at", "updated_at"]
 AgentSortField = Literal["name", "created_at"]
-SearchName = Query(None)
+# A name filter longer than any name could match nothing: bounded like the names.
+SearchName = Query(None, max_length=255)
 
 
 async def page_params(

@@ -16,7 +16,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .db import Database, iso
-from .store import agents, organizations, profiles
+from .executions.script import Script
+from .store import agents, executions, organizations, profiles
 
 DEMO_ORGANIZATION_ID = "0b7f3c1e-0000-4000-8000-000000000001"
 DEMO_ADMIN_KEY = "demo-admin-key"
@@ -41,6 +42,7 @@ class SeedAgent(_Strict):
     id: uuid.UUID | None = None
     versions: Annotated[list[int], Field(min_length=1)] = [1]
     publishedVersion: int | None = None
+    script: Script | None = None
 
     @model_validator(mode="after")
     def _published_is_a_version(self) -> SeedAgent:
@@ -60,6 +62,7 @@ class SeedProfile(_Strict):
 class SeedOrganization(_Strict):
     name: Annotated[str, Field(min_length=1)]
     id: uuid.UUID | None = None
+    maxConcurrentExecutions: Annotated[int, Field(ge=1)] = 10
     apiKeys: list[SeedKey] = []
     agents: list[SeedAgent] = []
     profiles: list[SeedProfile] = []
@@ -92,6 +95,10 @@ class Seed(_Strict):
         return self
 
 
+_DEMO_SCRIPTS = yaml.safe_load(
+    (Path(__file__).parent / "executions" / "demo_scripts.yaml").read_text(encoding="utf-8")
+)
+
 DEMO_SEED = Seed.model_validate(
     {
         "organizations": [
@@ -103,8 +110,14 @@ DEMO_SEED = Seed.model_validate(
                     {"name": "reader", "key": "demo-read-key", "role": "read"},
                 ],
                 "agents": [
-                    {"name": "checkout-agent", "versions": [1, 2], "publishedVersion": 2},
-                    {"name": "support-agent", "versions": [1]},
+                    {
+                        "name": "checkout-agent",
+                        "versions": [1, 2],
+                        "publishedVersion": 2,
+                        "script": _DEMO_SCRIPTS["checkout-agent"],
+                    },
+                    {"name": "support-agent", "script": _DEMO_SCRIPTS["support-agent"]},
+                    {"name": "refund-agent", "script": _DEMO_SCRIPTS["refund-agent"]},
                 ],
                 "profiles": [
                     {"name": f"bot-{i}", "description": f"demo profile {i}"} for i in range(1, 7)
@@ -150,6 +163,7 @@ def load_seed(db: Database, seed: Seed) -> None:
 
         for org in seed.organizations:
             org_id = organizations.ensure_organization(conn, _stable_id(org.id, org.name), org.name)
+            executions.set_capacity(conn, org_id, org.maxConcurrentExecutions)
             for key in org.apiKeys:
                 key_id = _stable_id(None, org.name, "key", key.name)
                 organizations.ensure_key(conn, key_id, org_id, key.name, key.key, key.role)
@@ -163,6 +177,7 @@ def load_seed(db: Database, seed: Seed) -> None:
                     agent.versions,
                     stamp(),
                 )
+                executions.set_agent_script(conn, org_id, agent.name, agent.script)
             for profile in org.profiles:
                 profiles.ensure_profile(
                     conn,

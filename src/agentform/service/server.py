@@ -8,6 +8,7 @@ from pathlib import Path
 import uvicorn
 
 from .app import BASE_PATH, create_app
+from .delivery.outbox import PLATFORM_URL
 from .seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
 
 
@@ -26,7 +27,9 @@ def serve(
 ) -> None:
     """Loads the seed (raising SeedError before listening), then serves until stopped."""
     seed = read_seed(seed_path) if seed_path else DEMO_SEED
-    app = create_app(db_path, seed=seed, rate_limit=rate_limit)
+    # Links in webhook notifications point at this server.
+    settings = {PLATFORM_URL: base_url(host, port)}
+    app = create_app(db_path, seed=seed, rate_limit=rate_limit, settings=settings)
     say(f"Agent Service on {base_url(host, port)} (database {db_path})")
     if seed_path is None:
         say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import uuid
 
-from fastapi import APIRouter, Depends
+from fastapi import Depends
 
 from ..auth import Caller, caller, database
 from ..db import Database
+from ..gate import api_router
 from ..models import Agent
 from ..paging import ListQuery, Page, agent_list_query
 from ..store import agents
 
-router = APIRouter(tags=["Agents"])
+router = api_router(tags=["Agents"])
 
 
 @router.get("/agents", response_model=Page[Agent])

@@ -1,16 +1,22 @@
 """GET /context: who the caller is (API.md §2)."""
 
-from fastapi import APIRouter, Depends
+from fastapi import Depends
 
 from ..auth import Caller, caller
-from ..models import ApiKeyInfo, Context
+from ..gate import api_router
+from ..models import ApiKeyInfo, Context, OrganizationRef
+from ..store.organizations import service_user
 
-router = APIRouter(tags=["Context"])
+router = api_router(tags=["Context"])
 
 
 @router.get("/context", response_model=Context)
 def get_context(who: Caller = Depends(caller)) -> Context:
+    user = service_user(who.organization_id, who.organization_name)
     return Context(
+        userId=user.id,
+        email=user.email,
+        organizations=[OrganizationRef(id=who.organization_id, name=who.organization_name)],
         organizationId=who.organization_id,
         organizationName=who.organization_name,
         apiKey=ApiKeyInfo(id=who.key_id, name=who.key_name, role=who.role),

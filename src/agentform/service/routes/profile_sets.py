@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Path, Response
 
 from ..auth import Caller, caller, database
 from ..db import Database
+from ..gate import api_router
 from ..models import Member, MembersRequest, ProfileSet, ProfileSetCreate, ProfileSetUpdate
 from ..paging import ListQuery, Page, PageParams, list_query, page_params
 from ..store import profile_sets
@@ -18,7 +19,7 @@ from ..store.profile_sets import GROUPS, POOLS, Collection
 
 
 def collection_router(of: Collection, prefix: str, param: str, tag: str) -> APIRouter:
-    router = APIRouter(prefix=prefix, tags=[tag])
+    router = api_router(prefix=prefix, tags=[tag])
     item = "/{" + param + "}"
 
     @router.get("", response_model=Page[ProfileSet])

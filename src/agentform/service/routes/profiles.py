@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import uuid
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import Depends, Response
 
 from ..auth import Caller, caller, database
 from ..db import Database
+from ..gate import api_router
 from ..models import Profile, ProfileCreate, ProfileUpdate
 from ..paging import ListQuery, Page, list_query
 from ..store import profiles
 
-router = APIRouter()
+router = api_router()
 
 
 def _routes(prefix: str, tag: str, include_in_schema: bool = True) -> None:

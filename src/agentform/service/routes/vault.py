@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import uuid
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import Depends, Response
 
 from ..auth import Caller, caller, database
 from ..db import Database
+from ..gate import api_router
 from ..models import Template, TemplateCreate, TemplateStep, TemplateUpdate
 from ..paging import ListQuery, Page, search_query
 from ..store import vault_templates
 from ..vault_rules import build_fields, check_steps
 
-router = APIRouter(prefix="/vault/templates", tags=["Vault"])
+router = api_router(prefix="/vault/templates", tags=["Vault"])
 
 
 @router.get("", response_model=Page[Template], response_model_exclude_none=True)

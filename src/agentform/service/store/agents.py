@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from ..db import Conn
 from ..models import Agent
 from .common import fetch_owned
+from .organizations import service_user_id
 from .pages import Page, PageRequest, read_page
 
 
@@ -17,6 +18,7 @@ def agent_from_row(row: sqlite3.Row) -> Agent:
         id=row["id"],
         name=row["name"],
         organizationId=row["organization_id"],
+        userId=service_user_id(row["organization_id"]),
         publishedVersion=row["published_version"],
         versions=json.loads(row["versions"]),
         createdAt=row["created_at"],

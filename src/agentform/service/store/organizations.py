@@ -11,7 +11,9 @@ key changed behind the service's back by another process is not seen.
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
+import uuid
 from dataclasses import dataclass
 
 from ..db import Conn, Database
@@ -60,6 +62,25 @@ class KeyCache:
             self.reload()
         assert self._by_hash is not None
         return self._by_hash.get(hash_key(key))
+
+
+@dataclass(frozen=True)
+class ServiceUser:
+    """The user an organization's keys act as, and who made its agents (API.md §2, §5).
+
+    Derived from the organization, so it is the same on every start and needs no row."""
+
+    id: str
+    email: str
+
+
+def service_user_id(org_id: str) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"agentform-service-user:{org_id}"))
+
+
+def service_user(org_id: str, org_name: str) -> ServiceUser:
+    slug = re.sub(r"[^a-z0-9]+", "-", org_name.lower()).strip("-") or "organization"
+    return ServiceUser(service_user_id(org_id), f"service@{slug}.agentform.invalid")
 
 
 def key_cache(db: Database) -> KeyCache:

@@ -2,25 +2,60 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 
 from ..db import Conn, new_id
 from ..errors import ServiceError
-from ..models import Profile, ProfileCreate, ProfileUpdate
+from ..models import (
+    Cookie,
+    CookieIn,
+    Credential,
+    CredentialIn,
+    Profile,
+    ProfileCreate,
+    ProfileUpdate,
+)
 from .common import fetch_owned, fetch_row, unique_name
 from .pages import Page, PageRequest, read_page
+
+SECRET_MASK = "********"  # a credential's value is never answered
+COLUMNS = (
+    "id, organization_id, name, description, created_at, updated_at, "
+    "tracing_enabled, sticky_ip, inbox_email, credentials, cookies"
+)
 
 
 def profile_from_row(row: sqlite3.Row) -> Profile:
     return Profile(
         id=row["id"],
         name=row["name"],
-        description=row["description"],
+        description=row["description"] or "",
         organizationId=row["organization_id"],
+        tracingEnabled=bool(row["tracing_enabled"]),
+        stickyIP=bool(row["sticky_ip"]),
+        inboxEmail=row["inbox_email"] or f"{row['id']}@inbox.invalid",
+        vaultItems=[],
+        credentials=[
+            Credential(**{**c, "data": SECRET_MASK}) for c in json.loads(row["credentials"])
+        ],
+        cookies=[Cookie(**c) for c in json.loads(row["cookies"])],
         createdAt=row["created_at"],
         updatedAt=row["updated_at"],
     )
+
+
+def _stored(items: Sequence[CredentialIn | CookieIn], now: str) -> str:
+    """Credentials or cookies as stored: each with an id and a time; credential names are
+    upper-cased (as the public service does)."""
+    out = []
+    for item in items:
+        fields = item.model_dump()
+        if isinstance(item, CredentialIn):
+            fields["name"] = item.name.upper()
+        out.append({"id": new_id(), **fields, "createdAt": now})
+    return json.dumps(out)
 
 
 def list_profiles(conn: Conn, org_id: str, request: PageRequest) -> Page[Profile]:
@@ -35,21 +70,49 @@ def create_profile(conn: Conn, org_id: str, body: ProfileCreate) -> Profile:
     profile_id, now = new_id(), conn.now_iso()
     with unique_name("profile", body.name):
         conn.execute(
-            "INSERT INTO profiles VALUES (?, ?, ?, ?, ?, ?)",
-            (profile_id, org_id, body.name, body.description, now, now),
+            f"INSERT INTO profiles ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                profile_id,
+                org_id,
+                body.name,
+                body.description or "",
+                now,
+                now,
+                body.tracingEnabled,
+                body.stickyIP,
+                body.inboxEmail,
+                _stored(body.credentials, now),
+                _stored(body.cookies, now),
+            ),
         )
     return profile_from_row(fetch_row(conn, "profiles", profile_id))
 
 
+UPDATED = {
+    "name": ("name", lambda v, now: v),
+    "description": ("description", lambda v, now: v or ""),
+    "tracingEnabled": ("tracing_enabled", lambda v, now: v),
+    "stickyIP": ("sticky_ip", lambda v, now: v),
+    "inboxEmail": ("inbox_email", lambda v, now: v),
+    "credentials": ("credentials", _stored),
+    "cookies": ("cookies", _stored),
+}  # field -> (column, stored value); vaultItems is always empty here
+
+
 def update_profile(conn: Conn, org_id: str, profile_id: object, body: ProfileUpdate) -> Profile:
     row = fetch_owned(conn, "profiles", profile_id, org_id, "profile")
-    changes = body.model_dump(include=body.model_fields_set)
+    now = conn.now_iso()
+    changes = {
+        UPDATED[f][0]: UPDATED[f][1](getattr(body, f), now)
+        for f in body.model_fields_set
+        if f in UPDATED
+    }
     if changes:
-        sets = ", ".join(f"{column} = ?" for column in changes)  # the model's own field names
+        sets = ", ".join(f"{column} = ?" for column in changes)  # columns of UPDATED only
         with unique_name("profile", body.name):
             conn.execute(
                 f"UPDATE profiles SET {sets}, updated_at = ? WHERE id = ?",
-                (*changes.values(), conn.now_iso(), row["id"]),
+                (*changes.values(), now, row["id"]),
             )
     return profile_from_row(fetch_row(conn, "profiles", row["id"]))
 
@@ -65,8 +128,9 @@ def ensure_profile(
 ) -> None:
     """Adds the profile unless the organization has one of that name."""
     conn.execute(
-        "INSERT OR IGNORE INTO profiles VALUES (?, ?, ?, ?, ?, ?)",
-        (profile_id, org_id, name, description, created_at, created_at),
+        "INSERT OR IGNORE INTO profiles (id, organization_id, name, description, created_at, "
+        "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (profile_id, org_id, name, description or "", created_at, created_at),
     )
 
 

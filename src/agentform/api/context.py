@@ -1,0 +1,60 @@
+"""Which organization a run works in, from `GET /context` (API.md §2).
+
+The public service answers `{userId, email, organizations: [{id, name}]}`; the
+embedded one adds `organizationId` and `organizationName`. The organization is
+the only entry of `organizations`; when the key reaches several, the one named
+by `organizationId` in agentform.yaml (or --organization-id), and the client
+then names it in every list and create (a key of one organization needs not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import AgentformError
+
+
+@dataclass(frozen=True)
+class Organization:
+    id: str
+    name: str
+
+
+def pick_organization(context: dict[str, Any], wanted: str | None) -> tuple[Organization, bool]:
+    """The organization of the run, and whether requests must name it (several reachable)."""
+    listed = [
+        Organization(str(o["id"]), str(o.get("name") or o["id"]))
+        for o in context.get("organizations") or []
+    ]
+    if not listed and context.get("organizationId"):
+        own = str(context["organizationId"])
+        listed = [Organization(own, str(context.get("organizationName") or own))]
+    if not listed:
+        raise AgentformError("GET /context names no organization for this API key")
+    choices = ", ".join(f"{o.name} ({o.id})" for o in listed)
+    if wanted:
+        for org in listed:
+            if org.id.lower() == wanted.lower():
+                return org, len(listed) > 1
+        which = "belongs to organization" if len(listed) == 1 else "reaches the organizations"
+        raise AgentformError(
+            f"the API key {which} {choices}, not {wanted} (organizationId in agentform.yaml)"
+        )
+    if len(listed) > 1:
+        raise AgentformError(
+            f"the API key reaches {len(listed)} organizations: {choices}; choose one with "
+            "organizationId in agentform.yaml or --organization-id"
+        )
+    return listed[0], False
+
+
+async def resolve_organization(api: Any, wanted: str | None) -> Organization:
+    """Reads /context, picks the organization, and scopes the client to it if needed."""
+    context = await api.request("GET", "/context")
+    if not isinstance(context, dict):
+        raise AgentformError("GET /context did not answer an object")
+    org, must_name = pick_organization(context, wanted)
+    if must_name:
+        api.scope_to(org.id)
+    return org

@@ -1,0 +1,142 @@
+"""Sending a request at the lowest cost per request.
+
+Everything that can be done once is done once: the headers (key, agent), the
+timeouts and the TLS context are built when the client is made; a request is
+one URL parse and one call to the transport. httpx's client layer (cookie jar,
+auth and redirect machinery, URL merging: a third of its CPU per request) is
+not used; its transports are, so vcrpy still records and replays.
+
+`ConnectionShards` keeps one keep-alive connection per httpcore pool: a pool
+checks every one of its connections, some twice over, each time a request
+starts or ends, so one pool of 16 connections costs far more per request than
+16 pools of one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.request
+from collections import deque
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import httpx
+
+TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+
+class ConnectionShards(httpx.AsyncBaseTransport):
+    """Up to `size` keep-alive connections, each in a one-connection pool of its own."""
+
+    def __init__(self, size: int, proxy: str | None = None) -> None:
+        self.size = max(1, size)
+        self.proxy = proxy
+        self.shards: list[httpx.AsyncHTTPTransport] = []
+        self.idle: list[httpx.AsyncHTTPTransport] = []  # last used first: warm connections
+        self.waiters: deque[asyncio.Future[httpx.AsyncHTTPTransport]] = deque()
+        self.tls: Any = None
+
+    def _new_shard(self) -> httpx.AsyncHTTPTransport:
+        if self.tls is None:
+            self.tls = httpx.create_ssl_context()  # once: loading CA certificates is slow
+        shard = httpx.AsyncHTTPTransport(
+            verify=self.tls,
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+            proxy=self.proxy,
+        )
+        self.shards.append(shard)
+        return shard
+
+    async def _checkout(self) -> httpx.AsyncHTTPTransport:
+        if self.idle:
+            return self.idle.pop()
+        if len(self.shards) < self.size:
+            return self._new_shard()
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
+        try:
+            return await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                self._checkin(waiter.result())
+            else:
+                self.waiters.remove(waiter)
+            raise
+
+    def _checkin(self, shard: httpx.AsyncHTTPTransport) -> None:
+        while self.waiters:
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(shard)
+                return
+        self.idle.append(shard)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        shard = await self._checkout()
+        try:
+            response = await shard.handle_async_request(request)
+            try:
+                await response.aread()  # the whole body, so the connection is free again
+            finally:
+                await response.aclose()
+            return response
+        finally:
+            self._checkin(shard)
+
+    async def aclose(self) -> None:
+        for shard in self.shards:
+            await shard.aclose()
+
+
+def environment_proxy(url: str) -> str | None:
+    """The proxy the environment names for `url` (HTTPS_PROXY, ALL_PROXY, NO_PROXY...)."""
+    parsed = httpx.URL(url)
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(parsed.scheme) or proxies.get("all")
+    if proxy and not urllib.request.proxy_bypass(parsed.host):
+        return proxy
+    return None
+
+
+class Sender:
+    """Builds and sends one request to the service; answers a fully read response."""
+
+    def __init__(
+        self, base_url: str, api_key: str, transport: httpx.AsyncBaseTransport | None, size: int
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.transport = transport or ConnectionShards(size, environment_proxy(self.base_url))
+        self.headers = httpx.Headers(
+            {
+                "Accept": "application/json",
+                "Accept-Encoding": "gzip, deflate",
+                "Connection": "keep-alive",
+                "User-Agent": "agentform",
+                "X-Api-Key": api_key,
+            }
+        )
+        self.extensions = {"timeout": TIMEOUT.as_dict()}
+
+    async def send(
+        self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None
+    ) -> httpx.Response:
+        url = self.base_url + path
+        if params:
+            url += "?" + urlencode(params, quote_via=quote)
+        request = httpx.Request(
+            method,
+            url,
+            headers=self.headers,
+            json=json,
+            extensions=self.extensions,
+        )
+        response = await self.transport.handle_async_request(request)
+        response.request = request
+        try:
+            await response.aread()
+        finally:
+            await response.aclose()
+        return response
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()

@@ -1,0 +1,219 @@
+"""The webhook outbox: deliveries written with the events that cause them, sent by the runner.
+
+- `enqueue_deliveries` subscribes to `append_event`: in the transaction that
+  records an event (and the state change behind it), it writes one delivery
+  per attachment of the event's agent that wants the event, and schedules a
+  delivery job for each. Nothing is sent from a request.
+- `DeliveryJob` is the runner's I/O handler for those jobs: it reads the
+  delivery (transaction), signs and POSTs the exact bytes (no transaction;
+  the timeout runs on the runtime's clock), and records the attempt
+  (transaction). A failed attempt schedules the next one after 1 s, then 2 s:
+  3 attempts in all, then the delivery is `failed`.
+- Jobs of one integration and one execution (or batch) share a lane, so a
+  healthy receiver gets an execution's events in the order they happened.
+
+A notification is stored as its envelope with relative links
+(`/executions/<id>`); the service's `platform_url` setting is put in front of
+them at each attempt, with that attempt's own `event_id`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from ...rules.webhooks import BATCH_EVENTS, COMPLETED_EVENT, TEST_EVENT
+from ...webhooks import sign
+from ..db import Conn, new_id
+from ..runtime import IoJobHandler, RunContext, current_context, io_job_handler
+from ..store import deliveries, jobs
+from ..store.events import Event, event_subscriber
+from ..store.jobs import Job
+from ..store.webhooks import (
+    attachments_of_agent,
+    ensure_signing_key,
+    integration_target,
+    owned_integration_id,
+)
+from .envelope import batch_envelope, encode, execution_envelope, test_envelope
+from .sender import TIMEOUT_SECONDS, Attempt, new_http_client, post, request_headers
+
+DELIVERY_JOB = "webhook.delivery"
+MAX_ATTEMPTS = 3
+BACKOFF_SECONDS = (1.0, 2.0)  # after the first and the second failed attempt
+DEFAULT_PLATFORM_URL = "http://127.0.0.1:8700/agents/v2"
+
+# Settings (create_app(settings=...)): where links point, and the attempt timeout.
+PLATFORM_URL = "platform_url"
+TIMEOUT = "webhook_timeout_seconds"
+
+
+def delivered_topic(delivery_id: str) -> str:
+    """Notified after the commit that records an attempt of this delivery."""
+    return f"webhook-delivery:{delivery_id}"
+
+
+# -- writing deliveries ----------------------------------------------------------
+
+
+def _agent_name(conn: Conn, agent_id: str) -> str:
+    row = conn.execute("SELECT name FROM agents WHERE id = ?", (agent_id,)).fetchone()
+    return str(row[0]) if row else ""
+
+
+def notification_of(conn: Conn, event: Event) -> dict[str, Any]:
+    """The envelope of an event, links relative, `event_id` set at each attempt."""
+    common: dict[str, Any] = {
+        "event_id": "",
+        "timestamp": event.created_at,
+        "agent_id": event.agent_id,
+        "agent_name": _agent_name(conn, event.agent_id),
+        "payload": event.payload,
+        "platform_url": "",
+    }
+    if event.event in BATCH_EVENTS:
+        return batch_envelope(
+            event.event,
+            batch_id=event.batch_id or str(event.payload.get("batch_id", "")),
+            batch_name=str(event.payload.get("batch_name", "")),
+            **common,
+        )
+    return execution_envelope(
+        event.event, execution_id=event.execution_id or "", metadata=event.metadata, **common
+    )
+
+
+def enqueue(
+    conn: Conn,
+    organization_id: str,
+    integration_id: str,
+    event: str,
+    notification: dict[str, Any],
+    unwrap: bool,
+    *,
+    execution_id: str | None = None,
+    batch_id: str | None = None,
+    delivery_id: str | None = None,
+) -> str:
+    """Writes a delivery and schedules its first attempt now, in the caller's transaction."""
+    delivery_id = deliveries.insert_delivery(
+        conn,
+        organization_id,
+        integration_id,
+        event,
+        notification,
+        unwrap,
+        execution_id,
+        batch_id,
+        delivery_id=delivery_id,
+    )
+    subject = execution_id or batch_id or delivery_id
+    lane = f"webhook:{integration_id}:{subject}"
+    jobs.schedule(conn, DELIVERY_JOB, conn.now(), {"delivery": delivery_id}, lane=lane)
+    return delivery_id
+
+
+@event_subscriber
+def enqueue_deliveries(conn: Conn, event: Event) -> None:
+    """One delivery per attachment of the event's agent that wants the event."""
+    notification: dict[str, Any] | None = None
+    for integration_id, settings in attachments_of_agent(conn, event.agent_id):
+        if not settings.wants(event.event, event.payload, event.metadata):
+            continue
+        notification = notification or notification_of(conn, event)
+        enqueue(
+            conn,
+            event.organization_id,
+            integration_id,
+            event.event,
+            notification,
+            settings.unwraps(event.event),
+            execution_id=event.execution_id,
+            batch_id=event.batch_id,
+        )
+
+
+def enqueue_test(
+    conn: Conn, organization_id: str, integration_id: object, delivery_id: str
+) -> None:
+    """EXECUTION_TEST for `POST /webhook-integrations/{id}/test`: a delivery like any
+    other (same outbox, signature and retries), whatever the integration's attachments."""
+    owned = owned_integration_id(conn, organization_id, integration_id)
+    notification = test_envelope(event_id="", timestamp=conn.now_iso(), subject_id=delivery_id)
+    enqueue(conn, organization_id, owned, TEST_EVENT, notification, False, delivery_id=delivery_id)
+
+
+# -- sending them ------------------------------------------------------------------
+
+
+def body_of(notification: dict[str, Any], event_id: str, platform_url: str, unwrap: bool) -> bytes:
+    """The exact bytes of one attempt."""
+    info = dict(notification["info"])
+    for link in ("execution_url", "batch_url"):
+        if str(info.get(link, "")).startswith("/"):
+            info[link] = platform_url + info[link]
+    if unwrap and info.get("event") == COMPLETED_EVENT:
+        return encode(info["payload"].get("result", {}))
+    return encode({**notification, "event_id": event_id, "info": info})
+
+
+@dataclass(frozen=True)
+class Prepared:
+    delivery_id: str
+    url: str
+    headers: dict[str, str]
+    body: bytes
+    private_pem: str
+    event_id: str
+
+
+@io_job_handler(DELIVERY_JOB)
+class DeliveryJob(IoJobHandler[Prepared, Attempt]):
+    def prepare(self, job: Job, conn: Conn) -> Prepared | None:
+        out = deliveries.outgoing(conn, job.payload["delivery"])
+        if out is None or out.status != "pending":
+            return None  # deleted with its integration, or already settled
+        target = integration_target(conn, out.integration_id)
+        if target is None:
+            return None
+        url, headers = target
+        pair = ensure_signing_key(conn, out.organization_id)
+        event_id = out.event_id if out.attempts == 0 else new_id()
+        settings = current_context().settings
+        platform_url = str(settings.get(PLATFORM_URL) or DEFAULT_PLATFORM_URL)
+        body = body_of(out.notification, event_id, platform_url, out.unwrap)
+        return Prepared(out.id, url, headers, body, pair.private_pem, event_id)
+
+    async def perform(self, job: Job, prepared: Prepared, context: RunContext) -> Attempt:
+        # Signing is CPU work: off the event loop, like the database.
+        signature = await asyncio.to_thread(sign, prepared.body, prepared.private_pem)
+        client = context.resource("webhook-http", new_http_client)
+        timeout = float(context.settings.get(TIMEOUT, TIMEOUT_SECONDS))
+        return await post(
+            client,
+            prepared.url,
+            prepared.body,
+            request_headers(prepared.headers, signature),
+            deadline=lambda: context.clock.sleep(timeout),
+            timeout=timeout,
+        )
+
+    def record(self, job: Job, conn: Conn, prepared: Prepared, outcome: Attempt) -> None:
+        current = deliveries.outgoing(conn, prepared.delivery_id)
+        if current is None or current.status != "pending":
+            return
+        attempt = current.attempts + 1
+        if outcome.ok:
+            status: deliveries.DeliveryStatus = "delivered"
+        elif attempt >= MAX_ATTEMPTS:
+            status = "failed"
+        else:
+            status = "pending"
+            due = conn.now() + timedelta(seconds=BACKOFF_SECONDS[attempt - 1])
+            jobs.schedule(conn, DELIVERY_JOB, due, job.payload, lane=job.lane)
+        deliveries.record_attempt(
+            conn, current.id, status, outcome.status, outcome.error, prepared.event_id
+        )
+        conn.database.notify_after_commit(conn, delivered_topic(current.id))

@@ -1,0 +1,1 @@
+"""Executions of the embedded service: the status machine, agent scripts and their programs."""

@@ -1,0 +1,340 @@
+"""What happens to an execution: created, started, paused, resumed, cancelled, ended.
+
+Every function here runs inside the caller's write transaction and makes the
+whole of one change there: the status move (checked by the status machine),
+the events of seed §6.3 it causes (`append_event`, so their deliveries commit
+with it) and the jobs that carry it on (`jobs.schedule`). Routes call these for
+API calls; `stepping` (the runtime's handlers) when a step falls due. An
+execution has at most one pending step job and one timeout job, each under
+its own key, so pausing or ending it is cancelling its step job.
+
+When an execution stops holding capacity, `dispatch` starts the queued ones
+that can start, oldest first, then offers the organization's capacity to every
+registered capacity listener (execution batches).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from ...rules.execute import AgentVersions, ExecuteRequest, effective_version
+from ...rules.webhooks import EVENT_PAYLOAD_FIELDS
+from ..db import Conn, iso, new_id, parse_iso
+from ..errors import ServiceError
+from ..store import agents, jobs
+from ..store import executions as store
+from ..store.events import append_event
+from .capacity import slot_for, slot_for_request
+from .program import compile_program, failed_program
+from .script import Script, ScriptError, render
+from .status import CANCELLABLE, MESSAGEABLE, PAUSABLE, RESUMABLE, check_move, is_terminal
+
+STEP_JOB = "execution.step"
+TIMEOUT_JOB = "execution.timeout"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who made an API call; events name the API key (`paused_by`, `cancelled_by`)."""
+
+    key_id: str
+    key_name: str
+
+
+@dataclass(frozen=True)
+class AgentToRun:
+    id: str
+    name: str
+    organization_id: str
+    versions: list[int]
+    published_version: int
+    script: Script | None
+
+    @property
+    def versions_rule(self) -> AgentVersions:
+        return AgentVersions(self.versions, self.published_version)
+
+
+def agent_to_run(conn: Conn, org_id: str, agent_id: object) -> AgentToRun:
+    """The organization's agent with its script, else 404."""
+    agent = agents.get_agent(conn, org_id, agent_id)
+    return AgentToRun(
+        agent.id,
+        agent.name,
+        org_id,
+        agent.versions,
+        agent.publishedVersion,
+        store.agent_script(conn, agent.id),
+    )
+
+
+class AtCapacity(ServiceError):
+    """The execution cannot start now and the request did not ask to be queued."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(409, f'{why}; send onCapacityLimit: "queue" to queue the execution')
+
+
+CapacityListener = Callable[[Conn, str], None]
+_capacity_listeners: dict[str, CapacityListener] = {}
+
+
+def on_capacity_freed(listener: CapacityListener) -> CapacityListener:
+    """Registers `listener(conn, org_id)`, called in the same transaction whenever an
+    execution of the organization stops holding capacity, after the queued ones had
+    their turn (decorator; registering the same function again replaces it)."""
+    _capacity_listeners[f"{listener.__module__}.{listener.__qualname__}"] = listener
+    return listener
+
+
+# -- creating and starting -----------------------------------------------------
+
+
+def create_execution(
+    conn: Conn,
+    agent: AgentToRun,
+    request: ExecuteRequest,
+    *,
+    created_by: Actor | None,
+    batch_id: str | None = None,
+) -> sqlite3.Row:
+    """A new execution of a valid request: started when capacity allows, queued when
+    it does not and the request says `queue`, else AtCapacity (409), nothing written.
+
+    A batch asks `capacity.capacity_allows` first and passes its `batch_id`.
+    """
+    slot = slot_for_request(conn, agent.organization_id, request)
+    if not slot.free and not request.queues_at_capacity:
+        raise AtCapacity(slot.why)
+    inputs = request.merged_inputs()
+    try:
+        program = compile_program(render(agent.script, inputs))
+    except ScriptError as exc:
+        program = failed_program(str(exc))
+    execution_id = new_id()
+    store.insert(
+        conn,
+        store.NewExecution(
+            id=execution_id,
+            organization_id=agent.organization_id,
+            agent_id=agent.id,
+            agent_name=agent.name,
+            version=effective_version(request, agent.versions_rule),
+            status="queued",
+            inputs=inputs,
+            metadata=request.metadata or {},
+            request=request.as_sent(),
+            program=program,
+            agent_profile_id=str(request.agentProfileId) if request.agentProfileId else None,
+            agent_profile_pool_id=(
+                str(request.agentProfilePoolId) if request.agentProfilePoolId else None
+            ),
+            temp_files=[{"id": str(f.id), "name": f.name} for f in request.tempFiles or ()],
+            batch_id=batch_id,
+            soft_timeout_mins=request.soft_timeout_mins,
+            created_by=created_by.key_name if created_by else None,
+        ),
+    )
+    if slot.free:
+        _start(conn, _row(conn, execution_id), slot.profile_id)
+    return _row(conn, execution_id)
+
+
+def _start(conn: Conn, row: sqlite3.Row, profile_id: str | None) -> None:
+    check_move(row["status"], "starting")
+    first_wait = json.loads(row["program"])[0]["after"]
+    wake = conn.now() + timedelta(seconds=first_wait)
+    store.update(
+        conn,
+        row["id"],
+        status="starting",
+        agent_profile_id=profile_id,
+        started_at=conn.now_iso(),
+        pc=0,
+        wake_at=iso(wake),
+    )
+    schedule_step(conn, row, wake)
+    if row["soft_timeout_mins"] is not None:
+        due = conn.now() + timedelta(minutes=row["soft_timeout_mins"])
+        jobs.schedule(conn, TIMEOUT_JOB, due, {"executionId": row["id"]}, key=_timeout_key(row))
+
+
+def dispatch(conn: Conn, org_id: str) -> None:
+    """Starts the organization's queued executions that can start, oldest first, then
+    offers what capacity is left to the capacity listeners."""
+    for execution_id in store.queued_ids(conn, org_id):
+        row = _row(conn, execution_id)
+        slot = slot_for(conn, org_id, row["agent_profile_id"], row["agent_profile_pool_id"])
+        if slot.free:
+            _start(conn, row, slot.profile_id)
+        elif store.active_count(conn, org_id) >= store.capacity(conn, org_id):
+            break  # the organization is full: nobody younger can start either
+    for listener in list(_capacity_listeners.values()):
+        listener(conn, org_id)
+
+
+def dispatch_everywhere(conn: Conn) -> None:
+    """`dispatch` for every organization with queued executions (on start: the seed may
+    have raised a capacity, or a restart found capacity free)."""
+    for org_id in store.organizations_with_queued(conn):
+        dispatch(conn, org_id)
+
+
+# -- API calls -----------------------------------------------------------------
+
+
+def _refuse(row: sqlite3.Row, what: str) -> ServiceError:
+    return ServiceError(409, f"an execution that is {row['status']} cannot be {what}")
+
+
+def pause(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
+    if row["status"] not in PAUSABLE:
+        raise _refuse(row, "paused")
+    remaining = _seconds_until(conn, row["wake_at"])
+    jobs.cancel(conn, step_key(row))
+    move(conn, row, "paused", wake_at=None, remaining=remaining, paused_by=by.key_name)
+    emit(
+        conn,
+        row,
+        "EXECUTION_PAUSED",
+        {"reason": "paused through the API", "paused_by": by.key_name},
+    )
+    return "paused"
+
+
+def resume(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
+    if row["status"] not in RESUMABLE:
+        raise _refuse(row, "resumed")
+    carry_on(conn, row, "resumed through the API")
+    return "running"
+
+
+def carry_on(conn: Conn, row: sqlite3.Row, reason: str) -> None:
+    """Back to running: the wait that was interrupted goes on for what was left of it."""
+    wake = conn.now() + timedelta(seconds=row["remaining"] or 0.0)
+    move(conn, row, "running", wake_at=iso(wake), remaining=None)
+    schedule_step(conn, row, wake)
+    emit(conn, row, "EXECUTION_RESUMED", {"reason": reason})
+
+
+def cancel(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
+    if row["status"] not in CANCELLABLE:
+        raise _refuse(row, "cancelled")
+    end(conn, row, "cancelled", cancelled_by=by.key_name)
+    emit(
+        conn,
+        row,
+        "EXECUTION_CANCELLED",
+        {"reason": "cancelled through the API", "cancelled_by": by.key_name},
+    )
+    return "cancelled"
+
+
+def user_message(conn: Conn, row: sqlite3.Row, by: Actor, message: str) -> str:
+    """Records the message (USER_MESSAGE_RECEIVED); one awaiting confirmation takes it as
+    the answer and runs on. Returns the status after it."""
+    if row["status"] not in MESSAGEABLE:
+        raise _refuse(row, "sent a message")
+    was = str(row["status"])
+    answers = was == "awaiting_confirmation"
+    payload = {
+        "user_id": by.key_id,
+        "message": message,
+        "execution_was": was,
+        "injected_into": "confirmation" if answers else "next_step",
+    }
+    emit(conn, row, "USER_MESSAGE_RECEIVED", payload)
+    if answers:
+        carry_on(conn, row, "a user message answered the confirmation")
+        return "running"
+    return was
+
+
+def time_out(conn: Conn, execution_id: str) -> None:
+    """The soft timeout fell due: an execution still going fails, saying so."""
+    row = store.row(conn, execution_id)
+    if row is None or is_terminal(row["status"]) or row["status"] == "queued":
+        return
+    minutes = row["soft_timeout_mins"]
+    fail(conn, row, f"the soft timeout of {minutes:g} minutes was reached")
+
+
+# -- ending --------------------------------------------------------------------
+
+
+def complete(conn: Conn, row: sqlite3.Row, result: dict[str, Any]) -> None:
+    end(conn, row, "completed", result=json.dumps(result))
+    emit(conn, row, "EXECUTION_COMPLETED", result)
+
+
+def fail(conn: Conn, row: sqlite3.Row, reason: str) -> None:
+    end(conn, row, "failed", failure_reason=reason)
+    emit(conn, row, "EXECUTION_FAILED", {"reason": reason})
+
+
+def end(conn: Conn, row: sqlite3.Row, final: str, **columns: Any) -> None:
+    """A terminal move: nothing more is due for it, and its capacity goes to the next."""
+    jobs.cancel(conn, step_key(row))
+    jobs.cancel(conn, _timeout_key(row))
+    move(conn, row, final, terminal_at=conn.now_iso(), wake_at=None, remaining=None, **columns)
+    if row["status"] != "queued":
+        dispatch(conn, row["organization_id"])
+
+
+# -- the mechanics -------------------------------------------------------------
+
+
+def emit(conn: Conn, row: sqlite3.Row, event: str, payload: dict[str, Any]) -> None:
+    """An execution event of seed §6.3, at this moment, in this transaction, with
+    exactly the payload fields the seed lists (anything else is a defect, refused)."""
+    fields = EVENT_PAYLOAD_FIELDS[event]
+    given = set(payload)
+    if not set(fields.required) <= given <= {*fields.required, *fields.optional}:
+        raise ValueError(f"{event} payload fields {sorted(given)} are not those of seed §6.3")
+    append_event(
+        conn,
+        organization_id=row["organization_id"],
+        agent_id=row["agent_id"],
+        execution_id=row["id"],
+        batch_id=row["batch_id"],
+        event=event,
+        payload=payload,
+        metadata=json.loads(row["metadata"]),
+    )
+
+
+def move(conn: Conn, row: sqlite3.Row, wanted: str, **columns: Any) -> None:
+    """The status move from what the execution is now (read again: a step may have moved it)."""
+    current = _row(conn, row["id"])["status"]
+    check_move(current, wanted)
+    store.update(conn, row["id"], status=wanted, **columns)
+
+
+def _row(conn: Conn, execution_id: str) -> sqlite3.Row:
+    found = store.row(conn, execution_id)
+    assert found is not None, execution_id
+    return found
+
+
+def schedule_step(conn: Conn, row: sqlite3.Row, wake: datetime) -> None:
+    """The execution's next step job (replacing any pending one: one per execution)."""
+    jobs.schedule(conn, STEP_JOB, wake, {"executionId": row["id"]}, key=step_key(row))
+
+
+def step_key(row: sqlite3.Row) -> str:
+    return f"execution:{row['id']}:step"
+
+
+def _timeout_key(row: sqlite3.Row) -> str:
+    return f"execution:{row['id']}:timeout"
+
+
+def _seconds_until(conn: Conn, moment: str | None) -> float:
+    if moment is None:
+        return 0.0
+    return max(0.0, (parse_iso(moment) - conn.now()).total_seconds())

@@ -1,0 +1,74 @@
+"""What every operation decides before its body is read (API.md §1, §2).
+
+`ServiceRoute` is the route class of every operation under the base path: after
+routing (so an unknown path is 404 whatever the key), it authenticates the
+caller and checks the role (401, 403), then refuses a body declared larger than
+the route's limit (400, nothing read), and counts a streamed body as it arrives
+(400 at the first chunk past the limit). Only then does FastAPI read the body.
+The limit is 1 MiB; a route that takes more (a file upload) says so with
+`max_body_size=` on its decorator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException
+from starlette.types import Message, Receive
+
+from .auth import authenticate
+from .errors import ServiceError
+
+MAX_BODY = 1024 * 1024
+
+
+def _describe(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit} bytes"
+
+
+def _too_large(limit: int) -> str:
+    return f"the request body is larger than {_describe(limit)}"
+
+
+class ServiceRoute(APIRoute):
+    def __init__(self, *args: Any, max_body_size: int | None = None, **kwargs: Any) -> None:
+        # Kept from FastAPI, whose own limit answers 413 in plain text.
+        self.body_limit = MAX_BODY if max_body_size is None else max_body_size
+        super().__init__(*args, **kwargs)
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handle = super().get_route_handler()
+        limit = self.body_limit
+
+        async def gated(request: Request) -> Response:
+            request.state.caller = authenticate(request)
+            declared = request.headers.get("content-length")
+            if declared is not None and declared.isdigit() and int(declared) > limit:
+                raise ServiceError(400, _too_large(limit), [("body", _too_large(limit))])
+            return await handle(Request(request.scope, _counted(request.receive, limit)))
+
+        return gated
+
+
+def _counted(receive: Receive, limit: int) -> Receive:
+    seen = 0
+
+    async def counted() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                # An HTTPException passes through FastAPI's body reading unchanged.
+                raise HTTPException(400, detail=_too_large(limit))
+        return message
+
+    return counted
+
+
+def api_router(**kwargs: Any) -> APIRouter:
+    """An APIRouter whose operations go through the gate (use it for every router)."""
+    return APIRouter(route_class=ServiceRoute, **kwargs)

@@ -1,0 +1,156 @@
+"""Executions (API.md §9): execute an agent, list and read executions, pause, resume,
+cancel, and send them user messages. The rules live in `rules.execute` and the
+lifecycle in `executions.lifecycle`; these handlers validate, call, answer."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Body, Depends, Query, Response
+
+from ...rules.execute import ExecuteRequest, check_execute_request
+from ...rules.problems import Problem
+from ..auth import Caller, caller, database
+from ..db import Conn, Database
+from ..errors import ServiceError
+from ..executions import lifecycle, stepping  # noqa: F401 (stepping registers the job handlers)
+from ..executions.models import (
+    Execution,
+    ExecutionCreated,
+    StatusChange,
+    UserMessage,
+    UserMessageAccepted,
+)
+from ..executions.status import Status
+from ..gate import api_router
+from ..paging import Page, PageParams, PageRequest, page_params
+from ..store import executions
+
+router = api_router(tags=["Execution"])
+
+
+def actor(who: Caller) -> lifecycle.Actor:
+    return lifecycle.Actor(who.key_id, who.key_name)
+
+
+def invalid(problems: list[Problem]) -> ServiceError:
+    return ServiceError(
+        400, "; ".join(str(p) for p in problems), [(p.parameter, p.detail) for p in problems]
+    )
+
+
+@router.post(
+    "/agents/{agentId}/execute",
+    status_code=202,
+    response_model=ExecutionCreated,
+    tags=["Agents"],
+    summary="Execute an agent",
+)
+def execute(
+    agentId: uuid.UUID,
+    response: Response,
+    body: Annotated[ExecuteRequest | None, Body()] = None,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> ExecutionCreated:
+    """Starts an execution (202 `{executionId, status}`): `starting` when it began at
+    once, `queued` when it waits for capacity (only with `onCapacityLimit: "queue"`)."""
+    body = body or ExecuteRequest()
+    with db.write() as conn:
+        agent = lifecycle.agent_to_run(conn, who.organization_id, agentId)
+        problems = check_execute_request(
+            body, agent.versions_rule, executions.OrganizationData(conn, who.organization_id)
+        )
+        if problems:
+            raise invalid(problems)
+        row = lifecycle.create_execution(conn, agent, body, created_by=actor(who))
+    if body.uses_dynamic_data:
+        response.headers["Deprecation"] = "true"
+    return ExecutionCreated(executionId=row["id"], status=row["status"])
+
+
+@router.get("/executions", response_model=Page[Execution], response_model_exclude_none=True)
+def list_executions(
+    agentId: uuid.UUID | None = Query(None),
+    status: list[Status] | None = Query(None, description="Repeat for several (any of them)."),
+    batchId: uuid.UUID | None = Query(None),
+    metadataKey: str | None = Query(None, description="With metadataValue."),
+    metadataValue: str | None = Query(None, description="With metadataKey."),
+    organizationId: uuid.UUID | None = Query(None),
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Page[Execution]:
+    who.check_organization(organizationId)
+    if (metadataKey is None) != (metadataValue is None):
+        missing = "metadataValue" if metadataValue is None else "metadataKey"
+        detail = "metadataKey and metadataValue go together"
+        raise ServiceError(400, f"{missing}: {detail}", [(missing, detail)])
+    where = executions.ExecutionFilter(
+        agent_id=str(agentId) if agentId else None,
+        statuses=tuple(status or ()),
+        batch_id=str(batchId) if batchId else None,
+        metadata=(metadataKey, metadataValue)
+        if metadataKey and metadataValue is not None
+        else None,
+    )
+    with db.read() as conn:
+        return executions.list_executions(conn, who.organization_id, where, PageRequest(paging))
+
+
+@router.get("/executions/{executionId}", response_model=Execution, response_model_exclude_none=True)
+def get_execution(
+    executionId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> Execution:
+    with db.read() as conn:
+        return executions.get(conn, who.organization_id, executionId)
+
+
+def _status_call(
+    change: Callable[[Conn, sqlite3.Row, lifecycle.Actor], str],
+) -> Callable[..., StatusChange]:
+    def call(
+        executionId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+    ) -> StatusChange:
+        with db.write() as conn:
+            row = executions.owned_row(conn, who.organization_id, executionId)
+            status = change(conn, row, actor(who))
+        return StatusChange(executionId=str(executionId), status=status)
+
+    return call
+
+
+for _name, _change in (
+    ("pause", lifecycle.pause),
+    ("resume", lifecycle.resume),
+    ("cancel", lifecycle.cancel),
+):
+    router.add_api_route(
+        f"/executions/{{executionId}}/{_name}",
+        _status_call(_change),
+        methods=["POST"],
+        response_model=StatusChange,
+        name=f"execution_{_name}",
+        summary=f"{_name.capitalize()} an execution (409 where its status does not allow it)",
+    )
+
+
+@router.post(
+    "/executions/{executionId}/user-messages",
+    status_code=202,
+    response_model=UserMessageAccepted,
+)
+def send_user_message(
+    executionId: uuid.UUID,
+    body: UserMessage,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> UserMessageAccepted:
+    """Emits USER_MESSAGE_RECEIVED; an execution awaiting confirmation takes it as the answer."""
+    with db.write() as conn:
+        row = executions.owned_row(conn, who.organization_id, executionId)
+        status = lifecycle.user_message(conn, row, actor(who), body.message)
+    return UserMessageAccepted(executionId=str(executionId), status=status)

@@ -1,0 +1,135 @@
+"""Staged files (API.md §9): `POST /temp-files` takes one or more multipart parts
+named `files` (or `file`) and answers 201 `{tempFiles: [{id, name, size}]}`.
+
+A file over 25 MiB is refused while it streams in, before the body is read in
+full; nothing is staged unless every file is accepted.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from fastapi import Depends, Query, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
+
+from ..auth import Caller, caller, database
+from ..db import Database
+from ..errors import ServiceError
+from ..executions.models import TempFile, TempFiles
+from ..gate import api_router
+from ..store.temp_files import MAX_FILE_BYTES, stage_file
+
+router = api_router(tags=["Files"])
+PART_NAMES = ("files", "file")
+MAX_PARTS = 20
+MAX_UPLOAD_BYTES = MAX_PARTS * (MAX_FILE_BYTES + 64 * 1024)
+"""The whole body: MAX_PARTS files of at most 25 MiB each, with their part headers."""
+
+_MULTIPART_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "files": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {"type": "string", "format": "binary"},
+                            "description": "One part per file.",
+                        },
+                        "file": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {"type": "string", "format": "binary"},
+                            "description": "Also accepted, alone or beside `files`.",
+                        },
+                    },
+                    "minProperties": 1,
+                    "additionalProperties": False,
+                }
+            }
+        },
+    }
+}
+
+
+def _bad(parameter: str, detail: str) -> ServiceError:
+    return ServiceError(400, f"{parameter}: {detail}", [(parameter, detail)])
+
+
+class _FileTooLarge(MultiPartException):
+    pass
+
+
+class _SizeLimitedParser(MultiPartParser):
+    """Starlette's multipart parser, stopping as soon as one file passes 25 MiB."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._part_bytes = 0
+
+    def on_part_begin(self) -> None:
+        super().on_part_begin()
+        self._part_bytes = 0
+
+    def on_part_data(self, data: bytes, start: int, end: int) -> None:
+        self._part_bytes += end - start
+        if self._part_bytes > MAX_FILE_BYTES:
+            raise _FileTooLarge("a file is larger than 25 MiB, the most a file may be")
+        super().on_part_data(data, start, end)
+
+
+@router.post(
+    "/temp-files",
+    status_code=201,
+    response_model=TempFiles,
+    summary="Stage files for an execution",
+    openapi_extra=_MULTIPART_BODY,
+    max_body_size=MAX_UPLOAD_BYTES,
+)
+async def stage_files(
+    request: Request,
+    organizationId: uuid.UUID | None = Query(None),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> TempFiles:
+    """Stages files an execute request can then name in `tempFiles` (as `{id, name}`)."""
+    who.check_organization(organizationId)
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise _bad("body", "send multipart/form-data with one part named files per file")
+    parser = _SizeLimitedParser(
+        request.headers, request.stream(), max_files=MAX_PARTS, max_fields=MAX_PARTS
+    )
+    try:
+        form = await parser.parse()
+    except _FileTooLarge as exc:
+        raise _bad("files", str(exc)) from None
+    except MultiPartException as exc:
+        raise _bad("body", f"not valid multipart/form-data ({exc})") from None
+    files: list[tuple[str, bytes]] = []
+    try:
+        for name, value in form.multi_items():
+            if name not in PART_NAMES:
+                raise _bad(name, f"unknown part '{name}' (send parts named files)")
+            if not isinstance(value, UploadFile) or not value.filename:
+                raise _bad(name, "each part must be a file with a filename")
+            files.append((value.filename, await value.read()))
+    finally:
+        await form.close()
+    if not files:
+        raise _bad("files", "send at least one file, as a part named files")
+    staged = await run_in_threadpool(_stage, db, who.organization_id, files)
+    return TempFiles(tempFiles=staged)
+
+
+def _stage(db: Database, org_id: str, files: list[tuple[str, bytes]]) -> list[TempFile]:
+    with db.write() as conn:
+        return [
+            TempFile(id=f.id, name=f.name, size=f.size)
+            for f in (stage_file(conn, org_id, name, content) for name, content in files)
+        ]

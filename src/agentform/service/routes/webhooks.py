@@ -1,0 +1,229 @@
+"""Webhook integrations, attachments, deliveries and the signing key (API.md §8).
+
+Routes validate, call the store and answer; header values are accepted here
+and never answered (reads carry digests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from typing import Any
+
+from fastapi import APIRouter, Depends, Response
+from fastapi import Request as HttpRequest
+from pydantic import BaseModel, ConfigDict
+from starlette.concurrency import run_in_threadpool
+
+from ...rules.webhooks import (
+    AttachmentSettings,
+    HeaderMap,
+    IntegrationName,
+    IntegrationUrl,
+    PayloadVersion,
+)
+from ..auth import Caller, caller, database
+from ..db import Database
+from ..delivery.outbox import delivered_topic, enqueue_test
+from ..models import Id, Request, omittable
+from ..paging import ListQuery, Page, PageParams, page_params, search_query
+from ..store import deliveries
+from ..store import webhooks as store
+
+router = APIRouter(tags=["Webhooks"])
+INTEGRATIONS = "/webhook-integrations"
+INTEGRATION = INTEGRATIONS + "/{integrationId}"
+
+
+class IntegrationCreate(Request):
+    model_config = ConfigDict(hide_input_in_errors=True)  # header values are secrets
+    name: IntegrationName
+    url: IntegrationUrl
+    headers: HeaderMap = {}
+    payloadVersion: PayloadVersion = "v2"
+    organizationId: Id | None = None
+
+
+class IntegrationUpdate(Request):
+    model_config = ConfigDict(hide_input_in_errors=True)
+    name: IntegrationName = omittable()
+    url: IntegrationUrl = omittable()
+    headers: HeaderMap = omittable()
+
+
+@router.get(INTEGRATIONS, response_model=Page[store.Integration])
+def list_integrations(
+    query: ListQuery = Depends(search_query), db: Database = Depends(database)
+) -> Page[store.Integration]:
+    with db.read() as conn:
+        return store.list_integrations(conn, query.who.organization_id, query.request)
+
+
+@router.post(INTEGRATIONS, status_code=201, response_model=store.Integration)
+def create_integration(
+    body: IntegrationCreate, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> store.Integration:
+    who.check_organization(body.organizationId)
+    with db.write() as conn:
+        return store.create_integration(
+            conn, who.organization_id, body.name, body.url, body.payloadVersion, body.headers
+        )
+
+
+@router.get(INTEGRATION, response_model=store.Integration)
+def get_integration(
+    integrationId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> store.Integration:
+    with db.read() as conn:
+        return store.get_integration(conn, who.organization_id, integrationId)
+
+
+@router.patch(INTEGRATION, response_model=store.Integration)
+def update_integration(
+    body: IntegrationUpdate,
+    integrationId: uuid.UUID,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> store.Integration:
+    changes: dict[str, Any] = {k: getattr(body, k) for k in body.model_fields_set}
+    with db.write() as conn:
+        return store.update_integration(conn, who.organization_id, integrationId, changes)
+
+
+@router.delete(INTEGRATION, status_code=204, response_class=Response)
+def delete_integration(
+    integrationId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> Response:
+    with db.write() as conn:
+        store.delete_integration(conn, who.organization_id, integrationId)
+    return Response(status_code=204)
+
+
+class TestResult(BaseModel):
+    deliveryId: str
+    status: deliveries.DeliveryStatus
+    responseStatus: int | None = None
+
+
+TEST_WAIT = "webhook_test_wait_seconds"
+DEFAULT_TEST_WAIT = 12.0  # the attempt's 10 s timeout, and a margin
+
+
+@router.post(INTEGRATION + "/test", response_model=TestResult)
+async def test_integration(
+    integrationId: uuid.UUID,
+    request: HttpRequest,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> TestResult:
+    """Sends EXECUTION_TEST through the outbox like any notification, then waits for
+    its first attempt (at most the `webhook_test_wait_seconds` setting, and only
+    while the runtime runs) and answers
+    the delivery as it then is: `pending` with no responseStatus when the attempt
+    has not finished (retries go on; /deliveries shows them)."""
+    delivery_id = deliveries.sequential_id()
+    wait = float(request.app.state.settings.get(TEST_WAIT, DEFAULT_TEST_WAIT))
+    if not request.app.state.runner.running:
+        wait = 0  # nothing will make the attempt while this request waits
+    loop, attempted = asyncio.get_running_loop(), asyncio.Event()
+    topic = delivered_topic(delivery_id)
+
+    def wake() -> None:  # on the thread that committed the attempt
+        loop.call_soon_threadsafe(attempted.set)
+
+    db.listen(topic, wake)  # before the delivery exists, so no attempt is missed
+    try:
+        await run_in_threadpool(_enqueue_test, db, who.organization_id, integrationId, delivery_id)
+        if wait > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(attempted.wait(), wait)
+    finally:
+        db.unlisten(topic, wake)
+    delivery = await run_in_threadpool(_delivery, db, delivery_id)
+    return TestResult(
+        deliveryId=delivery_id, status=delivery.status, responseStatus=delivery.lastResponseStatus
+    )
+
+
+def _enqueue_test(db: Database, org_id: str, integration_id: uuid.UUID, delivery_id: str) -> None:
+    with db.write() as conn:
+        enqueue_test(conn, org_id, integration_id, delivery_id)
+
+
+def _delivery(db: Database, delivery_id: str) -> deliveries.Delivery:
+    with db.read() as conn:
+        found = deliveries.get_delivery(conn, delivery_id)
+    assert found is not None  # just written; only a delete of its integration removes it
+    return found
+
+
+@router.get(INTEGRATION + "/deliveries", response_model=Page[deliveries.Delivery])
+def list_deliveries(
+    integrationId: uuid.UUID,
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Page[deliveries.Delivery]:
+    with db.read() as conn:
+        return deliveries.list_deliveries(conn, who.organization_id, integrationId, paging)
+
+
+@router.get(INTEGRATION + "/attachments", response_model=Page[store.Attachment])
+def list_integration_attachments(
+    integrationId: uuid.UUID,
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Page[store.Attachment]:
+    with db.read() as conn:
+        return store.list_integration_attachments(conn, who.organization_id, integrationId, paging)
+
+
+@router.get("/agents/{agentId}/webhooks", response_model=Page[store.Attachment])
+def list_agent_attachments(
+    agentId: uuid.UUID,
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Page[store.Attachment]:
+    with db.read() as conn:
+        return store.list_agent_attachments(conn, who.organization_id, agentId, paging)
+
+
+@router.put("/agents/{agentId}/webhooks/{integrationId}", response_model=store.Attachment)
+def put_attachment(
+    body: AttachmentSettings,
+    agentId: uuid.UUID,
+    integrationId: uuid.UUID,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> store.Attachment:
+    with db.write() as conn:
+        return store.put_attachment(conn, who.organization_id, agentId, integrationId, body)
+
+
+@router.delete(
+    "/agents/{agentId}/webhooks/{integrationId}", status_code=204, response_class=Response
+)
+def delete_attachment(
+    agentId: uuid.UUID,
+    integrationId: uuid.UUID,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Response:
+    with db.write() as conn:
+        store.delete_attachment(conn, who.organization_id, agentId, integrationId)
+    return Response(status_code=204)
+
+
+@router.get("/webhook-signing-key", response_model=store.SigningKey)
+def get_signing_key(
+    who: Caller = Depends(caller), db: Database = Depends(database)
+) -> store.SigningKey:
+    with db.read() as conn:
+        pair = store.signing_key(conn, who.organization_id)
+    if pair is None:  # its first use: the key pair is made now, once
+        with db.write() as conn:
+            pair = store.ensure_signing_key(conn, who.organization_id)
+    return store.public_signing_key(pair)

@@ -1,0 +1,173 @@
+"""Webhook deliveries: the outbox (API.md §8).
+
+A row per notification to send to one integration, written in the same
+transaction as the change that caused it; the runtime's delivery handler
+sends it and records each attempt here. Owns `webhook_deliveries` (migration 004).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from ..db import Conn
+from .pages import Page, PageParams
+from .webhooks import integration_page
+
+DeliveryStatus = Literal["pending", "delivered", "failed"]
+
+
+class Delivery(BaseModel):
+    id: str
+    eventId: str
+    event: str
+    executionId: str | None = None
+    batchId: str | None = None
+    status: DeliveryStatus
+    attempts: int
+    lastResponseStatus: int | None = None
+    lastError: str | None = None
+    createdAt: str
+    updatedAt: str
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """What the sender needs of a delivery."""
+
+    id: str
+    organization_id: str
+    integration_id: str
+    event: str
+    notification: dict[str, Any]
+    unwrap: bool
+    status: DeliveryStatus
+    attempts: int
+    event_id: str
+
+
+_sequence_lock = threading.Lock()
+_last_sequence = 0
+
+
+def sequential_id() -> str:
+    """A UUID (version 7 layout) whose text sorts in the order ids were made.
+
+    Lists order by `createdAt`, then id; deliveries written at one instant (one
+    event, several attachments; or a manual clock) so list in the order written.
+    """
+    global _last_sequence
+    with _sequence_lock:
+        _last_sequence = max(_last_sequence + 1, (time.time_ns() // 1_000_000) << 12)
+        sequence = _last_sequence
+    millis, counter = sequence >> 12, sequence & 0xFFF
+    value = (millis << 80) | (0x7 << 76) | (counter << 64) | (0b10 << 62) | secrets.randbits(62)
+    return str(uuid.UUID(int=value))
+
+
+def delivery_from_row(row: sqlite3.Row) -> Delivery:
+    return Delivery(
+        id=row["id"],
+        eventId=row["event_id"],
+        event=row["event"],
+        executionId=row["execution_id"],
+        batchId=row["batch_id"],
+        status=row["status"],
+        attempts=row["attempts"],
+        lastResponseStatus=row["last_response_status"],
+        lastError=row["last_error"],
+        createdAt=row["created_at"],
+        updatedAt=row["updated_at"],
+    )
+
+
+def list_deliveries(
+    conn: Conn, org_id: str, integration_id: object, paging: PageParams
+) -> Page[Delivery]:
+    return integration_page(
+        conn, org_id, integration_id, "webhook_deliveries", paging, delivery_from_row
+    )
+
+
+def insert_delivery(
+    conn: Conn,
+    org_id: str,
+    integration_id: str,
+    event: str,
+    notification: Mapping[str, Any],
+    unwrap: bool,
+    execution_id: str | None = None,
+    batch_id: str | None = None,
+    delivery_id: str | None = None,
+) -> str:
+    """A pending delivery of `notification` (an envelope whose `event_id` each
+    attempt sets; the first attempt's is chosen now, so `eventId` always shows
+    the one sent last or next)."""
+    delivery_id, now = delivery_id or sequential_id(), conn.now_iso()
+    conn.execute(
+        "INSERT INTO webhook_deliveries VALUES "
+        "(?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, NULL, NULL, ?, ?)",
+        (
+            delivery_id,
+            org_id,
+            integration_id,
+            event,
+            json.dumps(notification),
+            int(unwrap),
+            execution_id,
+            batch_id,
+            str(uuid.uuid4()),
+            now,
+            now,
+        ),
+    )
+    return delivery_id
+
+
+def get_delivery(conn: Conn, delivery_id: str) -> Delivery | None:
+    row = conn.execute("SELECT * FROM webhook_deliveries WHERE id = ?", (delivery_id,)).fetchone()
+    return None if row is None else delivery_from_row(row)
+
+
+def outgoing(conn: Conn, delivery_id: str) -> Outgoing | None:
+    """The delivery as the sender needs it, or None when it is gone (its
+    integration was deleted)."""
+    row = conn.execute("SELECT * FROM webhook_deliveries WHERE id = ?", (delivery_id,)).fetchone()
+    if row is None:
+        return None
+    return Outgoing(
+        id=row["id"],
+        organization_id=row["organization_id"],
+        integration_id=row["integration_id"],
+        event=row["event"],
+        notification=json.loads(row["notification"]),
+        unwrap=bool(row["unwrap"]),
+        status=row["status"],
+        attempts=row["attempts"],
+        event_id=row["event_id"],
+    )
+
+
+def record_attempt(
+    conn: Conn,
+    delivery_id: str,
+    status: DeliveryStatus,
+    response_status: int | None,
+    error: str | None,
+    event_id: str,
+) -> None:
+    """One attempt done: its outcome and the event_id it carried (what eventId shows)."""
+    conn.execute(
+        "UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, "
+        "last_response_status = ?, last_error = ?, event_id = ?, updated_at = ? WHERE id = ?",
+        (status, response_status, error, event_id, conn.now_iso(), delivery_id),
+    )

@@ -1,0 +1,397 @@
+"""Executions (API.md §9): their table, the queries the routes and the runner make, row -> model.
+
+An execution row carries its compiled program and where it is in it (`pc`,
+`wake_at`, or `remaining` seconds while paused or awaiting confirmation), so
+the runner needs nothing but the row to take the next step. The module also
+owns the agents' scripts, the organizations' execution capacity, the files
+executions produce and the secret presigned links to them are signed with.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from ..db import Conn, iso, parse_iso
+from ..executions.models import Execution, ExecutionResult
+from ..executions.script import Script
+from ..executions.status import ACTIVE, Status
+from . import temp_files
+from .common import fetch_owned
+from .pages import Page, PageRequest, read_page
+
+_VERSIONS = uuid.UUID("0e2b6a4f-3c1d-4e8a-9b7f-5a6c2d1e0f93")
+
+
+def workflow_version_id(agent_id: str, version: int) -> str:
+    """A stable id for (agent, version): the public SDK's `workflowVersionId`."""
+    return str(uuid.uuid5(_VERSIONS, f"{agent_id}:{version}"))
+
+
+@dataclass(frozen=True)
+class ExecutionFilter:
+    agent_id: str | None = None
+    statuses: Sequence[str] = ()
+    batch_id: str | None = None
+    metadata: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class NewExecution:
+    id: str
+    organization_id: str
+    agent_id: str
+    agent_name: str
+    version: int
+    status: Status
+    inputs: dict[str, Any]
+    metadata: dict[str, str]
+    request: dict[str, Any]
+    program: list[dict[str, Any]]
+    agent_profile_id: str | None
+    agent_profile_pool_id: str | None
+    temp_files: list[dict[str, str]]
+    batch_id: str | None
+    soft_timeout_mins: float | None
+    created_by: str | None
+
+
+def insert(conn: Conn, new: NewExecution) -> None:
+    now = _creation_time(conn, new.organization_id)
+    conn.execute(
+        "INSERT INTO executions (id, organization_id, agent_id, agent_name, version, status,"
+        " inputs, metadata, request, program, agent_profile_id, agent_profile_pool_id,"
+        " temp_files, batch_id, soft_timeout_mins, created_by, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            new.id,
+            new.organization_id,
+            new.agent_id,
+            new.agent_name,
+            new.version,
+            new.status,
+            json.dumps(new.inputs),
+            json.dumps(new.metadata),
+            json.dumps(new.request),
+            json.dumps(new.program),
+            new.agent_profile_id,
+            new.agent_profile_pool_id,
+            json.dumps(new.temp_files),
+            new.batch_id,
+            new.soft_timeout_mins,
+            new.created_by,
+            now,
+            now,
+        ),
+    )
+
+
+def _creation_time(conn: Conn, org_id: str) -> str:
+    """The clock's time, or a microsecond after the organization's last execution when
+    the clock has not moved since: lists in creation order are the order of creation."""
+    now = conn.now()
+    last = conn.execute(
+        "SELECT max(created_at) FROM executions WHERE organization_id = ?", (org_id,)
+    ).fetchone()[0]
+    if last is not None and parse_iso(last) >= now:
+        now = parse_iso(last) + timedelta(microseconds=1)
+    return iso(now)
+
+
+def row(conn: Conn, execution_id: str) -> sqlite3.Row | None:
+    found: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM executions WHERE id = ?", (execution_id,)
+    ).fetchone()
+    return found
+
+
+def owned_row(conn: Conn, org_id: str, execution_id: object) -> sqlite3.Row:
+    """The organization's execution, else 404."""
+    return fetch_owned(conn, "executions", execution_id, org_id, "execution")
+
+
+def update(conn: Conn, execution_id: str, **columns: Any) -> None:
+    columns["updated_at"] = conn.now_iso()
+    sets = ", ".join(f"{name} = ?" for name in columns)
+    conn.execute(f"UPDATE executions SET {sets} WHERE id = ?", (*columns.values(), execution_id))
+
+
+def get(conn: Conn, org_id: str, execution_id: object) -> Execution:
+    return execution_from_row(owned_row(conn, org_id, execution_id))
+
+
+def list_executions(
+    conn: Conn, org_id: str, where: ExecutionFilter, request: PageRequest
+) -> Page[Execution]:
+    clauses, args = ["organization_id = ?"], [org_id]
+    if where.agent_id is not None:
+        clauses.append("agent_id = ?")
+        args.append(where.agent_id)
+    if where.statuses:
+        clauses.append(f"status IN ({','.join('?' * len(where.statuses))})")
+        args.extend(where.statuses)
+    if where.batch_id is not None:
+        clauses.append("batch_id = ?")
+        args.append(where.batch_id)
+    if where.metadata is not None:
+        clauses.append("EXISTS (SELECT 1 FROM json_each(metadata) WHERE key = ? AND value = ?)")
+        args.extend(where.metadata)
+    return read_page(conn, "executions", " AND ".join(clauses), args, request, execution_from_row)
+
+
+def execution_from_row(r: sqlite3.Row) -> Execution:
+    result = json.loads(r["result"]) if r["result"] else None
+    duration = None
+    if r["started_at"] and r["terminal_at"]:
+        duration = (parse_iso(r["terminal_at"]) - parse_iso(r["started_at"])).total_seconds()
+    return Execution(
+        id=r["id"],
+        agentId=r["agent_id"],
+        organizationId=r["organization_id"],
+        status=r["status"],
+        version=r["version"],
+        inputs=json.loads(r["inputs"]),
+        metadata=json.loads(r["metadata"]),
+        agentProfileId=r["agent_profile_id"],
+        agentProfilePoolId=r["agent_profile_pool_id"],
+        batchId=r["batch_id"],
+        result=result["result"] if result and r["status"] == "completed" else None,
+        failureReason=r["failure_reason"],
+        createdAt=r["created_at"],
+        startedAt=r["started_at"],
+        terminalAt=r["terminal_at"],
+        pausedBy=r["paused_by"],
+        cancelledBy=r["cancelled_by"],
+        workflowId=r["agent_id"],
+        workflowVersionId=workflow_version_id(r["agent_id"], r["version"]),
+        workflowVersion=r["version"],
+        agentName=r["agent_name"],
+        workflowName=r["agent_name"],
+        executionResult=_result(r, result),
+        duration=duration,
+    )
+
+
+def _result(r: sqlite3.Row, result: dict[str, Any] | None) -> ExecutionResult | None:
+    """How it ended, as the public SDK reads it; a failure is outcome `failure`."""
+    if r["status"] == "completed" and result is not None:
+        outcome, reasoning, value = result["outcome"], result["reasoning"], result["result"]
+    elif r["status"] == "failed":
+        outcome, reasoning, value = "failure", r["failure_reason"] or "", None
+    else:
+        return None
+    return ExecutionResult(
+        id=str(uuid.uuid5(_VERSIONS, "result:" + r["id"])),
+        executionId=r["id"],
+        outcome=outcome,
+        reasoning=reasoning,
+        result=value,
+        createdAt=r["terminal_at"],
+    )
+
+
+# -- capacity -----------------------------------------------------------------
+
+_ACTIVE = "status IN ({})".format(",".join(f"'{s}'" for s in sorted(ACTIVE)))
+
+
+def active_count(conn: Conn, org_id: str) -> int:
+    found = conn.execute(
+        f"SELECT count(*) FROM executions WHERE organization_id = ? AND {_ACTIVE}", (org_id,)
+    ).fetchone()
+    return int(found[0])
+
+
+def queued_ids(conn: Conn, org_id: str) -> list[str]:
+    """The organization's queued executions, oldest first (insertion order, not the clock)."""
+    rows = conn.execute(
+        "SELECT id FROM executions WHERE organization_id = ? AND status = 'queued' ORDER BY rowid",
+        (org_id,),
+    )
+    return [r[0] for r in rows]
+
+
+def profiles_in_use(conn: Conn, profile_ids: Sequence[str]) -> set[str]:
+    marks = ",".join("?" * len(profile_ids))
+    rows = conn.execute(
+        f"SELECT DISTINCT agent_profile_id FROM executions"
+        f" WHERE agent_profile_id IN ({marks}) AND {_ACTIVE}",
+        tuple(profile_ids),
+    )
+    return {r[0] for r in rows}
+
+
+def last_used(conn: Conn, profile_ids: Sequence[str]) -> dict[str, str]:
+    """When each profile last started an execution (absent: never)."""
+    marks = ",".join("?" * len(profile_ids))
+    rows = conn.execute(
+        f"SELECT agent_profile_id, max(started_at) FROM executions"
+        f" WHERE agent_profile_id IN ({marks}) AND started_at IS NOT NULL"
+        f" GROUP BY agent_profile_id",
+        tuple(profile_ids),
+    )
+    return {r[0]: r[1] for r in rows}
+
+
+DEFAULT_CAPACITY = 10
+
+
+def capacity(conn: Conn, org_id: str) -> int:
+    """How many executions the organization may run at once (its seed entry, default 10)."""
+    found = conn.execute(
+        "SELECT max_concurrent FROM execution_capacity WHERE organization_id = ?", (org_id,)
+    ).fetchone()
+    return int(found[0]) if found else DEFAULT_CAPACITY
+
+
+def set_capacity(conn: Conn, org_id: str, max_concurrent: int) -> None:
+    conn.execute(
+        "INSERT INTO execution_capacity VALUES (?, ?) ON CONFLICT (organization_id)"
+        " DO UPDATE SET max_concurrent = excluded.max_concurrent",
+        (org_id, max_concurrent),
+    )
+
+
+def organizations_with_queued(conn: Conn) -> list[str]:
+    rows = conn.execute("SELECT DISTINCT organization_id FROM executions WHERE status = 'queued'")
+    return [r[0] for r in rows]
+
+
+# -- agent scripts -------------------------------------------------------------
+
+
+def set_agent_script(conn: Conn, org_id: str, agent_name: str, script: Script | None) -> None:
+    """The seed's script of the agent (the seed is its only source: loading it again
+    replaces the script, or removes it when the seed has none)."""
+    found = conn.execute(
+        "SELECT id FROM agents WHERE organization_id = ? AND name = ?", (org_id, agent_name)
+    ).fetchone()
+    if found is None:
+        return
+    if script is None:
+        conn.execute("DELETE FROM agent_scripts WHERE agent_id = ?", (found[0],))
+        return
+    conn.execute(
+        "INSERT INTO agent_scripts VALUES (?, ?) ON CONFLICT (agent_id)"
+        " DO UPDATE SET script = excluded.script",
+        (found[0], script.model_dump_json(exclude_defaults=True)),
+    )
+
+
+def agent_script(conn: Conn, agent_id: str) -> Script | None:
+    found = conn.execute(
+        "SELECT script FROM agent_scripts WHERE agent_id = ?", (agent_id,)
+    ).fetchone()
+    return Script.model_validate_json(found[0]) if found else None
+
+
+@dataclass(frozen=True)
+class Pool:
+    name: str
+    selection_strategy: str
+    allow_concurrent_use: bool
+
+
+def pool(conn: Conn, pool_id: str) -> Pool | None:
+    found = conn.execute(
+        "SELECT name, selection_strategy, allow_concurrent_use FROM profile_sets"
+        " WHERE id = ? AND collection = 'pool'",
+        (pool_id,),
+    ).fetchone()
+    return Pool(found[0], found[1], bool(found[2])) if found else None
+
+
+def pool_members(conn: Conn, pool_id: str) -> list[str]:
+    """The pool's profiles, oldest first (the order ties are broken in)."""
+    rows = conn.execute(
+        "SELECT p.id FROM profile_set_members m JOIN profiles p ON p.id = m.profile_id"
+        " WHERE m.set_id = ? ORDER BY p.created_at, p.id",
+        (pool_id,),
+    )
+    return [r[0] for r in rows]
+
+
+# -- produced files ------------------------------------------------------------
+
+
+def add_file(
+    conn: Conn,
+    file_id: str,
+    execution: sqlite3.Row,
+    *,
+    name: str,
+    mime_type: str,
+    source: str,
+    content: bytes,
+) -> None:
+    conn.execute(
+        "INSERT OR IGNORE INTO execution_files (id, execution_id, organization_id, name,"
+        " mime_type, source, size, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            file_id,
+            execution["id"],
+            execution["organization_id"],
+            name,
+            mime_type,
+            source,
+            len(content),
+            content,
+            conn.now_iso(),
+        ),
+    )
+
+
+def produced_file(conn: Conn, file_id: str) -> sqlite3.Row | None:
+    found: sqlite3.Row | None = conn.execute(
+        "SELECT name, mime_type, content FROM execution_files WHERE id = ?", (file_id,)
+    ).fetchone()
+    return found
+
+
+_LINK_SECRET = "file-links"
+
+
+def file_link_secret(conn: Conn, make: bool = True) -> bytes | None:
+    """The secret presigned file links are signed with, made on first use when `make`."""
+    if make:
+        conn.execute(
+            "INSERT OR IGNORE INTO service_secrets (name, value) VALUES (?, ?)",
+            (_LINK_SECRET, secrets.token_bytes(32)),
+        )
+    found = conn.execute(
+        "SELECT value FROM service_secrets WHERE name = ?", (_LINK_SECRET,)
+    ).fetchone()
+    return bytes(found[0]) if found else None
+
+
+# -- what the execute rules read -----------------------------------------------
+
+
+class OrganizationData:
+    """The execute rules' `OrganizationLookup`, answered from the store."""
+
+    def __init__(self, conn: Conn, org_id: str) -> None:
+        self.conn = conn
+        self.org_id = org_id
+
+    def profile_exists(self, profile_id: str) -> bool:
+        return self._exists("profiles", profile_id, "")
+
+    def pool_exists(self, pool_id: str) -> bool:
+        return self._exists("profile_sets", pool_id, "AND collection = 'pool'")
+
+    def staged_file_name(self, file_id: str) -> str | None:
+        return temp_files.staged_file_name(self.conn, self.org_id, file_id)
+
+    def _exists(self, table: str, row_id: str, extra: str) -> bool:
+        found = self.conn.execute(
+            f"SELECT 1 FROM {table} WHERE id = ? AND organization_id = ? {extra}",
+            (row_id, self.org_id),
+        ).fetchone()
+        return found is not None

@@ -1,0 +1,81 @@
+"""`agentform webhook test NAME`: send an integration's test event, report its delivery.
+
+The service writes EXECUTION_TEST to its outbox and answers once the first
+attempt is made (or at once, when it cannot wait); until the delivery has an
+outcome, this polls the integration's deliveries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .api.client import ApiClient
+from .errors import AgentformError
+
+POLL_SECONDS = 0.25
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    name: str
+    url: str
+    delivery: dict[str, Any]
+
+    @property
+    def delivered(self) -> bool:
+        return self.delivery.get("status") == "delivered"
+
+    def describe(self) -> str:
+        d = self.delivery
+        attempts = d.get("attempts", 0)
+        tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+        head = f"EXECUTION_TEST to {self.name} ({self.url}): "
+        if self.delivered:
+            return head + f"delivered, answered {d.get('lastResponseStatus')} ({tries})"
+        why = d.get("lastError") or "no attempt finished yet"
+        if d.get("status") == "failed":
+            return head + f"failed after {tries}: {why}"
+        if attempts == 0:
+            return head + "pending: the service has not made the first attempt yet"
+        return head + f"not delivered yet ({tries}: {why}); the service retries"
+
+
+async def find_integration(api: ApiClient, name: str) -> dict[str, Any]:
+    """The organization's integration named exactly `name`, else an error with a hint."""
+    matches = await api.list_all("/webhook-integrations", {"searchName": name})
+    for item in matches:
+        if item["name"] == name:
+            return item
+    names = [i["name"] for i in await api.list_all("/webhook-integrations")]
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    raise AgentformError(f"no webhook integration named '{name}'{hint}")
+
+
+async def _delivery(api: ApiClient, integration_id: str, delivery_id: str) -> dict[str, Any]:
+    """The delivery, read from the end of the integration's list (the newest are last)."""
+    path = f"/webhook-integrations/{integration_id}/deliveries"
+    total = (await api.request("GET", path, params={"pageSize": 1}))["total"]
+    last = max(1, math.ceil(total / 100))
+    for page in range(last, 0, -1):
+        items = (await api.request("GET", path, params={"pageSize": 100, "page": page}))["items"]
+        for item in items:
+            if item["id"] == delivery_id:
+                return item
+    raise AgentformError(f"the test delivery {delivery_id} is not in the deliveries list")
+
+
+async def send_test(api: ApiClient, name: str, wait: float) -> TestOutcome:
+    integration = await find_integration(api, name)
+    answer = await api.request("POST", f"/webhook-integrations/{integration['id']}/test")
+    deadline = time.monotonic() + wait
+    while True:
+        delivery = await _delivery(api, integration["id"], answer["deliveryId"])
+        if delivery["attempts"] > 0 or time.monotonic() >= deadline:
+            return TestOutcome(integration["name"], integration["url"], delivery)
+        await asyncio.sleep(POLL_SECONDS)

@@ -1,0 +1,268 @@
+"""Pacing of a run, on fake clocks (no real sleep): the shared token bucket and its
+pause, the AIMD concurrency controller, and the client using both."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.concurrency import AdaptiveConcurrency, Ticket
+from agentform.api.ratelimit import RateLimiter, parse_rate
+from agentform.errors import AgentformError, ApiError
+
+from ..clock import InstantClock, ManualClock
+
+# -- the token bucket ----------------------------------------------------------
+
+
+def test_a_known_rate_spaces_requests_in_order() -> None:
+    clock = InstantClock()
+    bucket = RateLimiter(clock, rate=5)
+    assert [bucket.reserve() for _ in range(4)] == pytest.approx([0, 0.2, 0.4, 0.6])
+    clock.time += 10  # idle for long: at most `burst` (1) saved up
+    assert [bucket.reserve() for _ in range(3)] == pytest.approx([0, 0.2, 0.4])
+
+
+def test_no_rate_means_no_wait_but_a_pause_still_holds_everyone() -> None:
+    clock = InstantClock()
+    bucket = RateLimiter(clock)
+    assert [bucket.reserve() for _ in range(100)] == [0] * 100
+    bucket.pause(2.0)
+    bucket.pause(1.0)  # a shorter pause inside a longer one changes nothing
+    assert bucket.reserve() == pytest.approx(2.0)
+    clock.time += 0.5
+    assert bucket.reserve() == pytest.approx(1.5)
+    assert bucket.pauses == 1
+
+
+def test_after_a_pause_there_is_no_saved_up_burst() -> None:
+    clock = InstantClock()
+    bucket = RateLimiter(clock, rate=10, burst=5)
+    bucket.pause(3.0)
+    waits = [bucket.reserve() for _ in range(3)]
+    assert waits == pytest.approx([3.1, 3.2, 3.3])
+
+
+def test_a_pause_that_begins_while_waiting_holds_the_waiter() -> None:
+    async def go() -> list[float]:
+        clock = ManualClock()
+        bucket = RateLimiter(clock, rate=2)
+        sent: list[float] = []
+
+        async def send() -> None:
+            await bucket.acquire()
+            sent.append(clock.now() - 1000)
+
+        tasks = [asyncio.create_task(send()) for _ in range(3)]  # slots at 0, 0.5, 1.0
+        await clock.advance(0.1)
+        bucket.pause(2.0)  # the service said Retry-After: 2 at t=0.1
+        await clock.advance(5)
+        await asyncio.gather(*tasks)
+        return sent
+
+    sent = asyncio.run(go())
+    assert sent[0] == 0
+    assert sent[1:] == pytest.approx([2.1, 2.1])  # held to the end of the pause
+
+
+@pytest.mark.parametrize(
+    ("text", "rate"), [("20", 20), ("20/s", 20), ("2.5/s", 2.5), ("600/min", 10), (" 3 / s ", 3)]
+)
+def test_rates_are_parsed(text: str, rate: float) -> None:
+    assert parse_rate(text) == rate
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "fast", "3/h", ""])
+def test_bad_rates_are_refused(text: str) -> None:
+    with pytest.raises(AgentformError, match="rate limit"):
+        parse_rate(text)
+
+
+# -- the AIMD controller --------------------------------------------------------
+
+
+def full(control: AdaptiveConcurrency) -> Ticket:
+    return Ticket(control.epoch, window_full=True)
+
+
+def test_slow_start_then_steady_at_the_ceiling() -> None:
+    control = AdaptiveConcurrency(ceiling=16, clock=InstantClock(), initial=4)
+    assert control.window == 4
+    for _ in range(4):
+        control.succeeded(full(control), 0.020)
+    assert control.window == 8  # one per answer: doubling each round trip
+    for _ in range(50):
+        control.succeeded(full(control), 0.021)
+    assert control.window == 16 and control.peak_limit == 16  # never above --parallelism
+
+
+def test_growth_needs_a_full_window_and_latency_that_holds() -> None:
+    control = AdaptiveConcurrency(ceiling=16, clock=InstantClock(), initial=4)
+    control.succeeded(full(control), 0.010)
+    assert control.window == 5
+    control.succeeded(Ticket(control.epoch, window_full=False), 0.010)
+    assert control.window == 5  # an idle window says nothing about a larger one
+    control.succeeded(full(control), 0.025)  # 2.5 times the fastest: the service queues
+    assert control.window == 5
+    control.succeeded(full(control), 0.019)
+    assert control.window == 6
+
+
+def test_back_off_halves_once_per_window_down_to_one() -> None:
+    control = AdaptiveConcurrency(ceiling=16, clock=InstantClock(), initial=16)
+    sent_before = [full(control) for _ in range(10)]  # ten requests of the same window
+    for ticket in sent_before:
+        control.overloaded(ticket)  # ten 429s answer them: one signal
+    assert control.window == 8
+    control.overloaded(full(control))  # a request sent after the back-off: a new signal
+    assert control.window == 4
+    for _ in range(5):
+        control.overloaded(full(control))
+    assert control.window == 1 and control.limit == 1.0
+
+
+def test_after_a_back_off_growth_is_one_per_window() -> None:
+    control = AdaptiveConcurrency(ceiling=16, clock=InstantClock(), initial=16)
+    control.overloaded(full(control))
+    assert control.window == 8
+    for _ in range(8):
+        control.succeeded(full(control), 0.02)
+    assert control.window == 8  # 8 x 1/8 ... just short of 9
+    control.succeeded(full(control), 0.02)
+    assert control.window == 9
+
+
+def test_slots_follow_the_window_and_retries_go_first() -> None:
+    async def go() -> None:
+        control = AdaptiveConcurrency(ceiling=4, clock=InstantClock(), initial=2)
+        await control.acquire()
+        await control.acquire()
+        order: list[str] = []
+
+        async def take(name: str, retry: bool = False) -> None:
+            await control.acquire(retry=retry)
+            order.append(name)
+
+        waiting = [asyncio.create_task(take("new-1")), asyncio.create_task(take("new-2"))]
+        await asyncio.sleep(0)
+        waiting.append(asyncio.create_task(take("retry", retry=True)))
+        await asyncio.sleep(0)
+        assert order == [] and control.in_flight == 2
+        control.release()
+        await asyncio.sleep(0)
+        assert order == ["retry"]
+        control.succeeded(full(control), 0.01)  # the window grows to 3: one more goes
+        await asyncio.sleep(0)
+        assert order == ["retry", "new-1"] and control.in_flight == 3
+        cancelled = waiting[1]
+        cancelled.cancel()
+        await asyncio.gather(cancelled, return_exceptions=True)
+        for _ in range(3):
+            control.release()
+        assert control.in_flight == 0 and not control.waiters  # nothing leaked
+
+    asyncio.run(go())
+
+
+# -- the client ----------------------------------------------------------------
+
+
+class Clocked(httpx.AsyncBaseTransport):
+    """Answers from `reply(request, n)`, recording when (on the clock) each was sent."""
+
+    def __init__(self, clock: ManualClock, reply: Any, latency: float = 0.0) -> None:
+        self.clock = clock
+        self.reply = reply
+        self.latency = latency
+        self.sent: list[tuple[float, str, str]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append((self.clock.now() - 1000, request.method, request.url.path))
+        n = len(self.sent)
+        if self.latency:
+            await self.clock.sleep(self.latency)
+        status, body, headers = self.reply(request, n)
+        content = json.dumps(body).encode() if body is not None else b""
+        return httpx.Response(status, content=content, headers=headers)
+
+
+def test_retry_after_pauses_the_whole_run_not_one_request() -> None:
+    async def go() -> list[tuple[float, str, str]]:
+        clock = ManualClock()
+
+        def reply(request: httpx.Request, n: int) -> tuple[int, Any, dict[str, str]]:
+            if n == 1:
+                return 429, {"code": 429, "message": "slow down"}, {"Retry-After": "2"}
+            return 200, {"ok": True}, {}
+
+        transport = Clocked(clock, reply)
+        api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock)
+        first = asyncio.create_task(api.request("GET", "/a"))
+        await clock.advance(0.5)
+        others = [asyncio.create_task(api.request("POST", f"/b{i}", json={})) for i in range(3)]
+        await clock.advance(1.0)
+        assert len(transport.sent) == 1  # t=1.5: nothing else went out
+        await clock.advance(1.0)
+        await asyncio.gather(first, *others)
+        return transport.sent
+
+    sent = asyncio.run(go())
+    assert sent[0] == (0.0, "GET", "/agents/v2/a")
+    assert len(sent) == 5 and all(t == pytest.approx(2.0) for t, _, _ in sent[1:])
+    assert sorted(p for _, m, p in sent if m == "POST") == [f"/agents/v2/b{i}" for i in range(3)]
+
+
+def test_429s_slow_a_run_down_and_back_off_its_concurrency() -> None:
+    async def go() -> tuple[ApiClient, Clocked]:
+        clock = ManualClock()
+
+        def reply(request: httpx.Request, n: int) -> tuple[int, Any, dict[str, str]]:
+            if n in (3, 4):  # two of the first window, sent together
+                return 429, {"code": 429, "message": "slow down"}, {"Retry-After": "1"}
+            return 201, {"id": str(n)}, {}
+
+        transport = Clocked(clock, reply, latency=0.010)
+        api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock)
+        assert api.concurrency.window == 4
+        creates = [
+            asyncio.create_task(api.request("POST", "/p", json={"name": str(i)})) for i in range(12)
+        ]
+        await clock.advance(10)
+        results = await asyncio.gather(*creates)
+        assert len(results) == 12
+        return api, transport
+
+    api, transport = asyncio.run(go())
+    assert len(transport.sent) == 14  # 12 creates, the 2 refused sent again, none twice
+    assert [t for t, _, _ in transport.sent[:4]] == [0.0] * 4
+    # two sent as the first answers came back at t=0.01, with the two 429s; then one
+    # pause for both refusals: nothing more until t=1.01
+    assert [t for t, _, _ in transport.sent[4:6]] == pytest.approx([0.01, 0.01])
+    assert all(t >= 1.01 - 1e-9 for t, _, _ in transport.sent[6:])
+    assert api.limiter.pauses == 1
+    assert api.concurrency.epoch == 1  # one back-off for one window's 429s
+    assert api.concurrency.peak_in_flight == 4
+
+
+def test_a_request_refused_too_many_times_in_a_row_fails() -> None:
+    clock = InstantClock()
+
+    def reply(request: httpx.Request, n: int) -> tuple[int, Any, dict[str, str]]:
+        return 429, {"code": 429, "message": "slow down"}, {"Retry-After": "1"}
+
+    transport = Clocked(clock, reply)  # type: ignore[arg-type]
+    api = ApiClient(
+        "http://svc/agents/v2",
+        "k",
+        transport=transport,
+        clock=clock,
+        retry=RetryPolicy(throttled_attempts=6),
+    )
+    with pytest.raises(ApiError, match="429 slow down"):
+        asyncio.run(api.request("POST", "/p", json={"name": "a"}))
+    assert len(transport.sent) == 6 and clock.sleeps == [1.0] * 5

@@ -1,0 +1,98 @@
+"""The client's own transport over a real loopback socket: connections are kept and
+reused, never more than the ceiling, and a connection the server closed is replaced."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agentform.api.client import ApiClient
+
+
+class KeepAliveServer:
+    """A tiny HTTP/1.1 server on 127.0.0.1 that answers every request with its own
+    request line as JSON, counting connections; `close_after` ends a connection after
+    that many requests (as a server's keep-alive limit does)."""
+
+    def __init__(self, close_after: int = 0) -> None:
+        self.connections = 0
+        self.requests: list[tuple[str, dict[str, str], bytes]] = []
+        self.close_after = close_after
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        served = 0
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode().split("\r\n")
+                headers = {
+                    k.lower(): v.strip() for k, v in (h.split(":", 1) for h in lines[1:] if h)
+                }
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
+                self.requests.append((lines[0], headers, body))
+                answer = json.dumps({"line": lines[0]}).encode()
+                served += 1
+                last = served == self.close_after
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    + f"Content-Length: {len(answer)}\r\n".encode()
+                    + (b"Connection: close\r\n" if last else b"")
+                    + b"\r\n"
+                    + answer
+                )
+                await writer.drain()
+                if last:
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    def run(self, fn: Callable[[str], Awaitable[Any]]) -> Any:
+        async def go() -> Any:
+            server = await asyncio.start_server(self.handle, "127.0.0.1", 0)
+            port = server.sockets[0].getsockname()[1]
+            async with server:
+                return await fn(f"http://127.0.0.1:{port}/agents/v2")
+
+        return asyncio.run(go())
+
+
+def test_connections_are_reused_and_capped_by_the_ceiling() -> None:
+    server = KeepAliveServer()
+
+    async def go(base: str) -> list[Any]:
+        async with ApiClient(base, "key-1", concurrency=4) as api:
+            return await asyncio.gather(
+                *(
+                    api.request("GET", "/p", params={"page": i, "searchName": "a b/é"})
+                    for i in range(300)
+                )
+            )
+
+    answers = server.run(go)
+    assert len(answers) == 300 and len(server.requests) == 300
+    assert 1 <= server.connections <= 4
+    line, headers, _ = server.requests[0]
+    assert line.startswith("GET /agents/v2/p?page=") and "searchName=a%20b%2F%C3%A9" in line
+    assert headers["x-api-key"] == "key-1" and headers["user-agent"] == "agentform"
+    assert headers["host"].startswith("127.0.0.1:")
+
+
+def test_bodies_are_sent_as_compact_json_and_a_closed_connection_is_replaced() -> None:
+    server = KeepAliveServer(close_after=3)
+
+    async def go(base: str) -> None:
+        async with ApiClient(base, "key-1", concurrency=1) as api:
+            for i in range(10):
+                await api.request("POST", "/p", json={"name": f"n{i}", "é": True})
+
+    server.run(go)
+    assert len(server.requests) == 10
+    assert server.connections == 4  # 3 + 3 + 3 + 1
+    _, headers, body = server.requests[0]
+    assert body == '{"name":"n0","é":true}'.encode()
+    assert headers["content-type"] == "application/json"

@@ -1,0 +1,144 @@
+"""YAML with positions: libyaml's parser and the pure-Python one give the same data,
+the same positions, the same duplicate keys and the same errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agentform.config import yamlpos
+from agentform.config.yamlpos import PURE_LOADER, Located, parse
+from agentform.errors import DiagnosticsError
+
+from .harness import load, write_workspace
+
+needs_libyaml = pytest.mark.skipif(not yamlpos.LIBYAML, reason="PyYAML built without libyaml")
+
+DOCUMENTS = [
+    "profilePools:\n  - name: a\n    members: [bot-1, bot-2]\n    allowConcurrentUse: false\n",
+    "profilePools: [{name: 'é ü 名前', allowConcurrentUse: yes}, {name: b, x: ~, n: 12}]\n",
+    "base: &b {selectionStrategy: most_recently_used}\n"
+    "profilePools:\n  - <<: *b\n    name: merged\n  - *b\n",
+    "vaultTemplates:\n  - name: t\n    fields:\n      - {type: text, label: 'A', required: true}\n"
+    "    description: |\n      two\n      lines\n    1: numeric key\n    true: bool key\n",
+    "profilePools:\n  - name: a\n    name: b\n  - {name: c, name: d}\n",
+    "",
+    "# only a comment\n",
+    "profilePools:\r\n  - name: crlf\r\n",
+]
+
+
+def every_path(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path]
+    if isinstance(data, dict):
+        for key, value in data.items():
+            out += every_path(value, (*path, key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            out += every_path(value, (*path, i))
+    return out
+
+
+def summary(doc: Located) -> tuple[Any, ...]:
+    paths = every_path(doc.data)
+    return (
+        doc.data,
+        doc.duplicates,
+        [doc.where(p) for p in paths],
+        [doc.where(p, at_key=False) for p in paths],
+        doc.where(("profilePools", 99, "nope")),
+    )
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", DOCUMENTS)
+def test_both_parsers_agree(text: str) -> None:
+    assert summary(parse(text, yamlpos.FAST_LOADER)) == summary(parse(text, PURE_LOADER))
+
+
+@pytest.mark.parametrize("loader", [None, PURE_LOADER])
+def test_positions_and_values(loader: type[Any] | None) -> None:
+    doc = parse(DOCUMENTS[1], loader)
+    assert doc.data["profilePools"][0] == {"name": "é ü 名前", "allowConcurrentUse": True}
+    assert doc.data["profilePools"][1] == {"name": "b", "x": None, "n": 12}
+    assert doc.where(("profilePools", 1, "n")) == (1, 75)  # the key
+    assert doc.where(("profilePools", 1, "n"), at_key=False) == (1, 78)  # its value
+    assert doc.where(("profilePools", 0, "name"), at_key=False) == (1, 23)
+    assert doc.where(("profilePools", 5)) == (1, 1)  # nearest ancestor: the top key
+    duplicates = parse(DOCUMENTS[4], loader).duplicates
+    assert duplicates == [("name", 3, 5), ("name", 4, 15)]
+    merged = parse(DOCUMENTS[2], loader).data["profilePools"]
+    assert merged[0] == {"selectionStrategy": "most_recently_used", "name": "merged"}
+
+
+@pytest.mark.parametrize("loader", [None, PURE_LOADER])
+def test_errors_are_worded_and_placed_alike(loader: type[Any] | None) -> None:
+    with pytest.raises(yaml.MarkedYAMLError) as info:
+        parse("profilePools:\n  - name: a\n    members: [bot-1\n", loader)
+    mark = info.value.problem_mark
+    assert mark is not None
+    assert (info.value.problem, mark.line, mark.column) == (
+        "expected ',' or ']', but got '<stream end>'",
+        3,
+        0,
+    )
+
+
+@pytest.mark.parametrize("loader", [None, PURE_LOADER])
+def test_a_recursive_alias_is_an_error_not_a_crash(loader: type[Any] | None) -> None:
+    with pytest.raises(yaml.YAMLError, match="recursive alias"):
+        parse("a: &x [1, *x]\n", loader)
+
+
+@pytest.fixture(params=["libyaml", "pure"])
+def either_parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "pure":
+        monkeypatch.setattr(yamlpos, "FAST_LOADER", PURE_LOADER)
+        monkeypatch.setattr(yamlpos, "LIBYAML", False)
+    elif not yamlpos.LIBYAML:
+        pytest.skip("PyYAML built without libyaml")
+    return str(request.param)
+
+
+def test_workspace_diagnostics_are_the_same_with_either_parser(
+    either_parser: str, ws: Path
+) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "broken.yaml": "profilePools:\n  - name: a\n    members: [bot-1\n",
+            "pools.yaml": "profilePools:\n  - name: a\n    colour: red\n  - {name: b, name: c}\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        load(ws)
+    assert [d.render() for d in info.value.diagnostics] == [
+        "broken.yaml:4:1: error: invalid YAML: expected ',' or ']', but got '<stream end>'",
+        "pools.yaml:3:5: error: unknown key 'colour' at profilePools.0.colour",
+        "pools.yaml:4:15: error: duplicate key 'name'",
+    ]
+
+
+def test_plain_and_templated_files_load_alike(either_parser: str, ws: Path) -> None:
+    """A file with no template syntax skips Jinja2 but reads as if it had been rendered."""
+    plain = "profilePools:\r\n  - {name: a, members: [bot-1]}\r\n"
+    write_workspace(ws, {"agentform.yaml": "workspace: w\nvars: {n: a}\n"})
+    (ws / "pools.yaml").write_bytes(plain.encode())
+    first = load(ws)
+    (ws / "pools.yaml").write_bytes(plain.replace("name: a", "name: '{{ vars.n }}'").encode())
+    second = load(ws)
+    assert [d.model for d in first.declared["profilePools"]] == [
+        d.model for d in second.declared["profilePools"]
+    ]
+    assert first.declared["profilePools"][0].position.line == 2
+
+
+def test_a_file_that_is_not_utf8_is_a_diagnostic(ws: Path) -> None:
+    write_workspace(ws, {"agentform.yaml": "workspace: w\n"})
+    (ws / "pools.yaml").write_bytes(b"profilePools:\n  - name: caf\xe9\n")
+    with pytest.raises(DiagnosticsError, match=r"pools.yaml: error: not UTF-8 text \(byte 27\)"):
+        load(ws)

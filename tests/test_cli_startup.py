@@ -1,0 +1,72 @@
+"""Start-up: a command imports only what it uses. Checked through `sys.modules` of a
+fresh interpreter, not with a timer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentform.cli.main import COMMANDS, cli
+
+# The service (FastAPI, Starlette, uvicorn), the HTTP client and cassette recording.
+HEAVY = ("fastapi", "starlette", "uvicorn", "vcr", "httpx")
+
+PROBE = """
+import json, sys
+from agentform.cli.main import cli
+try:
+    cli.main(sys.argv[1:], prog_name="agentform")
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "modules": sorted({m.split(".")[0] for m in sys.modules})}))
+"""
+
+
+def imported_by(*args: str) -> tuple[int, set[str]]:
+    """Runs `agentform ARGS` in a new interpreter: its exit code and top-level modules."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["code"], set(result["modules"])
+
+
+@pytest.fixture(scope="module")
+def small_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("small")
+    (root / "agentform.yaml").write_text("workspace: small\n")
+    (root / "pools.yaml").write_text("profilePools:\n  - {name: a, members: [bot-1]}\n")
+    return root
+
+
+def test_version_imports_nothing_heavy() -> None:
+    code, modules = imported_by("--version")
+    assert code == 0
+    assert modules.isdisjoint(HEAVY), modules & set(HEAVY)
+
+
+def test_validate_imports_nothing_heavy(small_workspace: Path) -> None:
+    code, modules = imported_by("validate", "-C", str(small_workspace))
+    assert code == 0
+    assert modules.isdisjoint(HEAVY), modules & set(HEAVY)
+    assert "yaml" in modules and "pydantic" in modules  # it did load the workspace
+
+
+def test_plan_on_the_local_endpoint_does_load_the_service(small_workspace: Path) -> None:
+    """The probe sees imports when they happen (so the tests above can fail)."""
+    code, modules = imported_by("plan", "-C", str(small_workspace))
+    assert code == 0
+    assert {"fastapi", "httpx"} <= modules and "vcr" not in modules
+
+
+def test_every_command_is_listed_and_loads() -> None:
+    from click.testing import CliRunner
+
+    help_text = CliRunner().invoke(cli, ["--help"]).output
+    for name in COMMANDS:
+        assert f"  {name} " in help_text
+        assert cli.get_command(None, name) is not None  # type: ignore[arg-type]

@@ -1,0 +1,112 @@
+"""`agentform webhook test` and `webhook listen` against a workspace's local service."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from agentform.api.connect import Endpoint, open_client
+from agentform.cli.main import cli
+from agentform.service import DEMO_ADMIN_KEY, create_app
+from agentform.service.seed import DEMO_ORGANIZATION_ID
+from agentform.service.store.events import append_event
+from agentform.webhooks import verify
+
+from ..service.conftest import running
+from .receiver import listen_process, running_receiver
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "agentform.yaml").write_text("workspace: hooks\nendpoint: local\n")
+    return tmp_path
+
+
+def call(workspace: Path, method: str, path: str, body: Any = None) -> Any:
+    """One API call to the workspace's local service, as the CLI would make it."""
+
+    async def go() -> Any:
+        async with open_client(Endpoint("local", DEMO_ADMIN_KEY), workspace) as api:
+            return await api.request(method, path, json=body)
+
+    return asyncio.run(go())
+
+
+def run(*args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_webhook_test_sends_the_test_event_and_shows_it_delivered(workspace: Path) -> None:
+    with running_receiver(204) as rx:
+        call(workspace, "POST", "/webhook-integrations", {"name": "ops-alerts", "url": rx.url})
+        result = run("webhook", "test", "ops-alerts", "-C", str(workspace))
+        [got] = rx.received
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        f"EXECUTION_TEST to ops-alerts ({rx.url}): delivered, answered 204 (1 attempt)\n"
+    )
+    key = call(workspace, "GET", "/webhook-signing-key")["publicKeyPem"]
+    assert verify(got.body, got.headers["X-Service-Signature"], key)
+    assert got.json()["info"]["event"] == "EXECUTION_TEST"
+
+
+def test_webhook_test_reports_a_failing_receiver(workspace: Path) -> None:
+    with running_receiver(500) as rx:
+        call(workspace, "POST", "/webhook-integrations", {"name": "ops", "url": rx.url})
+        result = run("webhook", "test", "ops", "-C", str(workspace))
+    assert result.exit_code == 1
+    assert "not delivered yet (1 attempt: answered 500); the service retries" in result.output
+
+
+def test_webhook_test_of_an_unknown_name_suggests_one(workspace: Path) -> None:
+    call(workspace, "POST", "/webhook-integrations", {"name": "ops-alerts", "url": "http://x/"})
+    result = run("webhook", "test", "ops-alert", "-C", str(workspace))
+    assert result.exit_code == 1
+    assert "no webhook integration named 'ops-alert' (did you mean 'ops-alerts'?)" in result.output
+
+
+@pytest.fixture
+def listener(workspace: Path) -> Iterator[tuple[Any, str]]:
+    with listen_process("-C", str(workspace), env={"AGENTFORM_API_KEY": DEMO_ADMIN_KEY}) as process:
+        assert "verifying with signing key sha256:" in process.first_line
+        assert process.stdout.readline().startswith("(endpoint local: notifications come from")
+        yield process, process.url
+
+
+def test_listen_receives_the_services_deliveries_verified(
+    workspace: Path, listener: tuple[Any, str]
+) -> None:
+    process, url = listener
+    assert process.stdout is not None
+    app = create_app(workspace / ".agentform" / "service.db")  # the same database, another process
+    with running(app, DEMO_ADMIN_KEY) as (api, _):
+        agent = api.ids("/agents")["checkout-agent"]
+        hook = api.post("/webhook-integrations", json={"name": "listen", "url": url}).json()
+        api.request("PUT", f"/agents/{agent}/webhooks/{hook['id']}", json={"eventRules": ["*"]})
+        with app.state.db.write() as conn:
+            append_event(
+                conn,
+                organization_id=DEMO_ORGANIZATION_ID,
+                agent_id=agent,
+                event="EXECUTION_STARTED",
+                payload={},
+                execution_id="e-1",
+            )
+        line = process.stdout.readline()  # the wall clock's runner delivers it
+        deliveries = api.get(f"/webhook-integrations/{hook['id']}/deliveries").json()["items"]
+    app.state.db.close()
+    assert "EXECUTION_STARTED" in line and "execution e-1" in line
+    assert "agent checkout-agent" in line and line.rstrip().endswith("verified")
+    assert [(d["status"], d["lastResponseStatus"]) for d in deliveries] == [("delivered", 204)]
+
+
+def test_outside_a_workspace_the_commands_say_how_to_name_the_service(tmp_path: Path) -> None:
+    for args in (["test", "x"], ["listen", "--port", "0"]):
+        result = run("webhook", *args, "-C", str(tmp_path))
+        assert result.exit_code == 1
+        assert "give the service with --endpoint URL (or 'local')" in result.output
