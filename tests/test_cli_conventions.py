@@ -97,6 +97,11 @@ def test_usage_errors_exit_1_not_2(args: list[str], ws: Path) -> None:
     assert result.exit_code == 1, result.output
 
 
+def test_a_mistyped_command_gets_a_suggestion() -> None:
+    result = run("paln")
+    assert result.exit_code == 1 and "Did you mean 'plan'?" in result.output
+
+
 def test_exit_codes_of_plan(ws: Path) -> None:
     assert run("plan", "-C", str(ws)).exit_code == 0
     assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 2

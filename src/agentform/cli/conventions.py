@@ -6,6 +6,7 @@ present" or "drifted"), and when to colour.
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -169,6 +170,17 @@ class AgentformGroup(click.Group):
             return super().make_context(*args, **kwargs)
         except click.UsageError as exc:
             setattr(exc, "exit_code", 1)  # noqa: B010 (a class variable of click's)
+            raise
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            close = difflib.get_close_matches(args[0] if args else "", self.list_commands(ctx), n=1)
+            if close and "No such command" in exc.message:
+                setattr(exc, "message", f"{exc.message} Did you mean '{close[0]}'?")  # noqa: B010
             raise
 
     def invoke(self, ctx: click.Context) -> Any:
