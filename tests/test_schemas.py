@@ -72,3 +72,20 @@ def test_schema_is_ready_for_editors() -> None:
     titles = {p: sub["title"] for p, sub in props}
     assert titles["/$defs/ProfileSetDesired.selectionStrategy"] == "Selection strategy"
     assert titles[".organizationId"] == "Organization ID"
+
+
+def test_schema_check_finds_the_workspace_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from agentform.cli.main import cli
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["schema", "--check"]).exit_code == 1  # none yet
+    assert runner.invoke(cli, ["schema", "--out", "."]).exit_code == 0
+    assert runner.invoke(cli, ["schema", "--check"]).exit_code == 0
+    (tmp_path / SCHEMA_FILE).write_text("{}")
+    stale = runner.invoke(cli, ["schema", "--check"])
+    assert stale.exit_code == 1 and "not the current schema" in stale.output

@@ -147,7 +147,9 @@ def render_schema() -> str:
 
 @click.command("schema")
 @click.option(
-    "--out", default="schemas", show_default=True, type=click.Path(file_okay=False, path_type=Path)
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory to write agentform.schema.json into (default: schemas).",
 )
 @click.option(
     "--check",
@@ -155,17 +157,23 @@ def render_schema() -> str:
     help="Do not write: exit 1 when the schema file (or each FILE given) is not current.",
 )
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-def schema(out: Path, check: bool, files: tuple[Path, ...]) -> None:
-    """Write the JSON Schema of workspace files (for editors), or check it is current."""
+def schema(out: Path | None, check: bool, files: tuple[Path, ...]) -> None:
+    """Write the JSON Schema of workspace files (for editors), or check it is current.
+
+    `--check` with no FILE checks DIR/agentform.schema.json (--out), else the one of
+    the current directory (a workspace made by `init`) or of schemas/.
+    """
     expected = render_schema()
     if not check:
         if files:
             raise click.UsageError("FILE arguments are for --check; use --out DIR to write")
+        out = out or Path("schemas")
         out.mkdir(parents=True, exist_ok=True)
         (out / SCHEMA_FILE).write_text(expected)
         click.echo(f"wrote {out / SCHEMA_FILE}")
         return
-    targets = list(files) or [out / SCHEMA_FILE]
+    found = [p for p in (Path(SCHEMA_FILE), Path("schemas") / SCHEMA_FILE) if p.is_file()]
+    targets = list(files) or ([out / SCHEMA_FILE] if out else found or [Path(SCHEMA_FILE)])
     stale = [p for p in targets if not p.is_file() or p.read_text() != expected]
     for path in stale:
         fix = f"agentform schema --out {path.parent}"
