@@ -6,27 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
-from agentform.config.document import document_model
 from agentform.config.loader import load_workspace
 from agentform.engine.apply import apply_plan
 from agentform.engine.model import Plan
 from agentform.engine.planfile import dump_plan, load_plan
 from agentform.engine.planner import make_plan
 from agentform.errors import AgentformError
-from agentform.kinds import Kind
 from agentform.kinds.context import PlanOptions
 from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
 
 from ..markdown_check import structure
-from .contract_kinds import ALPHA, CONTRACT_KINDS, FakeApi
+from .contract_kinds import ALPHA, FakeApi
 from .harness import write_workspace
 
 QUICKSTART = Path(__file__).parents[2] / "examples" / "quickstart"
@@ -40,15 +37,6 @@ folders:
 jobs:
   - {{name: nightly, agent: {ALPHA}, folder: inbox}}
 """
-
-
-@pytest.fixture
-def contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeApi]:
-    for kind in CONTRACT_KINDS:
-        monkeypatch.setitem(Kind.registry, kind.name, kind())
-    document_model.cache_clear()
-    yield FakeApi()
-    document_model.cache_clear()
 
 
 def plan(

@@ -32,21 +32,13 @@ def plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
         )
         return command(*args, options=options, **kw)
 
-    wrapper = click.option(
-        "--exclude",
-        "excludes",
-        multiple=True,
-        metavar="KIND/KEY",
-        help="Leave out the changes of these objects and what needs them (globs, repeatable).",
-    )(wrapper)
-    wrapper = click.option(
-        "--target",
-        "targets",
-        multiple=True,
-        metavar="KIND/KEY",
-        help="Plan only these objects and what they need (globs, repeatable): a partial plan.",
-    )(wrapper)
-
+    for flag, name, what in (
+        ("--exclude", "excludes", "Leave out the changes of these objects and what needs them"),
+        ("--target", "targets", "Plan only these objects and what they need: a partial plan"),
+    ):
+        wrapper = click.option(
+            flag, name, multiple=True, metavar="KIND/KEY", help=f"{what} (globs, repeatable)."
+        )(wrapper)
     wrapper = click.option(
         "--allow-cancel-running",
         is_flag=True,

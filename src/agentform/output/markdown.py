@@ -12,6 +12,7 @@ says what was left out and where the whole of it is.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -63,6 +64,17 @@ def _table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
     ]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
     return lines
+
+
+def _counts(pairs: Iterable[tuple[str, str]], columns: list[str], headers: list[str]) -> list[str]:
+    """A table of how many (kind, column) pairs there are, a row per kind in order
+    of first appearance; nothing when there are none."""
+    counted = Counter(pairs)
+    kinds = list(dict.fromkeys(kind for kind, _ in counted))
+    if not kinds:
+        return []
+    rows = [[code(k), *(str(counted[(k, c)]) for c in columns)] for k in kinds]
+    return [*_table(["kind", *headers], rows), ""]
 
 
 def _alerts(kind: str, messages: list[str]) -> list[str]:
@@ -122,18 +134,7 @@ class MarkdownView:
         head += ["", self._where(plan), ""]
         actions = _actions(plan.changes)
         kinds = list(dict.fromkeys(c.kind for c in plan.changes))
-        if kinds:
-            rows = [
-                [
-                    code(k),
-                    *(
-                        str(sum(c.kind == k and c.action == a for c in plan.changes))
-                        for a in actions
-                    ),
-                ]
-                for k in kinds
-            ]
-            head += [*_table(["kind", *actions], rows), ""]
+        head += _counts(((c.kind, c.action) for c in plan.changes), actions, actions)
         sections = []
         for kind in kinds:
             mine = [c for c in plan.changes if c.kind == kind]
@@ -170,20 +171,9 @@ class MarkdownView:
             f"{report.count('not attempted')} not attempted.**",
             "",
         ]
-        statuses = ("succeeded", "failed", "not attempted")
+        statuses = ["succeeded", "failed", "not attempted"]
         kinds = list(dict.fromkeys(r.change.kind for r in report.results))
-        if kinds:
-            rows = [
-                [
-                    code(k),
-                    *(
-                        str(sum(r.change.kind == k and r.status == st for r in report.results))
-                        for st in statuses
-                    ),
-                ]
-                for k in kinds
-            ]
-            head += [*_table(["kind", *statuses], rows), ""]
+        head += _counts(((r.change.kind, r.status) for r in report.results), statuses, statuses)
         sections = []
         for kind in kinds:
             mine = [r for r in report.results if r.change.kind == kind]
@@ -216,18 +206,8 @@ class MarkdownView:
             "",
         ]
         kinds = list(dict.fromkeys(i.kind for i in drift.items))
-        if kinds:
-            rows = [
-                [
-                    code(k),
-                    *(
-                        str(sum(i.kind == k and i.drift == cls for i in drift.items))
-                        for cls in DRIFT_CLASSES
-                    ),
-                ]
-                for k in kinds
-            ]
-            head += [*_table(["kind", *DRIFT_CLASSES.values()], rows), ""]
+        pairs = ((i.kind, i.drift) for i in drift.items)
+        head += _counts(pairs, list(DRIFT_CLASSES), list(DRIFT_CLASSES.values()))
         sections = []
         for kind in kinds:
             mine = [i for i in drift.items if i.kind == kind]
