@@ -27,6 +27,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/service_lists.py
 	$(BIN)/python bench/service_auth.py
 	$(BIN)/python bench/plan_scale.py
+	$(BIN)/python bench/apply_scale.py
 	$(BIN)/python bench/order.py
 
 cassettes: $(STAMP)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -15,24 +17,43 @@ import httpx
 KEY = "demo-admin-key"
 
 
+@dataclass(frozen=True)
+class Running:
+    base: str
+    pid: int
+
+    def cpu(self) -> float:
+        """CPU seconds the service process has used (user + system)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def service(db: Path) -> Iterator[str]:
+def running_service(db: Path, *args: str) -> Iterator[Running]:
+    """`agentform service run` on a free loopback port, with extra `args`."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    command = [sys.executable, "-m", "agentform", "service", "run", "--port", str(port)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentform", "service", "run", "--port", str(port), "--db", str(db)],
+        [*command, "--db", str(db), *args],
         stdout=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}/agents/v2"
     try:
-        for _ in range(200):
+        for _ in range(400):
             try:
                 httpx.get(f"{base}/context", headers={"X-Api-Key": KEY}, timeout=1)
                 break
             except httpx.TransportError:
                 time.sleep(0.05)
-        yield base
+        yield Running(base, proc.pid)
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@contextmanager
+def service(db: Path) -> Iterator[str]:
+    with running_service(db) as svc:
+        yield svc.base

@@ -1,28 +1,43 @@
 """Benchmark: plan workspaces of 1,000 and 10,000 declared pools and groups (half
-each, two members each) against the service on loopback, live state in sync.
+each, two members each) against `agentform service run` on loopback, live state
+in sync, at 0 and 20 ms of injected latency per request.
 
-Prints per size: wall time of the plan, HTTP calls made next to the minimum
-(ceil(N/100) per collection + one members call per pool or group + /context),
-peak Python memory of the planning process, and the ratio plan(10k)/plan(1k).
+Printed side by side, measured in this one run:
+- the plan's wall time next to the latency floor for the concurrency it reached
+  (requests x latency / peak window), and next to a bare httpx loop making the
+  same requests with as many in flight (no paging order, no planning);
+- HTTP calls next to the minimum;
+- client CPU per request (the whole plan: requests, decoding, diffing) next to
+  the service's (its process's CPU over the same requests), and the bare loop's;
+- workspace load time with libyaml's parser and with the pure-Python one;
+- CLI start-up: `agentform --version`, `agentform validate` on a small workspace,
+  next to `python -c pass`.
 
-Then the markdown view of a 10,000-change plan (the plan of the 10,000 pools and
-groups against an empty service): time and size of the whole document and of the
-document cut at GitHub's 65,536-character comment limit, side by side.
+- the markdown view of a 10,000-change plan (the 10,000 pools and groups against an
+  empty service): time and size of the whole document and of the document cut at
+  GitHub's 65,536-character comment limit, next to the text view.
+
+The machine is shared: compare the ratios of one run, not times across runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _server import KEY, service
+from _server import KEY, Running, running_service
+from _tools import Delayed, bare_loop, timed
 from agentform.api.client import ApiClient
+from agentform.api.transport import ConnectionShards
+from agentform.config import yamlpos
 from agentform.config.loader import load_workspace
 from agentform.engine.apply import apply_plan
 from agentform.engine.model import Plan
@@ -31,6 +46,8 @@ from agentform.output.markdown import GITHUB_LIMIT, MarkdownView
 from agentform.output.text import TextView
 
 SIZES = (1_000, 10_000)
+LATENCIES = (0.0, 0.020)
+PARALLELISM = 16
 
 
 def write_workspace(root: Path, n: int) -> None:
@@ -47,36 +64,66 @@ def write_workspace(root: Path, n: int) -> None:
         (root / f"{kind}.yaml").write_text("\n".join(lines) + "\n")
 
 
-class Counting(ApiClient):
-    calls = 0
-
-    async def request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        Counting.calls += 1
-        return await super().request(*args, **kwargs)
-
-
 async def populate(base: str, root: Path) -> None:
     workspace = load_workspace(root)
-    async with ApiClient(base, KEY, concurrency=8) as api:
-        report = await apply_plan(await make_plan(workspace, api, base), api, parallelism=8)
+    async with ApiClient(base, KEY, concurrency=PARALLELISM) as api:
+        plan = await make_plan(workspace, api, base)
+        report = await apply_plan(plan, api, parallelism=PARALLELISM)
         assert report.ok
 
 
-async def timed_plan(base: str, root: Path, trace: bool) -> tuple[float, int, int]:
-    """Wall time and calls of one plan; with `trace`, its peak memory (tracemalloc slows
-    the run, so the time of a traced run is not reported)."""
+async def planned(svc: Running, root: Path, latency: float) -> dict[str, Any]:
     workspace = load_workspace(root)
-    Counting.calls = 0
-    if trace:
-        tracemalloc.start()
-    start = time.perf_counter()
-    async with Counting(base, KEY, concurrency=8) as api:
-        plan = await make_plan(workspace, api, base)
-    wall = time.perf_counter() - start
-    peak = tracemalloc.get_traced_memory()[1] if trace else 0
-    tracemalloc.stop()
+    transport = Delayed(ConnectionShards(PARALLELISM), latency)
+    service_before = svc.cpu()
+    with timed() as t:
+        async with ApiClient(svc.base, KEY, transport=transport, concurrency=PARALLELISM) as api:
+            plan = await make_plan(workspace, api, svc.base)
     assert not plan.has_changes, plan.summary
-    return wall, Counting.calls, peak
+    return {
+        "wall": t.wall,
+        "cpu": t.cpu,
+        "service_cpu": svc.cpu() - service_before,
+        "calls": api.sent,
+        "peak": api.concurrency.peak_limit,
+        "mean": api.concurrency.mean_in_flight(),
+        "requests": transport.requests,
+    }
+
+
+def load_times(root: Path) -> tuple[float, float]:
+    """Seconds to load the workspace with libyaml, then with the pure-Python parser."""
+    timings = []
+    for loader in (yamlpos.FAST_LOADER, yamlpos.PURE_LOADER):
+        saved = yamlpos.FAST_LOADER
+        yamlpos.FAST_LOADER = loader
+        try:
+            runs = []
+            for _ in range(3 if loader is saved else 1):
+                start = time.perf_counter()
+                load_workspace(root)
+                runs.append(time.perf_counter() - start)
+        finally:
+            yamlpos.FAST_LOADER = saved
+        timings.append(min(runs))
+    return timings[0], timings[1]
+
+
+def startup_times(small: Path) -> dict[str, float]:
+    commands = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "agentform --version": [sys.executable, "-m", "agentform", "--version"],
+        "agentform validate": [sys.executable, "-m", "agentform", "validate", "-C", str(small)],
+    }
+    out = {}
+    for name, command in commands.items():
+        runs = []
+        for _ in range(5):
+            start = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True)
+            runs.append(time.perf_counter() - start)
+        out[name] = statistics.median(runs)
+    return out
 
 
 async def plan_only(base: str, root: Path) -> Plan:
@@ -95,10 +142,10 @@ def best_of(runs: int, render: object) -> tuple[float, str]:
 
 
 def markdown_bench(n: int = 10_000) -> None:
-    with tempfile.TemporaryDirectory() as tmp, service(Path(tmp) / "svc.db") as base:
+    with tempfile.TemporaryDirectory() as tmp, running_service(Path(tmp) / "svc.db") as svc:
         root = Path(tmp) / "ws"
         write_workspace(root, n)
-        plan = asyncio.run(plan_only(base, root))
+        plan = asyncio.run(plan_only(svc.base, root))
     assert len(plan.changes) == n, plan.summary
     text_time, text = best_of(3, lambda: TextView().plan(plan))
     whole_time, whole = best_of(3, lambda: MarkdownView(limit=None).plan(plan))
@@ -117,29 +164,71 @@ def markdown_bench(n: int = 10_000) -> None:
 
 def main() -> None:
     markdown_bench()
-    walls = {}
+    walls: dict[tuple[int, float], float] = {}
     for n in SIZES:
-        with tempfile.TemporaryDirectory() as tmp, service(Path(tmp) / "svc.db") as base:
+        with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp) / "ws"
             write_workspace(root, n)
-            t = time.perf_counter()
-            asyncio.run(populate(base, root))
-            fill = time.perf_counter() - t
-            _, _, peak = asyncio.run(timed_plan(base, root, trace=True))
-            wall, calls, _ = asyncio.run(timed_plan(base, root, trace=False))
-            half = n // 2
-            minimum = 1 + 2 * math.ceil(half / 100) + n + 2  # context, pools, groups, members,
-            # profiles and vault templates (one page each here)
-            walls[n] = wall
+            fast, pure = load_times(root)
             print(
-                f"N={n:>6}: plan {wall:6.2f} s | HTTP calls {calls} (minimum {minimum}) | "
-                f"peak memory {peak / 2**20:6.1f} MiB | (populating took {fill:.0f} s)"
+                f"N={n:>6}: workspace load {fast:.3f} s with libyaml, {pure:.3f} s pure-Python "
+                f"({pure / fast:.1f}x)"
             )
+            with running_service(Path(tmp) / "svc.db") as svc:
+                t = time.perf_counter()
+                asyncio.run(populate(svc.base, root))
+                print(f"          (populating took {time.perf_counter() - t:.0f} s)")
+                asyncio.run(planned(svc, root, 0.0))  # warm up both sides
+                for latency in LATENCIES:
+                    run = asyncio.run(planned(svc, root, latency))
+                    walls[(n, latency)] = run["wall"]
+                    report(n, latency, run)
+    for latency in LATENCIES:
+        ratio = walls[(SIZES[1], latency)] / walls[(SIZES[0], latency)]
+        print(f"ratio plan(10k)/plan(1k) at {latency * 1000:.0f} ms: {ratio:.1f} (linear: 10)")
+
+
+def report(n: int, latency: float, run: dict[str, Any]) -> None:
+    calls, peak = run["calls"], run["peak"]
+    half = n // 2
+    minimum = 1 + 2 * math.ceil(half / 100) + n + 2  # context, pools, groups, members,
+    # profiles and vault templates (one page each here)
+    bare = asyncio.run(bare_loop(KEY, run["requests"], int(peak), latency))
+    ms = latency * 1000
+    line = (
+        f"N={n:>6} {ms:2.0f} ms: plan {run['wall']:6.2f} s | calls {calls} (minimum {minimum})"
+        f" | in flight: peak {peak:.0f}, mean {run['mean']:.1f}"
+    )
+    if latency:
+        floor = calls * latency / peak
+        line += f" | floor at {peak:.0f}: {floor:.2f} s -> {run['wall'] / floor:.2f}x"
+    line += f" | bare httpx loop: {bare.wall:.2f} s -> {run['wall'] / bare.wall:.2f}x"
+    print(line)
+    if not latency:
+        client, service = run["cpu"] / calls * 1000, run["service_cpu"] / calls * 1000
+        print(
+            f"          CPU per request: agentform {client:.3f} ms (the whole plan), "
+            f"service {service:.3f} ms -> {client / service:.2f}x; bare httpx loop "
+            f"{bare.cpu / len(run['requests']) * 1000:.3f} ms"
+        )
+
+
+def startup() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        small = Path(tmp)
+        (small / "agentform.yaml").write_text("workspace: small\n")
+        (small / "pools.yaml").write_text("profilePools:\n  - {name: a, members: [bot-1]}\n")
+        times = startup_times(small)
+    base = times["python -c pass"]
+    over = {k: (v - base) * 1000 for k, v in times.items()}
     print(
-        f"ratio plan(10k)/plan(1k): {walls[SIZES[1]] / walls[SIZES[0]]:.1f} "
-        f"(linear would be {SIZES[1] / SIZES[0]:.0f})"
+        "start-up (median of 5): "
+        + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in times.items())
+        + f" (over bare python: --version +{over['agentform --version']:.0f} ms,"
+        f" validate +{over['agentform validate']:.0f} ms)"
     )
 
 
 if __name__ == "__main__":
+    startup()
     main()

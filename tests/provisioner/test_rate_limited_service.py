@@ -101,3 +101,19 @@ def test_the_cli_plans_against_it_with_a_known_rate(limited: str, tmp_path: Path
     )
     assert result.exit_code == 0, result.output
     assert "No changes." in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--rate-limit", "fast"], {}, "Invalid value for '--rate-limit': rate limit 'fast'"),
+        ([], {"AGENTFORM_RATE_LIMIT": "0/s"}, "rate limit '0/s'"),
+        (["--parallelism", "0"], {}, "Invalid value for '--parallelism'"),
+    ],
+)
+def test_bad_pacing_options_are_usage_errors(
+    tmp_path: Path, args: list[str], env: dict[str, str], message: str
+) -> None:
+    root = write_workspace(tmp_path / "ws", {"agentform.yaml": "workspace: w\n"})
+    result = CliRunner().invoke(cli, ["plan", "-C", str(root), *args], env=env)
+    assert result.exit_code == 2 and message in result.output, result.output

@@ -37,7 +37,6 @@ from .routes import (
 from .runtime import Clock, Runner, WallClock
 from .seed import DEMO_SEED, Seed, load_seed
 from .store.organizations import load_keys
-from .store.webhooks import install_schema as install_webhook_schema
 
 BASE_PATH = "/agents/v2"
 
@@ -56,7 +55,6 @@ def create_app(
     """
     clock = clock or WallClock()
     db = Database(db_path, now=clock.now)
-    install_webhook_schema(db)
     with db.write() as conn:
         install_presets(conn)
     if seed is not None:

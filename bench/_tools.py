@@ -1,0 +1,73 @@
+"""What the scale benchmarks share: injected latency, a record of the requests a run
+made, a bare httpx loop replaying them, and timers of wall and CPU time."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import httpx
+
+
+class Delayed(httpx.AsyncBaseTransport):
+    """Adds `latency` seconds to every request (a round trip over a slower network)
+    and records each request's method and URL."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, latency: float) -> None:
+        self.inner = inner
+        self.latency = latency
+        self.requests: list[tuple[str, str, bytes]] = []
+        self.statuses: list[int] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append((request.method, str(request.url), request.content))
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        response = await self.inner.handle_async_request(request)
+        self.statuses.append(response.status_code)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@dataclass
+class Timed:
+    wall: float = 0.0
+    cpu: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+@contextmanager
+def timed() -> Iterator[Timed]:
+    out = Timed()
+    wall, cpu = time.perf_counter(), time.process_time()
+    yield out
+    out.wall = time.perf_counter() - wall
+    out.cpu = time.process_time() - cpu
+
+
+async def bare_loop(
+    key: str, requests: list[tuple[str, str, bytes]], concurrency: int, latency: float
+) -> Timed:
+    """The same requests from a plain httpx.AsyncClient, `concurrency` at a time,
+    all at once (no paging order, no planning): the peer to compare with."""
+    transport = Delayed(httpx.AsyncHTTPTransport(), latency)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(
+        headers={"X-Api-Key": key}, transport=transport, limits=limits
+    ) as client:
+        slots = asyncio.Semaphore(concurrency)
+
+        async def one(method: str, url: str, body: bytes) -> None:
+            async with slots:
+                headers = {"Content-Type": "application/json"} if body else None
+                response = await client.request(method, url, content=body, headers=headers)
+                response.json() if response.content else None
+
+        with timed() as t:
+            await asyncio.gather(*(one(*r) for r in requests))
+    return t
