@@ -13,6 +13,10 @@ Printed side by side, measured in this one run:
 - CLI start-up: `agentform --version`, `agentform validate` on a small workspace,
   next to `python -c pass`.
 
+- the markdown view of a 10,000-change plan (the 10,000 pools and groups against an
+  empty service): time and size of the whole document and of the document cut at
+  GitHub's 65,536-character comment limit, next to the text view.
+
 The machine is shared: compare the ratios of one run, not times across runs.
 """
 
@@ -36,7 +40,10 @@ from agentform.api.transport import ConnectionShards
 from agentform.config import yamlpos
 from agentform.config.loader import load_workspace
 from agentform.engine.apply import apply_plan
+from agentform.engine.model import Plan
 from agentform.engine.planner import make_plan
+from agentform.output.markdown import GITHUB_LIMIT, MarkdownView
+from agentform.output.text import TextView
 
 SIZES = (1_000, 10_000)
 LATENCIES = (0.0, 0.020)
@@ -124,7 +131,44 @@ def startup_times(small: Path) -> dict[str, float]:
     return out
 
 
+async def plan_only(base: str, root: Path) -> Plan:
+    async with ApiClient(base, KEY, concurrency=8) as api:
+        return await make_plan(load_workspace(root), api, base)
+
+
+def best_of(runs: int, render: object) -> tuple[float, str]:
+    """The fastest of `runs` renderings (seconds) and the text."""
+    times, text = [], ""
+    for _ in range(runs):
+        start = time.perf_counter()
+        text = render()  # type: ignore[operator]
+        times.append(time.perf_counter() - start)
+    return min(times), text
+
+
+def markdown_bench(n: int = 10_000) -> None:
+    with tempfile.TemporaryDirectory() as tmp, running_service(Path(tmp) / "svc.db") as svc:
+        root = Path(tmp) / "ws"
+        write_workspace(root, n)
+        plan = asyncio.run(plan_only(svc.base, root))
+    assert len(plan.changes) == n, plan.summary
+    text_time, text = best_of(3, lambda: TextView().plan(plan))
+    whole_time, whole = best_of(3, lambda: MarkdownView(limit=None).plan(plan))
+    cut_time, cut = best_of(3, lambda: MarkdownView().plan(plan))
+    assert len(cut) <= GITHUB_LIMIT < len(whole)
+    shown = cut.count("\n+ ")
+    print(f"markdown of a {n:,}-change plan:")
+    print(f"  text view (reference) {text_time * 1000:7.1f} ms | {len(text):>10,} chars")
+    print(f"  markdown, whole       {whole_time * 1000:7.1f} ms | {len(whole):>10,} chars")
+    print(
+        f"  markdown, cut         {cut_time * 1000:7.1f} ms | {len(cut):>10,} chars "
+        f"(limit {GITHUB_LIMIT:,}; {shown:,} changes shown, {n - shown:,} left out)"
+    )
+    print(f"  ratio cut/whole: time {cut_time / whole_time:.2f}, size {len(cut) / len(whole):.3f}")
+
+
 def main() -> None:
+    markdown_bench()
     walls: dict[tuple[int, float], float] = {}
     for n in SIZES:
         with tempfile.TemporaryDirectory() as tmp:

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
@@ -79,10 +80,13 @@ def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
     assert json.loads(out.read_text())["changes"] == data["changes"]
     applied = run("apply", str(out), "--format", "json", "-C", str(quickstart))
     assert applied.exit_code == 0, applied.output
-    report = json.loads(applied.output)
+    report = json.loads(applied.stdout)
     assert report["succeeded"] == declared(quickstart) and report["failed"] == 0
+    assert report["formatVersion"] == 1 and report["workspace"] == "quickstart"
     nothing = run("apply", "--auto-approve", "--format", "json", "-C", str(quickstart))
-    assert json.loads(nothing.output) == {
+    assert json.loads(nothing.stdout) == {
+        "formatVersion": 1,
+        "workspace": "quickstart",
         "succeeded": 0,
         "failed": 0,
         "notAttempted": 0,
@@ -131,21 +135,24 @@ def test_validate_reports_problems_with_positions(quickstart: Path) -> None:
 def test_init_scaffolds_a_workspace_that_plans(tmp_path: Path) -> None:
     target = tmp_path / "new-ws"
     assert run("init", str(target)).exit_code == 0
-    assert (target / ".gitignore").read_text() == ".agentform/\n"
+    assert ".agentform/" in (target / ".gitignore").read_text().splitlines()
     assert run("plan", "--detailed-exitcode", "-C", str(target)).exit_code == 2
-    again = run("init", str(target))
-    assert again.exit_code != 0 and "exists already" in again.output
 
 
 HEADER_VALUES = {"OPS_ALERTS_X_TEAM": "quickstart-team"}  # the quickstart webhook's header
 
 
-def test_export_writes_files_that_plan_clean(quickstart: Path, tmp_path: Path) -> None:
+def test_export_into_an_empty_dir_is_a_workspace_that_plans_clean(
+    quickstart: Path, tmp_path: Path
+) -> None:
     run("apply", "--auto-approve", "-C", str(quickstart))
     out = tmp_path / "exported"
     result = run("export", "--out", str(out), "-C", str(quickstart))
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == [
+        ".agentform",
+        ".gitignore",
+        "agentform.schema.json",
         "agentform.yaml",
         "profileGroups.yaml",
         "profilePools.yaml",
@@ -155,13 +162,31 @@ def test_export_writes_files_that_plan_clean(quickstart: Path, tmp_path: Path) -
     assert "quickstart-team" not in (out / "webhooks.yaml").read_text()  # never read back
     assert '{{ secret("OPS_ALERTS_X_TEAM") }}' in (out / "webhooks.yaml").read_text()
     assert "set OPS_ALERTS_X_TEAM" in result.output
-    # plan the export against the same local service: move the files into the workspace
-    for name in ("pools.yaml", "vault.yaml", "webhooks.yaml"):
-        (quickstart / name).unlink()
-    for path in out.glob("*s.yaml"):
-        shutil.copy(path, quickstart / path.name)
-    plan = run("plan", "--detailed-exitcode", "-C", str(quickstart), env=HEADER_VALUES)
+    settings = yaml.safe_load((out / "agentform.yaml").read_text())
+    assert settings["endpoint"] == "local"
+    assert settings["organizationId"] == "0b7f3c1e-0000-4000-8000-000000000001"
+    # the local service's state went along: the export plans clean on its own
+    plan = run("plan", "--detailed-exitcode", "-C", str(out), env=HEADER_VALUES)
     assert plan.exit_code == 0, plan.output
+    again = run("export", "--out", str(out), "-C", str(quickstart))
+    assert again.exit_code == 1 and "exist already" in again.output
+
+
+def test_export_adopts_a_service_without_a_workspace(quickstart: Path, tmp_path: Path) -> None:
+    """The adoption path: no agentform.yaml anywhere, only an endpoint."""
+    run("apply", "--auto-approve", "-C", str(quickstart))
+    out = tmp_path / "adopted"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    # the local endpoint of `empty` is its own service: give it the quickstart's state
+    shutil.copytree(quickstart / ".agentform", empty / ".agentform")
+    result = run("export", "--endpoint", "local", "--out", str(out), "-C", str(empty))
+    assert result.exit_code == 0, result.output
+    assert yaml.safe_load((out / "agentform.yaml").read_text())["workspace"] == "adopted"
+    plan = run("plan", "--detailed-exitcode", "-C", str(out), env=HEADER_VALUES)
+    assert plan.exit_code == 0, plan.output
+    nothing = run("export", "--out", str(out / "x"), "-C", str(empty))
+    assert nothing.exit_code == 1 and "--endpoint" in nothing.output
 
 
 def test_endpoint_and_key_errors(quickstart: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from agentform.cli.schema_cmd import SCHEMA_FILE, render_schema
-from agentform.config.loader import workspace_files
+from agentform.config.files import workspace_files
 from agentform.config.render import Renderer
 
 ROOT = Path(__file__).parents[1]
@@ -42,3 +42,50 @@ def test_schema_rejects_an_unknown_key() -> None:
     schema = json.loads(render_schema())
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"profilePools": [{"name": "a", "colour": "red"}]}, schema)
+
+
+def _properties(node: object, path: str = "") -> list[tuple[str, dict]]:  # type: ignore[type-arg]
+    out = []
+    if isinstance(node, dict):
+        for name, sub in (node.get("properties") or {}).items():
+            out.append((f"{path}.{name}", sub))
+        for key, sub in node.items():
+            out += _properties(sub, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, sub in enumerate(node):
+            out += _properties(sub, f"{path}[{i}]")
+    return out
+
+
+def test_schema_is_ready_for_editors() -> None:
+    """An $id, and a title and a description on every field (what editors show on
+    hover and completion), examples for the document and the main fields."""
+    schema = json.loads(render_schema())
+    assert schema["$id"] and schema["$schema"].endswith("2020-12/schema")
+    props = _properties(schema)
+    assert len(props) > 20
+    missing = [p for p, sub in props if not sub.get("description") or not sub.get("title")]
+    assert missing == [], f"fields without a title or description: {missing}"
+    assert sum("examples" in sub for _, sub in props) >= 10
+    for example in schema["examples"]:
+        jsonschema.validate(example, schema)
+    titles = {p: sub["title"] for p, sub in props}
+    assert titles["/$defs/ProfileSetDesired.selectionStrategy"] == "Selection strategy"
+    assert titles[".organizationId"] == "Organization ID"
+
+
+def test_schema_check_finds_the_workspace_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from agentform.cli.main import cli
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["schema", "--check"]).exit_code == 1  # none yet
+    assert runner.invoke(cli, ["schema", "--out", "."]).exit_code == 0
+    assert runner.invoke(cli, ["schema", "--check"]).exit_code == 0
+    (tmp_path / SCHEMA_FILE).write_text("{}")
+    stale = runner.invoke(cli, ["schema", "--check"])
+    assert stale.exit_code == 1 and "not the current schema" in stale.output

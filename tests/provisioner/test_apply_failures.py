@@ -78,7 +78,7 @@ def test_dependents_of_a_failed_change_are_not_attempted(service: Service) -> No
         "profileGroups/y": "not attempted",
         "profileGroups/z": "succeeded",
     }
-    assert report.to_json()["notAttempted"] == 1
+    assert report.count("not attempted") == 1
     assert ("POST", "/profile-groups") in service.log.calls
 
 
@@ -101,7 +101,7 @@ def test_a_create_whose_answer_is_lost_is_adopted_not_repeated(service: Service,
     service.log.lose_answer = lose_first_create
     service.log.reset()
     report = service.apply(ws)
-    assert report.ok, report.to_json()
+    assert report.ok, [(r.change.id, r.error) for r in report.results]
     creates = [c for c in service.log.calls if c == ("POST", "/agent-profile-pools")]
     assert creates == [("POST", "/agent-profile-pools")]  # looked up and adopted, not re-sent
     assert not service.plan(ws).has_changes  # one pool, with its members

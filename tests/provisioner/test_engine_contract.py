@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agentform.config.document import document_model
 from agentform.config.loader import load_workspace
 from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.model import Plan
@@ -21,24 +19,14 @@ from agentform.engine.order import stages
 from agentform.engine.planfile import dump_plan, load_plan
 from agentform.engine.planner import make_plan
 from agentform.errors import AgentformError, DiagnosticsError
-from agentform.kinds import Kind
 from agentform.kinds.context import PlanOptions
 from agentform.kinds.keys import Key, address, parse_address
 from agentform.output.text import TextView
 
-from .contract_kinds import ALPHA, CONTRACT_KINDS, FakeApi
+from .contract_kinds import ALPHA, FakeApi
 from .harness import write_workspace
 
 CANARY = "canary-token-7f1d9c"
-
-
-@pytest.fixture
-def contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeApi]:
-    for kind in CONTRACT_KINDS:
-        monkeypatch.setitem(Kind.registry, kind.name, kind())
-    document_model.cache_clear()
-    yield FakeApi()
-    document_model.cache_clear()
 
 
 def plan(api: FakeApi, root: Path, **options: Any) -> Plan:

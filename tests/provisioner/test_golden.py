@@ -5,7 +5,9 @@
 - env.json (optional): environment variables (secret() values)
 - options.json (optional): plan options (allowPastStart, allowCancelRunning, now)
 - live.json (optional): live objects to create first, in the workspace format
-- plan.txt and plan.json: the expected plan (ids replaced by <kind/name> names)
+- plan.txt, plan.json and plan.md: the expected plan as text, JSON and markdown (ids
+  replaced by <kind/name> names); the markdown is also parsed (markdown-it-py) and
+  its structure checked against the plan
 - or error.txt: the expected diagnostics when planning must fail
 
 Every case that plans also applies its plan and checks the next plan is empty.
@@ -23,11 +25,14 @@ from pathlib import Path
 
 import pytest
 
+from agentform.engine.model import Plan
 from agentform.errors import AgentformError
 from agentform.kinds import Kind
 from agentform.kinds.context import PlanOptions
+from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
 
+from ..markdown_check import structure
 from .harness import Service
 
 CASES = Path(__file__).parents[1] / "cases"
@@ -109,9 +114,38 @@ def test_golden_case(case: Path, tmp_path: Path) -> None:
     ids = _ids(service)
     check(case / "plan.txt", TextView().plan(plan))
     check(case / "plan.json", golden_json(plan.model_dump_json(), ids))
+    markdown = MarkdownView().plan(plan)
+    check(case / "plan.md", markdown)
+    check_markdown_structure(plan, markdown)
     for value in env.values():  # secret() values never reach a plan
         assert value not in plan.model_dump_json() and value not in TextView().plan(plan)
     report = service.apply(root, plan, environ=env)
-    assert report.ok, report.to_json()
+    assert report.ok, [(r.change.id, r.error) for r in report.results]
     again = service.plan(root, options, environ=env)
     assert not again.has_changes, TextView().plan(again)
+
+
+def check_markdown_structure(plan: Plan, markdown: str) -> None:
+    """What a reviewer sees: the marker, one section per kind holding a diff block with
+    one headline per change, and a counts table that agrees with the plan."""
+    doc = structure(markdown)
+    assert doc.marker == "<!-- agentform:plan workspace=golden -->"
+    assert doc.stray_code == 0
+    kinds = list(dict.fromkeys(c.kind for c in plan.changes))
+    assert [s.summary.split(":")[0] for s in doc.sections] == kinds
+    for section in doc.sections:
+        assert section.info == "diff"
+        heads = [line for line in section.code.splitlines() if re.match(r"[-+~] \S", line)]
+        mine = [c for c in plan.changes if c.kind == section.summary.split(":")[0]]
+        assert [h.split(":")[0] for h in heads] == [
+            {"create": "+", "update": "~", "delete": "-"}[c.action] + " " + c.id for c in mine
+        ]
+    if kinds:
+        header, *rows = doc.tables[0]
+        for row in rows:
+            kind = row[0].strip("`")
+            for action, count in zip(header[1:], row[1:], strict=True):
+                expected = sum(c.kind == kind and c.action == action for c in plan.changes)
+                assert int(count) == expected
+    else:
+        assert not doc.tables and "No changes." in "".join(doc.paragraphs)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import sys
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
+from rich.console import Console
 
-from ..engine.apply import ApplyReport, ChangeResult, apply_plan
-from ..engine.model import Change, Plan
+from ..engine.apply import ApplyReport, apply_plan
+from ..engine.model import Plan
 from ..engine.planfile import check_fresh, load_plan, unmask
 from ..engine.planner import make_plan
 from ..kinds.context import PlanOptions
+from ..output.json_view import report_json
+from ..output.progress import LiveProgress, PlainProgress
 from ..output.text import TextView
 from .common import (
     Options,
@@ -23,23 +26,12 @@ from .common import (
     with_api,
     workspace_options,
 )
+from .conventions import stdout_is_terminal
 from .plan_options import plan_options
+from .views import format_option, markdown_errors, markdown_view, text_view
 
 if TYPE_CHECKING:
     from ..api.client import ApiClient
-
-
-class EchoHooks:
-    def __init__(self, view: TextView, enabled: bool) -> None:
-        self.view = view
-        self.enabled = enabled
-
-    def started(self, change: Change) -> None:
-        pass
-
-    def finished(self, result: ChangeResult) -> None:
-        if self.enabled:
-            click.echo(self.view.progress(result))
 
 
 def stdin_is_terminal() -> bool:
@@ -50,9 +42,20 @@ def confirm(plan: Plan) -> bool:
     if not stdin_is_terminal():
         raise click.UsageError("no terminal to confirm on: review the plan and use --auto-approve")
     answer = click.prompt(
-        "Apply these changes? Only 'yes' is accepted", default="", show_default=False
+        "Apply these changes? Only 'yes' is accepted", default="", show_default=False, err=True
     )
     return bool(answer.strip() == "yes")
+
+
+def progress_for(opts: Options, view: TextView, fmt: str, total: int) -> Any:
+    """Live progress on a terminal, plain lines when piped; none for markdown or JSON
+    (their report is the output), whose lines go to stderr instead."""
+    if fmt == "text" and stdout_is_terminal():
+        console = Console(force_terminal=True, no_color=not opts.use_color, highlight=False)
+        return LiveProgress(view, total, console)
+    if fmt == "text":
+        return PlainProgress(view, opts.echo)
+    return PlainProgress(view, lambda line: click.echo(line, err=True))
 
 
 @click.command("apply")
@@ -60,14 +63,7 @@ def confirm(plan: Plan) -> bool:
     "planfile", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path)
 )
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="json: print the final report as JSON.",
-)
+@format_option
 @plan_options
 @workspace_options
 @guarded
@@ -78,37 +74,47 @@ def apply(
     fmt: str,
     options: PlanOptions,
 ) -> int:
-    """Make the live workspace match the files (or execute a saved plan)."""
-    workspace = load(opts)
-    endpoint = endpoint_of(opts, workspace).url
-    view = TextView(opts.use_color, opts.verbose, workspace.secrets.scrub)
-    saved = load_plan(planfile.read_text()) if planfile else None
+    """Make the live workspace match the files (or execute a saved plan).
 
-    async def go(api: ApiClient) -> tuple[Plan, ApplyReport | None]:
-        if saved is not None:
-            await check_fresh(saved, workspace, api)
-            the_plan = unmask(saved, workspace)
-        else:
-            the_plan = await make_plan(workspace, api, endpoint, options)
-            if fmt == "text":
-                click.echo(view.plan(the_plan), nl=False)
-            if not the_plan.has_changes:
-                return the_plan, None
-            if not auto_approve and not confirm(the_plan):
-                return the_plan, None
-        hooks = EchoHooks(view, fmt == "text")
-        values = workspace.sensitive_values()
-        return the_plan, await apply_plan(the_plan, api, opts.parallelism, hooks, values)
+    The report goes to stdout in the chosen format. Exits 1 when a change failed or
+    when the apply is cancelled at the confirmation prompt.
+    """
+    with markdown_errors(opts, fmt, "apply"):
+        workspace = load(opts)
+        endpoint = endpoint_of(opts, workspace).url
+        view = text_view(opts, workspace)
+        saved = load_plan(planfile.read_text()) if planfile else None
 
-    the_plan, report = with_api(opts, workspace, go)
+        async def go(api: ApiClient) -> tuple[Plan, ApplyReport | None]:
+            if saved is not None:
+                await check_fresh(saved, workspace, api)
+                the_plan = unmask(saved, workspace)
+            else:
+                the_plan = await make_plan(workspace, api, endpoint, options)
+                if fmt == "text":
+                    opts.echo(view.plan(the_plan), nl=False)
+                elif not auto_approve:
+                    click.echo(view.plan(the_plan), nl=False, err=True)
+                if not the_plan.has_changes:
+                    return the_plan, ApplyReport()
+                if not auto_approve and not confirm(the_plan):
+                    return the_plan, None
+            progress: AbstractContextManager[Any] = progress_for(
+                opts, view, fmt, len(the_plan.changes)
+            )
+            values = workspace.sensitive_values()
+            with progress as hooks:
+                return the_plan, await apply_plan(the_plan, api, opts.parallelism, hooks, values)
+
+        _, report = with_api(opts, workspace, go)
     if report is None:
-        if the_plan.has_changes:
-            click.echo("Apply cancelled; nothing was changed.", err=fmt == "json")
-        if fmt == "json":
-            click.echo(json.dumps(ApplyReport().to_json(), indent=2))
-        return 0
+        click.echo("Apply cancelled; nothing was changed.", err=True)
+        return 1
+    name = workspace.settings.workspace
     if fmt == "json":
-        click.echo(workspace.secrets.scrub(json.dumps(report.to_json(), indent=2)))
-    else:
-        click.echo(view.report(report))
+        opts.echo(report_json(report, name, workspace.secrets), nl=False)
+    elif fmt == "markdown":
+        opts.echo(markdown_view(opts, workspace).report(report, name), nl=False)
+    elif report.results:
+        opts.echo(view.report(report))
     return 0 if report.ok else 1

@@ -16,9 +16,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from ..api.concurrency import DEFAULT_PARALLELISM
-from ..api.ratelimit import parse_rate
 from ..config.loader import Workspace, load_workspace
 from ..errors import AgentformError, DiagnosticsError
+from .conventions import (
+    GLOBAL_NAMES,
+    color_wanted,
+    global_options,
+    merged_globals,
+    stdout_is_terminal,
+)
 
 if TYPE_CHECKING:  # imported when a command calls the API: validate never loads httpx
     from ..api.client import ApiClient
@@ -41,99 +47,32 @@ class Options:
     parallelism: int = DEFAULT_PARALLELISM
     rate_limit: float | None = None
 
+    @classmethod
+    def from_given(cls, given: dict[str, Any]) -> Options:
+        """The options given after the command over those given before it, then defaults."""
+        values = {k: v for k, v in merged_globals(given).items() if v is not None}
+        values["verbose"] = bool(values.get("verbose"))
+        return cls(**values)
+
     @property
     def use_color(self) -> bool:
-        return sys.stdout.isatty() if self.color is None else self.color
+        return color_wanted(self.color, stdout_is_terminal())
 
-
-def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
-    out = {}
-    for item in values:
-        if "=" not in item:
-            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}")
-        name, _, val = item.partition("=")
-        out[name] = val
-    return out
-
-
-def _parse_rate(_: Any, __: Any, value: str | None) -> float | None:
-    if value is None or not value.strip():
-        return None
-    try:
-        return parse_rate(value)
-    except AgentformError as exc:
-        raise click.BadParameter(str(exc)) from None
+    def echo(self, text: str, nl: bool = True, err: bool = False) -> None:
+        """Prints, keeping colour codes when colour is wanted even if not a terminal."""
+        click.echo(text, nl=nl, err=err, color=None if err else self.use_color)
 
 
 def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The global options of DESIGN.md §4, on each workspace command."""
-    decorators = [
-        click.option(
-            "-C",
-            "--workspace",
-            "workspace_dir",
-            default=".",
-            show_default=True,
-            type=click.Path(file_okay=False, path_type=Path),
-            help="The workspace directory.",
-        ),
-        click.option(
-            "--endpoint",
-            envvar="AGENTFORM_ENDPOINT",
-            help="Override the workspace endpoint (URL or 'local').",
-        ),
-        click.option(
-            "--api-key-file",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="File holding the API key (default: $AGENTFORM_API_KEY).",
-        ),
-        click.option("--organization-id", help="The organization the key must belong to."),
-        click.option(
-            "--record-cassette",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="Write this run's HTTP exchanges as a vcrpy cassette, scrubbed.",
-        ),
-        click.option(
-            "--var",
-            "vars",
-            multiple=True,
-            callback=_parse_var,
-            metavar="NAME=VALUE",
-            help="Set a template variable (repeatable).",
-        ),
-        click.option(
-            "--var-file",
-            "var_files",
-            multiple=True,
-            type=click.Path(dir_okay=False, exists=True, path_type=Path),
-        ),
-        click.option(
-            "--parallelism",
-            default=DEFAULT_PARALLELISM,
-            show_default=True,
-            type=click.IntRange(min=1),
-            help="Most requests in flight; below it the run adapts to the service.",
-        ),
-        click.option(
-            "--rate-limit",
-            envvar="AGENTFORM_RATE_LIMIT",
-            callback=_parse_rate,
-            metavar="N/s",
-            help="Requests per second for the whole run, reads and writes alike "
-            "(default: none; a 429 slows the run). Env: AGENTFORM_RATE_LIMIT.",
-        ),
-        click.option("-v", "--verbose", is_flag=True, help="Show no-ops and API calls."),
-        click.option("--color/--no-color", default=None, help="Colour (default: when a TTY)."),
-    ]
+    """The global options of DESIGN.md §4, on each workspace command (also accepted
+    before the command, on the group)."""
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> Any:
-        names = Options.__dataclass_fields__
-        opts = Options(**{k: kwargs.pop(k) for k in list(kwargs) if k in names})
-        opts.var_files = list(opts.var_files)
-        return command(opts, **kwargs)
+        given = {k: kwargs.pop(k) for k in list(kwargs) if k in GLOBAL_NAMES}
+        return command(Options.from_given(given), **kwargs)
 
-    for decorator in reversed(decorators):
+    for decorator in reversed(global_options()):
         wrapper = decorator(wrapper)
     return wrapper
 

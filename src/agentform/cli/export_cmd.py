@@ -1,22 +1,53 @@
-"""`agentform export`: the live workspace as YAML (a plan on it shows no changes)."""
+"""`agentform export`: the live workspace as YAML (a plan on it shows no changes).
+
+With `--out DIR` it writes a complete workspace: one `<kind>.yaml` per kind, an
+`agentform.yaml` naming the endpoint and organization, the JSON Schema and a
+.gitignore, so `agentform -C DIR plan` is clean. It works without a workspace
+(`--endpoint` names the service): the way to adopt a workspace built by hand.
+"""
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from pathlib import Path
 
 import click
 import yaml
 
+from ..config.files import root_file
+from ..config.loader import Settings, Workspace
+from ..config.render import Secrets
 from ..engine.export import export_live, secrets_named
-from ..kinds import Kind
+from ..kinds import Kind, kinds_in_order
+from ..kinds.base import Declared
 from .common import Options, guarded, load, with_api, workspace_options
+from .init_cmd import GITIGNORE_LINES, MODELINE
+from .schema_cmd import SCHEMA_FILE, render_schema
+
+
+def _workspace(opts: Options, out: Path | None) -> Workspace:
+    """The workspace of -C, or, where there is none, one made of the options alone."""
+    if root_file(opts.workspace_dir) is not None:
+        return load(opts)
+    if not opts.endpoint:
+        raise click.UsageError(
+            f"no agentform.yaml in {opts.workspace_dir}: name the service with --endpoint "
+            "(URL or 'local') to export from it"
+        )
+    name = (out or opts.workspace_dir).resolve().name or "workspace"
+    settings = Settings(
+        workspace=name, endpoint=opts.endpoint, organization_id=opts.organization_id
+    )
+    declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
+    return Workspace(opts.workspace_dir.resolve(), settings, declared, Secrets(), "", [])
 
 
 @click.command("export")
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Directory to write one <kind>.yaml per kind into (default: print).",
+    help="Directory to write a complete workspace into (default: print the YAML).",
 )
 @click.option(
     "--kinds",
@@ -25,15 +56,19 @@ from .common import Options, guarded, load, with_api, workspace_options
     type=click.Choice(sorted(Kind.registry)),
     help="Only these kinds (repeatable; default: all).",
 )
+@click.option("--force", is_flag=True, help="Overwrite files that exist already in --out.")
 @workspace_options
 @guarded
-def export(opts: Options, out: Path | None, kinds: tuple[str, ...]) -> int:
+def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool) -> int:
     """Write the live workspace as YAML."""
-    workspace = load(opts)
+    workspace = _workspace(opts, out)
+    chosen = list(kinds) or None
 
-    documents = with_api(
-        opts, workspace, lambda api: export_live(workspace, api, list(kinds) or None)
-    )
+    async def read(api):  # type: ignore[no-untyped-def]
+        context = await api.request("GET", "/context")
+        return context["organizationId"], await export_live(workspace, api, chosen)
+
+    organization_id, documents = with_api(opts, workspace, read)
     needed = secrets_named(documents)
     if needed:
         click.echo(
@@ -44,17 +79,50 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...]) -> int:
     if out is None:
         click.echo(yaml.safe_dump(documents, sort_keys=False, allow_unicode=True), nl=False)
         return 0
+    endpoint = opts.endpoint or workspace.settings.endpoint
+    settings = {
+        "workspace": workspace.settings.workspace,
+        "endpoint": endpoint,
+        "organizationId": organization_id,
+    }
+    files = {f"{kind}.yaml": {kind: items} for kind, items in documents.items()}
+    texts = {
+        name: MODELINE + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+        for name, doc in files.items()
+    }
+    texts["agentform.yaml"] = MODELINE + yaml.safe_dump(settings, sort_keys=False)
+    texts[SCHEMA_FILE] = render_schema()
+    texts[".gitignore"] = "\n".join(GITIGNORE_LINES) + "\n"
+    existing = [name for name in texts if (out / name).exists()]
+    if existing and not force:
+        listed = "\n".join(f"  {out / n}" for n in existing)
+        raise click.ClickException(
+            f"these files exist already; nothing was written (use --force to overwrite):\n{listed}"
+        )
     out.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        (out / name).write_text(text)
     for kind, items in documents.items():
-        path = out / f"{kind}.yaml"
-        path.write_text(yaml.safe_dump({kind: items}, sort_keys=False, allow_unicode=True))
-        click.echo(f"wrote {len(items)} {kind} to {path}")
-    root = out / "agentform.yaml"
-    if not root.exists():
-        settings = {
-            "workspace": workspace.settings.workspace,
-            "endpoint": opts.endpoint or workspace.settings.endpoint,
-        }
-        root.write_text(yaml.safe_dump(settings, sort_keys=False))
-        click.echo(f"wrote {root}")
+        click.echo(f"wrote {len(items)} {kind} to {out / f'{kind}.yaml'}")
+    if endpoint == "local":
+        _copy_local_state(workspace.root, out)
+    click.echo(f"wrote {out / 'agentform.yaml'}; check it with: agentform -C {out} plan")
     return 0
+
+
+def _copy_local_state(source: Path, out: Path) -> None:
+    """The embedded service's state goes along, so the export plans clean there too."""
+    db = source / ".agentform" / "service.db"
+    target = out / ".agentform" / "service.db"
+    if not db.is_file() or db.resolve() == target.resolve():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for leftover in target.parent.glob("service.db*"):
+        leftover.unlink()
+    src, dst = sqlite3.connect(db), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+    shutil.copymode(db, target)

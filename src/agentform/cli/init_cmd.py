@@ -1,16 +1,28 @@
-"""`agentform init [DIR]`: a new workspace on the local endpoint."""
+"""`agentform init [DIR]`: a new workspace, ready for git and for editors.
+
+Writes agentform.yaml and an example pools.yaml (each with a yaml-language-server
+modeline pointing at the JSON Schema written beside them), the schema itself, and a
+.gitignore for agentform's local state and artifacts. It never overwrites a file
+unless `--force`: it lists what exists and exits 1.
+"""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import click
 
+from ..config.files import ROOT_NAMES
+from .conventions import merged_globals
+from .schema_cmd import SCHEMA_FILE, render_schema
+
+MODELINE = f"# yaml-language-server: $schema={SCHEMA_FILE}\n"
+
 ROOT = """\
 workspace: {name}
-endpoint: local          # the embedded Agent Service, state in .agentform/
-# organizationId: ...    # optional when the key has one organization
-prune: []                # kinds whose undeclared live objects are deleted
+endpoint: {endpoint}
+{organization}prune: []                # kinds whose undeclared live objects are deleted
 protect: {{}}              # e.g. profilePools: ["prod-*"]
 vars: {{}}
 """
@@ -23,20 +35,94 @@ profilePools:
     members: [bot-1, bot-2]
 """
 
+EXAMPLE_POOLS = """\
+profilePools: []
+  # - name: checkout-pool
+  #   selectionStrategy: least_recently_used
+  #   members: [profile-name]
+"""
+
+GITIGNORE_LINES = (
+    ".agentform/",
+    "# agentform artifacts: saved plans, reports and recorded cassettes",
+    "*.plan.json",
+    "plan.json",
+    "plan.md",
+    "*.cassette.yaml",
+    "cassettes/",
+)
+
+
+def _endpoint(value: str) -> str:
+    if value != "local" and not value.startswith(("http://", "https://")):
+        raise click.BadParameter(f"must be 'local' or an http(s) URL, not {value!r}")
+    return value
+
+
+def _organization(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise click.BadParameter(f"must be a UUID, not {value!r}") from None
+
 
 @click.command("init")
-@click.argument("directory", default=".", type=click.Path(file_okay=False, path_type=Path))
-def init(directory: Path) -> None:
-    """Scaffold a workspace (local endpoint by default)."""
-    root = directory / "agentform.yaml"
-    if root.exists():
-        raise click.ClickException(f"{root} exists already; nothing was written")
-    directory.mkdir(parents=True, exist_ok=True)
+@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--endpoint",
+    default="local",
+    show_default=True,
+    help="'local' (the embedded service) or the service's base URL (…/agents/v2).",
+)
+@click.option("--organization-id", help="The organization the workspace manages (a UUID).")
+@click.option("--force", is_flag=True, help="Overwrite files that exist already.")
+def init(directory: Path | None, endpoint: str, organization_id: str | None, force: bool) -> None:
+    """Scaffold a workspace (agentform.yaml, pools.yaml, the JSON Schema, .gitignore)."""
+    if directory is None:
+        directory = merged_globals({}).get("workspace_dir") or Path(".")
+    endpoint = _endpoint(endpoint)
+    org = _organization(organization_id)
     name = directory.resolve().name or "workspace"
-    root.write_text(ROOT.format(name=name))
-    (directory / "pools.yaml").write_text(POOLS)
-    ignore = directory / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text(".agentform/\n")
-    click.echo(f"Created a workspace in {directory}: agentform.yaml, pools.yaml, .gitignore")
-    click.echo(f"Next: agentform plan -C {directory}")
+    organization = (
+        f"organizationId: {org}\n"
+        if org
+        else "# organizationId: ...    # optional when the key has one organization\n"
+    )
+    pools = POOLS if endpoint == "local" else EXAMPLE_POOLS
+    files = {
+        "agentform.yaml": MODELINE
+        + ROOT.format(name=name, endpoint=endpoint, organization=organization),
+        "pools.yaml": MODELINE + pools,
+        SCHEMA_FILE: render_schema(),
+        ".gitignore": "\n".join(GITIGNORE_LINES) + "\n",
+    }
+    existing = [n for n in (*files, *ROOT_NAMES) if (directory / n).exists()]
+    existing = list(dict.fromkeys(existing))
+    if existing and not force:
+        listed = "\n".join(f"  {directory / n}" for n in existing)
+        raise click.ClickException(
+            f"these files exist already; nothing was written (use --force to overwrite):\n{listed}"
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    for stale in ROOT_NAMES[1:]:
+        if force and (directory / stale).exists():
+            (directory / stale).unlink()  # one root file only
+    for file_name, text in files.items():
+        path = directory / file_name
+        if file_name == ".gitignore" and path.exists():
+            text = _merged_gitignore(path.read_text())
+        path.write_text(text)
+    click.echo(f"Created a workspace in {directory}: {', '.join(files)}")
+    click.echo(f"Next: agentform -C {directory} plan")
+
+
+def _merged_gitignore(current: str) -> str:
+    """An existing .gitignore keeps its lines; agentform's are added when missing."""
+    have = set(current.splitlines())
+    missing = [line for line in GITIGNORE_LINES if line not in have]
+    if not missing:
+        return current
+    sep = "" if not current or current.endswith("\n") else "\n"
+    return current + sep + "\n".join(missing) + "\n"

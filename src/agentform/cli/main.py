@@ -4,6 +4,9 @@ Commands are imported when they are used, so a command pays only for what it
 needs: `agentform --version` and `agentform validate` never import the
 service (FastAPI, uvicorn), httpx or vcrpy. A new command is one line of
 COMMANDS: its name and "module:attribute".
+
+The group also takes the global options (`agentform -C ws plan`) and turns
+click's usage errors into exit code 1 (see conventions.py).
 """
 
 from __future__ import annotations
@@ -14,12 +17,15 @@ from collections.abc import Mapping
 import click
 
 from .. import __version__
+from .conventions import AgentformGroup, with_global_options
 
 COMMANDS: Mapping[str, str] = {
     "init": "agentform.cli.init_cmd:init",
     "validate": "agentform.cli.validate_cmd:validate",
     "plan": "agentform.cli.plan_cmd:plan",
+    "show": "agentform.cli.show_cmd:show",
     "apply": "agentform.cli.apply_cmd:apply",
+    "drift": "agentform.cli.drift_cmd:drift",
     "export": "agentform.cli.export_cmd:export",
     "schema": "agentform.cli.schema_cmd:schema",
     "service": "agentform.cli.service_cmd:service",
@@ -27,7 +33,7 @@ COMMANDS: Mapping[str, str] = {
 }
 
 
-class LazyGroup(click.Group):
+class LazyGroup(AgentformGroup):
     """A group whose subcommands are imported on first use, from "module:attribute"."""
 
     def __init__(self, *args: object, lazy: Mapping[str, str], **kwargs: object) -> None:
@@ -53,8 +59,13 @@ class LazyGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(__version__, prog_name="agentform")
+@with_global_options
 def cli() -> None:
-    """Manage an Agent Service workspace as code."""
+    """Manage an Agent Service workspace as code.
+
+    Global options (-C, --endpoint, -v, --no-color, ...) go before or after the command.
+    Exit codes: 0 success, 1 any error, 2 changes present (--detailed-exitcode) or drift.
+    """
 
 
 def main() -> None:

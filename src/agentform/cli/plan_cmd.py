@@ -1,4 +1,4 @@
-"""`agentform plan`: what apply would do, as text or JSON; optionally saved."""
+"""`agentform plan`: what apply would do, as text, markdown or JSON; optionally saved."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import click
 from ..engine.planfile import dump_plan
 from ..engine.planner import make_plan
 from ..kinds.context import PlanOptions
-from ..output.text import TextView
+from ..output.json_view import plan_json
 from .common import (
     Options,
     endpoint_of,
@@ -19,6 +19,7 @@ from .common import (
     workspace_options,
 )
 from .plan_options import plan_options
+from .views import format_option, markdown_errors, markdown_view, text_view
 
 
 @click.command("plan")
@@ -27,9 +28,7 @@ from .plan_options import plan_options
     type=click.Path(dir_okay=False, path_type=Path),
     help="Save the plan (JSON) for `agentform apply FILE`.",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option
 @click.option(
     "--detailed-exitcode",
     is_flag=True,
@@ -42,17 +41,18 @@ def plan(
     opts: Options, out: Path | None, fmt: str, detailed_exitcode: bool, options: PlanOptions
 ) -> int:
     """Show the calls that would make the live workspace match the files."""
-    workspace = load(opts)
-    endpoint = endpoint_of(opts, workspace).url
-
-    result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint, options))
+    with markdown_errors(opts, fmt, "plan"):
+        workspace = load(opts)
+        endpoint = endpoint_of(opts, workspace).url
+        result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint, options))
     if out:
         out.write_text(dump_plan(result, workspace.secrets))
     if fmt == "json":
-        click.echo(dump_plan(result, workspace.secrets), nl=False)
+        opts.echo(plan_json(result, workspace.secrets), nl=False)
+    elif fmt == "markdown":
+        opts.echo(markdown_view(opts, workspace, out).plan(result), nl=False)
     else:
-        view = TextView(opts.use_color, opts.verbose, workspace.secrets.scrub)
-        click.echo(view.plan(result), nl=False)
+        opts.echo(text_view(opts, workspace).plan(result), nl=False)
         if out:
-            click.echo(f"Saved the plan to {out}; apply it with: agentform apply {out}")
+            opts.echo(f"Saved the plan to {out}; apply it with: agentform apply {out}")
     return 2 if detailed_exitcode and result.has_changes else 0

@@ -19,6 +19,7 @@ from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
 from .diagnostics import Diagnostic, Diagnostics, Position, relative
 from .document import SETTINGS, allowed_keys, document_model
+from .files import IGNORE_FILE, root_file, workspace_files
 from .render import Renderer, Secrets
 from .yamlpos import Located, parse
 
@@ -53,17 +54,6 @@ class Workspace:
         return out
 
 
-def workspace_files(root: Path) -> list[Path]:
-    """agentform.yaml first, then every other *.yaml below root in sorted path order."""
-    others = sorted(
-        p
-        for p in root.rglob("*.yaml")
-        if p.name != ROOT_FILE or p.parent != root
-        if not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
-    return [root / ROOT_FILE, *others]
-
-
 def load_workspace(
     root: Path,
     cli_vars: Mapping[str, Any] | None = None,
@@ -83,10 +73,15 @@ def _load(
 ) -> Workspace:
     diags = Diagnostics()
     root = root.resolve()
-    if not (root / ROOT_FILE).is_file():
+    if not root.is_dir():
+        diags.error(f"no workspace directory {root} (agentform init creates one)")
+        diags.raise_if_errors()
+    root_path = root_file(root)
+    if root_path is None:
         diags.error(f"no {ROOT_FILE} in {root} (agentform init creates one)")
         diags.raise_if_errors()
-    variables = _variables(root, cli_vars or {}, var_files or [], diags)
+    assert root_path is not None
+    variables = _variables(root_path, cli_vars or {}, var_files or [], diags)
     renderer = Renderer(root, environ)
     declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
     settings: Settings | None = None
@@ -103,18 +98,25 @@ def _load(
         doc = _parse(text, name, diags)
         if doc is None:
             continue
-        if path != root / ROOT_FILE:
+        if path != root_path and doc.data and not set(doc.data) & _known_keys():
+            diags.error(
+                "not a workspace file: none of its keys is a kind or a setting "
+                f"(if it is not one, list it in {IGNORE_FILE})",
+                Position(name, 1, 1),
+            )
+            continue
+        if path != root_path:
             for key in SETTINGS:
                 if key in doc.data:
                     line, col = doc.where((key,))
                     diags.error(
-                        f"'{key}' is a workspace setting: it belongs in {ROOT_FILE}",
+                        f"'{key}' is a workspace setting: it belongs in {root_path.name}",
                         Position(name, line, col),
                     )
         model = _validate(doc, name, diags)
         if model is None:
             continue
-        if path == root / ROOT_FILE:
+        if path == root_path:
             settings = _settings(model, name, diags)
         for kind in top_level_kinds():
             for i, item in enumerate(getattr(model, kind.name) or []):
@@ -143,6 +145,10 @@ def _load(
     )
 
 
+def _known_keys() -> set[str]:
+    return set(SETTINGS) | {k.name for k in top_level_kinds()}
+
+
 def _declare_children(
     kind: Kind,
     parent: Declared,
@@ -169,12 +175,12 @@ def _declare_children(
 
 
 def _variables(
-    root: Path, cli_vars: Mapping[str, Any], var_files: list[Path], diags: Diagnostics
+    root_path: Path, cli_vars: Mapping[str, Any], var_files: list[Path], diags: Diagnostics
 ) -> dict[str, Any]:
     """vars of agentform.yaml, then --var-file files, then --var (later wins)."""
     merged: dict[str, Any] = {}
     try:
-        raw = yaml.safe_load((root / ROOT_FILE).read_text()) or {}
+        raw = yaml.safe_load(root_path.read_text()) or {}
         if isinstance(raw, dict) and isinstance(raw.get("vars"), dict):
             merged.update(raw["vars"])
     except yaml.YAMLError:

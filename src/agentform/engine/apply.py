@@ -41,23 +41,6 @@ class ApplyReport:
     def ok(self) -> bool:
         return all(r.status == "succeeded" for r in self.results)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "succeeded": self.count("succeeded"),
-            "failed": self.count("failed"),
-            "notAttempted": self.count("not attempted"),
-            "changes": [
-                {
-                    "id": r.change.id,
-                    "action": r.change.action,
-                    "status": r.status,
-                    "error": r.error,
-                    "callsMade": r.calls_made,
-                }
-                for r in self.results
-            ],
-        }
-
 
 class ApplyHooks(Protocol):
     def started(self, change: Change) -> None: ...

@@ -79,10 +79,16 @@ class Plan(Frozen):
     reads: Annotated[dict[str, tuple[str, ...]], AfterValidator(freeze)] = {}
     secretDigests: StrMap = {}  # NAME -> salted digest of the value
     secretSalt: str = ""
+    targets: tuple[str, ...] = ()  # a partial plan: its --target and --exclude globs
+    excludes: tuple[str, ...] = ()
 
     @property
     def has_changes(self) -> bool:
         return bool(self.changes)
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.targets or self.excludes)
 
 
 def summarise(changes: tuple[Change, ...] | list[Change], **counts: Any) -> Summary:

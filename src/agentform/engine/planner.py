@@ -28,6 +28,7 @@ from .live import LiveState, managed_keys, read_live
 from .model import Change, NoOp, Plan, PlanWarning, summarise
 from .order import stages
 from .slots import ids_needed, seal, shown
+from .targets import check_patterns, select
 
 __all__ = ["LiveState", "diff_plan", "make_plan", "managed_keys", "read_live"]
 
@@ -40,8 +41,11 @@ def _protected(workspace: Workspace, kind: Kind, key: Key) -> bool:
 async def make_plan(
     workspace: Workspace, api: Any, endpoint: str, options: PlanOptions | None = None
 ) -> Plan:
+    options = options or PlanOptions()
+    check_patterns([*options.targets, *options.excludes])  # before any call
     live = await read_live(workspace, api)
-    return diff_plan(workspace, live, endpoint, options)
+    plan = diff_plan(workspace, live, endpoint, options)
+    return select(plan, options.targets, options.excludes)
 
 
 @dataclass

@@ -26,6 +26,8 @@ class PlanOptions:
     allow_past_start: bool = False  # create a batch whose startAt has passed
     allow_cancel_running: bool = False  # cancel a running batch that is removed
     now: datetime | None = None  # the current time (tests pass a fixed one)
+    targets: tuple[str, ...] = ()  # --target KIND/KEY globs: a partial plan
+    excludes: tuple[str, ...] = ()  # --exclude KIND/KEY globs
 
     def current_time(self) -> datetime:
         return self.now or datetime.now(UTC)

@@ -1,1 +1,1 @@
-"""Views of a Plan and of an apply report: text (terminal) and JSON."""
+"""Views of a Plan, an apply report and a drift report: text (terminal), markdown, JSON."""

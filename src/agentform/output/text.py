@@ -7,8 +7,10 @@ from collections.abc import Callable
 import click
 
 from ..engine.apply import ApplyReport, ChangeResult
+from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
-from .values import describe, summarised, value
+from ..engine.targets import PARTIAL
+from .values import describe, summarised, value, warning_text
 
 SIGNS = {
     "create": ("+", "green"),
@@ -18,6 +20,12 @@ SIGNS = {
     "delete": ("-", "red"),
 }
 LINES_PER_FIELD = 10  # a field change shows at most this many lines unless -v
+DRIFT_SIGNS = {
+    "changed": ("~", "yellow"),
+    "missing": ("+", "green"),
+    "undeclared": ("-", "red"),
+    "declaredAbsent": ("-", "red"),
+}
 
 
 class TextView:
@@ -37,17 +45,19 @@ class TextView:
             f"{plan.organizationName} ({plan.organizationId})",
             "",
         ]
+        first = [w for w in plan.warnings if w.message.startswith(PARTIAL)]
+        for warning in first:  # a partial plan says so in its header
+            lines += [self._style(f"Warning: {warning_text(warning)}", "yellow", bold=True), ""]
         for change in plan.changes:
             lines += self._change(change)
         if self.verbose and plan.noops:
             lines.append("No-ops:")
             lines += [f"  = {n.kind}/{n.key}: {n.reason}" for n in plan.noops]
             lines.append("")
-        for warning in plan.warnings:
-            about = f"{warning.address}: " if warning.address else ""
-            where = f" ({warning.position})" if warning.position else ""
-            lines.append(self._style(f"Warning: {about}{warning.message}{where}", "yellow"))
-        if plan.warnings:
+        later = [w for w in plan.warnings if w not in first]
+        for warning in later:
+            lines.append(self._style(f"Warning: {warning_text(warning)}", "yellow"))
+        if later:
             lines.append("")
         s = plan.summary
         tail = f"{s.unchanged} unchanged, {s.unmanaged} not managed"
@@ -92,6 +102,29 @@ class TextView:
                 lines.append(self._style(f"      {call.method} {call.path}", "cyan"))
         lines.append("")
         return lines
+
+    def drift(self, drift: DriftReport) -> str:
+        lines = [
+            f"Workspace {drift.workspace} on {drift.endpoint}, organization "
+            f"{drift.organizationName} ({drift.organizationId})",
+            "",
+        ]
+        for item in drift.items:
+            sign, colour = DRIFT_SIGNS[item.drift]
+            head = self._style(f"  {sign} {item.id}", colour, bold=True)
+            lines.append(f"{head}  {DRIFT_CLASSES[item.drift]} ({item.reason})")
+            for field_change in item.fields:
+                lines += [f"      {line}" for line in describe(field_change)]
+            lines.append("")
+        for warning in drift.warnings:
+            lines.append(self._style(f"Warning: {warning_text(warning)}", "yellow"))
+        if drift.drifted:
+            parts = ", ".join(f"{n} {label}" for label, n in drift.counts_by_label().items() if n)
+            head = f"Drift: {len(drift.items)} objects differ from the files"
+            lines.append(self._style(head, "red", bold=True) + f" ({parts}).")
+        else:
+            lines.append(self._style("No drift.", bold=True) + " The service matches the files.")
+        return self.scrub("\n".join(lines) + "\n")
 
     def progress(self, result: ChangeResult) -> str:
         change = result.change

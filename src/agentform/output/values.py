@@ -1,19 +1,45 @@
-"""How values and changes of values are written in plans."""
+"""How values and changes of values are written in every view.
+
+A field change becomes a list of `Edit`s (what was added, removed, changed or is
+sensitive, at which path). Ordered lists (template fields and steps) are aligned
+with difflib on their canonical JSON, so inserting one item at the top is one
+added item, not a change on every later index; deleted items show what they held.
+Maps are compared key by key. The text and markdown views render the same edits.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
-from typing import Any
-
-from deepdiff import DeepDiff
+from collections.abc import Mapping
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Any, Literal
 
 from ..kinds.base import FieldChange
+
+SENSITIVE_CHANGED = "(sensitive, changed)"
+SENSITIVE_KEYS = {
+    "added": ("add", "(sensitive)"),
+    "removed": ("remove", "(sensitive)"),
+    "changed": ("sensitive", SENSITIVE_CHANGED),
+    "unchanged": ("same", "(sensitive, unchanged)"),
+}
 
 
 def value(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False)
+
+
+def _item_text(entry: Any) -> str:
+    return entry if isinstance(entry, str) else value(entry)
+
+
+def warning_text(warning: Any) -> str:
+    """A plan warning as one line: `ADDRESS: message (file:line:col)`."""
+    about = f"{warning.address}: " if warning.address else ""
+    where = f" ({warning.position})" if warning.position else ""
+    return f"{about}{warning.message}{where}"
 
 
 SHOWN_ENTRIES = 3  # a long list of objects shows its count, digest and first entries
@@ -33,51 +59,156 @@ def summarised(entries: list[Any] | tuple[Any, ...], verbose: bool) -> tuple[str
     return heading, list(entries[:SHOWN_ENTRIES])
 
 
-def _path(field: str, deep_path: str) -> str:
-    # DeepDiff writes root[1]['required']; plans write fields[1].required
-    path = re.sub(r"\['([^']*)'\]", r".\1", deep_path.removeprefix("root"))
-    return field + path
+@dataclass(frozen=True)
+class Edit:
+    """One line's worth of a change. `note` replaces the values of a sensitive one."""
+
+    op: Literal["add", "remove", "change", "sensitive", "same"]
+    path: str
+    before: Any = None
+    after: Any = None
+    note: str = ""
+
+
+def edits(change: FieldChange) -> list[Edit]:
+    """The edits of one field change, in reading order."""
+    if change.sensitive:
+        if change.keys is None:
+            return [Edit("sensitive", change.field, note=SENSITIVE_CHANGED)]
+        out = []
+        for key, status in change.keys.items():
+            op, note = SENSITIVE_KEYS[status]
+            out.append(Edit(op, f"{change.field}.{key}", note=note))  # type: ignore[arg-type]
+        return out
+    if change.added is not None or change.removed is not None:
+        return [Edit("add", change.field, after=x) for x in change.added or ()] + [
+            Edit("remove", change.field, before=x) for x in change.removed or ()
+        ]
+    before, after = change.before, change.after
+    if isinstance(before, list | tuple) and isinstance(after, list | tuple):
+        return _aligned(change.field, list(before), list(after))
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        return _item(change.field, before, after)
+    return [Edit("change", change.field, before, after)]
+
+
+def _canonical(item: Any) -> str:
+    return json.dumps(item, sort_keys=True, default=str)
+
+
+def _aligned(path: str, before: list[Any], after: list[Any]) -> list[Edit]:
+    matcher = SequenceMatcher(
+        a=[_canonical(x) for x in before], b=[_canonical(x) for x in after], autojunk=False
+    )
+    out: list[Edit] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            out += _paired(path, before, after, (i1, i2), (j1, j2))
+    return out
+
+
+PAIRING_LIMIT = 10_000  # items compared pairwise in one replaced block, at most
+
+
+def _similarity(a: Any, b: Any) -> float:
+    if isinstance(a, Mapping) and isinstance(b, Mapping) and (a or b):
+        same = sum(k in b and a[k] == b[k] for k in a)
+        return same / max(len(a), len(b))
+    return 1.0 if a == b else 0.0
+
+
+def _paired(
+    path: str, before: list[Any], after: list[Any], old: tuple[int, int], new: tuple[int, int]
+) -> list[Edit]:
+    """A replaced block: items alike enough (most keys equal) are edits in place, as
+    difflib's Differ pairs similar lines; the rest are removed and added."""
+    (i1, i2), (j1, j2) = old, new
+    best, pair = 0.5, None
+    if (i2 - i1) * (j2 - j1) <= PAIRING_LIMIT:
+        for i in range(i1, i2):
+            for j in range(j1, j2):
+                score = _similarity(before[i], after[j])
+                if score > best:
+                    best, pair = score, (i, j)
+    if pair is None:
+        return [Edit("remove", f"{path}[{i}]", before=before[i]) for i in range(i1, i2)] + [
+            Edit("add", f"{path}[{j}]", after=after[j]) for j in range(j1, j2)
+        ]
+    i, j = pair
+    return (
+        _paired(path, before, after, (i1, i), (j1, j))
+        + _item(f"{path}[{j}]", before[i], after[j])
+        + _paired(path, before, after, (i + 1, i2), (j + 1, j2))
+    )
+
+
+def _item(path: str, before: Any, after: Any) -> list[Edit]:
+    """A value changed in place: key by key when both sides are mappings."""
+    if not (isinstance(before, Mapping) and isinstance(after, Mapping)):
+        if isinstance(before, list | tuple) and isinstance(after, list | tuple):
+            return _aligned(path, list(before), list(after))
+        return [Edit("change", path, before, after)]
+    out = []
+    for key in [*before, *(k for k in after if k not in before)]:
+        if key not in after:
+            out.append(Edit("remove", f"{path}.{key}", before=before[key]))
+        elif key not in before:
+            out.append(Edit("add", f"{path}.{key}", after=after[key]))
+        elif before[key] != after[key]:
+            out += _item(f"{path}.{key}", before[key], after[key])
+    return out
 
 
 def describe(change: FieldChange) -> list[str]:
-    """One or more lines saying how a field changes."""
-    if change.sensitive:
-        if change.keys is None:
-            return [f"{change.field}: (sensitive, changed)"]
-        shown = {
-            "added": "+ {f}.{k}: (sensitive)",
-            "removed": "- {f}.{k}: (sensitive)",
-            "changed": "{f}.{k}: (sensitive, changed)",
-            "unchanged": "{f}.{k}: (sensitive, unchanged)",
-        }
-        return [shown[s].format(f=change.field, k=k) for k, s in change.keys.items()]
-    if change.added is not None or change.removed is not None:
-        parts = [f"+{_item(x)}" for x in change.added or []]
-        parts += [f"-{_item(x)}" for x in change.removed or []]
+    """One or more lines saying how a field changes (the text view)."""
+    all_edits = edits(change)
+    if not change.sensitive and (change.added is not None or change.removed is not None):
+        parts = [f"+{_item_text(e.after)}" for e in all_edits if e.op == "add"]
+        parts += [f"-{_item_text(e.before)}" for e in all_edits if e.op == "remove"]
         return [f"{change.field}: {' '.join(parts)}"]
-    before, after = change.before, change.after
-    if isinstance(before, list | tuple | dict) and isinstance(after, list | tuple | dict):
-        return _list_lines(change.field, before, after)
-    return [f"{change.field}: {value(before)} -> {value(after)}"]
-
-
-def _item(entry: Any) -> str:
-    return entry if isinstance(entry, str) else value(entry)
-
-
-def _list_lines(field: str, before: Any, after: Any) -> list[str]:
-    diff = DeepDiff(before, after, verbose_level=2)
     lines = []
-    for path, d in diff.get("values_changed", {}).items():
-        lines.append(f"{_path(field, path)}: {value(d['old_value'])} -> {value(d['new_value'])}")
-    for path, d in diff.get("type_changes", {}).items():
-        lines.append(f"{_path(field, path)}: {value(d['old_value'])} -> {value(d['new_value'])}")
-    for key, sign in (
-        ("dictionary_item_added", "+"),
-        ("iterable_item_added", "+"),
-        ("dictionary_item_removed", "-"),
-        ("iterable_item_removed", "-"),
-    ):
-        for path, v in diff.get(key, {}).items():
-            lines.append(f"{sign} {_path(field, path)}: {value(v)}")
-    return sorted(lines) or [f"{field}: {value(before)} -> {value(after)}"]
+    for e in all_edits:
+        if e.note:
+            sign = {"add": "+ ", "remove": "- "}.get(e.op, "")
+            lines.append(f"{sign}{e.path}: {e.note}")
+        elif e.op == "change":
+            lines.append(f"{e.path}: {value(e.before)} -> {value(e.after)}")
+        elif e.op == "add":
+            lines.append(f"+ {e.path}: {value(e.after)}")
+        else:
+            lines.append(f"- {e.path}: {value(e.before)}")
+    return lines or [f"{change.field}: {value(change.before)} -> {value(change.after)}"]
+
+
+def diff_lines(change: FieldChange, indent: str = "    ") -> list[str]:
+    """The edits of a field change as lines of a `diff` block: `-` old, `+` new, `~` a
+    sensitive change (no value shown), a space for a sensitive key left as it is."""
+    out = []
+    for e in edits(change):
+        if e.note:
+            sign = {"add": "+", "remove": "-", "same": " "}.get(e.op, "~")
+            out.append(f"{sign}{indent}{e.path}: {e.note}")
+            continue
+        if e.op in ("remove", "change"):
+            out.append(f"-{indent}{e.path}: {_shown(e.before, change)}")
+        if e.op in ("add", "change"):
+            out.append(f"+{indent}{e.path}: {_shown(e.after, change)}")
+    return out
+
+
+def _shown(v: Any, change: FieldChange) -> str:
+    set_member = change.added is not None or change.removed is not None
+    return _item_text(v) if set_member else value(v)
+
+
+def object_lines(sign: str, shown: Mapping[str, Any] | None, indent: str = "    ") -> list[str]:
+    """A whole object (created or deleted) as `diff` lines, one per field or list item."""
+    out = []
+    for k, v in (shown or {}).items():
+        if k == "name":
+            continue
+        if isinstance(v, list | tuple) and any(isinstance(i, Mapping) for i in v):
+            out += [f"{sign}{indent}{k}[{i}]: {value(item)}" for i, item in enumerate(v)]
+        else:
+            out.append(f"{sign}{indent}{k}: {value(v)}")
+    return out

@@ -1,0 +1,207 @@
+"""Command-line conventions every command shares: global options accepted before or
+after the command (`agentform -C ws plan` = `agentform plan -C ws`), exit codes
+pipelines can trust (any error is 1, usage errors included; 2 means only "changes
+present" or "drifted"), and when to colour.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+FORMATS = ("text", "markdown", "json")
+
+
+def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for item in values:
+        if "=" not in item:
+            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}")
+        name, _, val = item.partition("=")
+        out[name] = val
+    return out
+
+
+def _parse_rate(_: Any, __: Any, value: str | None) -> float | None:
+    if value is None or not value.strip():
+        return None
+    from ..api.ratelimit import parse_rate
+    from ..errors import AgentformError
+
+    try:
+        return parse_rate(value)
+    except AgentformError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def global_options() -> list[Callable[[Any], Any]]:
+    """The options of DESIGN.md §4 that the group and every workspace command take.
+
+    None of them has a default here, so a value given after the command can be told
+    from one given before it (after wins); `Options` fills in the defaults.
+    """
+    return [
+        click.option(
+            "-C",
+            "--workspace",
+            "workspace_dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="The workspace directory (default: .).",
+        ),
+        click.option(
+            "--endpoint",
+            envvar="AGENTFORM_ENDPOINT",
+            help="Override the workspace endpoint (URL or 'local').",
+        ),
+        click.option(
+            "--api-key-file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="File holding the API key (default: $AGENTFORM_API_KEY).",
+        ),
+        click.option("--organization-id", help="The organization the key must belong to."),
+        click.option(
+            "--record-cassette",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Write this run's HTTP exchanges as a vcrpy cassette, scrubbed.",
+        ),
+        click.option(
+            "--var",
+            "vars",
+            multiple=True,
+            callback=_parse_var,
+            metavar="NAME=VALUE",
+            help="Set a template variable (repeatable).",
+        ),
+        click.option(
+            "--var-file",
+            "var_files",
+            multiple=True,
+            type=click.Path(dir_okay=False, exists=True, path_type=Path),
+        ),
+        click.option(
+            "--parallelism",
+            type=click.IntRange(min=1),
+            help="Most requests in flight; below it the run adapts to the service (default 16).",
+        ),
+        click.option(
+            "--rate-limit",
+            envvar="AGENTFORM_RATE_LIMIT",
+            callback=_parse_rate,
+            metavar="N/s",
+            help="Requests per second for the whole run, reads and writes alike "
+            "(default: none; a 429 slows the run). Env: AGENTFORM_RATE_LIMIT.",
+        ),
+        click.option("-v", "--verbose", is_flag=True, default=None, help="Show no-ops and calls."),
+        click.option(
+            "--color/--no-color",
+            default=None,
+            help="Colour (default: on a terminal; NO_COLOR and FORCE_COLOR are honoured).",
+        ),
+    ]
+
+
+GLOBAL_NAMES = (
+    "workspace_dir",
+    "endpoint",
+    "api_key_file",
+    "organization_id",
+    "record_cassette",
+    "vars",
+    "var_files",
+    "verbose",
+    "color",
+    "parallelism",
+    "rate_limit",
+)
+
+
+def merged_globals(given: dict[str, Any]) -> dict[str, Any]:
+    """The command's own global options over those given before the command."""
+    ctx = click.get_current_context(silent=True)
+    before: dict[str, Any] = {}
+    if ctx is not None:
+        root = ctx.find_root()
+        if isinstance(root.obj, dict):
+            before = root.obj.get("globals", {})
+    out: dict[str, Any] = {}
+    for name in GLOBAL_NAMES:
+        mine, theirs = given.get(name), before.get(name)
+        if name == "vars":
+            out[name] = {**(theirs or {}), **(mine or {})}
+        elif name == "var_files":
+            out[name] = [*(theirs or ()), *(mine or ())]
+        else:
+            out[name] = mine if mine is not None else theirs
+    return out
+
+
+def color_wanted(
+    flag: bool | None, is_terminal: bool, environ: Mapping[str, str] | None = None
+) -> bool:
+    """--color/--no-color, then NO_COLOR (any value), then FORCE_COLOR (any value but
+    empty, 0 or false), then TERM=dumb, then whether the output is a terminal."""
+    env = os.environ if environ is None else environ
+    if flag is not None:
+        return flag
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR", "").lower() not in ("", "0", "false"):
+        return True
+    if env.get("TERM") == "dumb":
+        return False
+    return is_terminal
+
+
+def stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+class AgentformGroup(click.Group):
+    """A group whose usage errors exit 1, not click's 2: 2 means "changes present"."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as exc:
+            setattr(exc, "exit_code", 1)  # noqa: B010 (a class variable of click's)
+            raise
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            close = difflib.get_close_matches(args[0] if args else "", self.list_commands(ctx), n=1)
+            if close and "No such command" in exc.message:
+                setattr(exc, "message", f"{exc.message} Did you mean '{close[0]}'?")  # noqa: B010
+            raise
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            setattr(exc, "exit_code", 1)  # noqa: B010 (a class variable of click's)
+            raise
+
+
+def with_global_options(group: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorates the group callback: remembers the global options given before the command."""
+
+    def callback(**given: Any) -> None:
+        ctx = click.get_current_context()
+        ctx.ensure_object(dict)
+        ctx.obj["globals"] = given
+        group()
+
+    callback.__doc__ = group.__doc__
+    callback.__name__ = group.__name__
+    for decorator in reversed(global_options()):
+        callback = decorator(callback)
+    return callback

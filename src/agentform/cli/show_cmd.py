@@ -1,0 +1,36 @@
+"""`agentform show PLANFILE`: a saved plan in any view (the whole of a plan whose
+markdown comment was cut at GitHub's size limit). Reads only the file: no API call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..config.render import Secrets
+from ..engine.planfile import load_plan
+from ..output.markdown import MarkdownView
+from ..output.text import TextView
+from .common import Options, guarded, workspace_options
+from .views import format_option
+
+
+@click.command("show")
+@click.argument("planfile", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@format_option
+@click.option(
+    "--no-limit", is_flag=True, help="markdown: do not cut at GitHub's 65,536 characters."
+)
+@workspace_options
+@guarded
+def show(opts: Options, planfile: Path, fmt: str, no_limit: bool) -> int:
+    """Show a saved plan (`plan --out FILE`) as text, markdown or JSON."""
+    plan = load_plan(planfile.read_text())
+    if fmt == "json":
+        opts.echo(planfile.read_text(), nl=False)
+    elif fmt == "markdown":
+        view = MarkdownView(limit=None if no_limit else MarkdownView().limit, verbose=opts.verbose)
+        opts.echo(view.plan(plan), nl=False)
+    else:
+        opts.echo(TextView(opts.use_color, opts.verbose, Secrets().scrub).plan(plan), nl=False)
+    return 0

@@ -1,0 +1,78 @@
+"""Which files are workspace files.
+
+`*.yaml` and `*.yml` below the workspace root, in sorted path order with the root
+file (`agentform.yaml`, or `agentform.yml`) first, minus:
+- anything under a hidden directory, and hidden files (`.agentform/`, `.github/`…);
+- what `.agentformignore` at the root names (gitignore syntax, read with pathspec);
+- agentform's own artifacts written inside the workspace: a vcrpy cassette
+  (`--record-cassette run.yaml`) or a saved plan or report (JSON holding a
+  `formatVersion`, e.g. `plan --out plan.yaml`). They are recognised by their
+  content, so they are skipped whatever they are called and wherever they are.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pathspec
+
+from ..errors import DiagnosticsError
+from .diagnostics import Diagnostic, Position
+
+ROOT_NAMES = ("agentform.yaml", "agentform.yml")
+IGNORE_FILE = ".agentformignore"
+SUFFIXES = (".yaml", ".yml")
+
+_CASSETTE = re.compile(r"\A(?:\s*#[^\n]*\n)*\s*interactions:\s*(?:\n|$)")
+_REPORT = re.compile(r'\A\s*\{\s*"formatVersion"\s*:')
+
+
+def root_file(root: Path) -> Path | None:
+    """The workspace's root file; a DiagnosticsError when both spellings exist."""
+    found = [root / name for name in ROOT_NAMES if (root / name).is_file()]
+    if len(found) > 1:
+        raise DiagnosticsError(
+            [
+                Diagnostic(
+                    f"both {ROOT_NAMES[0]} and {ROOT_NAMES[1]} exist: keep one", Position(str(root))
+                )
+            ]
+        )
+    return found[0] if found else None
+
+
+def ignore_spec(root: Path) -> pathspec.PathSpec:
+    path = root / IGNORE_FILE
+    lines = path.read_text().splitlines() if path.is_file() else []
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def is_artifact(text: str) -> bool:
+    """A cassette, saved plan or report agentform wrote (never a workspace file)."""
+    return bool(_CASSETTE.match(text) or _REPORT.match(text))
+
+
+def workspace_files(root: Path) -> list[Path]:
+    """The root file first, then every other workspace file in sorted path order."""
+    first = root_file(root)
+    ignored = ignore_spec(root)
+    others = []
+    for path in sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES):
+        relative = path.relative_to(root)
+        if path == first or any(part.startswith(".") for part in relative.parts):
+            continue
+        if not path.is_file() or ignored.match_file(relative.as_posix()):
+            continue
+        if is_artifact(_head(path)):
+            continue
+        others.append(path)
+    return ([first] if first else []) + others
+
+
+def _head(path: Path, size: int = 4096) -> str:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            return handle.read(size)
+    except OSError:
+        return ""

@@ -1,0 +1,95 @@
+"""The JSON view: stable, versioned documents of a plan, an apply report and a drift
+report. A plan's JSON is the saved-plan format itself (secret values masked)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..config.render import Secrets
+from ..engine.apply import ApplyReport
+from ..engine.drift import DRIFT_CLASSES, DriftReport
+from ..engine.model import Plan
+from ..engine.planfile import dump_plan
+from ..frozen import thaw
+
+REPORT_FORMAT_VERSION = 1
+
+
+def plan_json(plan: Plan, secrets: Secrets) -> str:
+    return dump_plan(plan, secrets)
+
+
+def report_document(report: ApplyReport, workspace: str) -> dict[str, Any]:
+    return {
+        "formatVersion": REPORT_FORMAT_VERSION,
+        "workspace": workspace,
+        "succeeded": report.count("succeeded"),
+        "failed": report.count("failed"),
+        "notAttempted": report.count("not attempted"),
+        "changes": [
+            {
+                "id": r.change.id,
+                "action": r.change.action,
+                "status": r.status,
+                "error": r.error,
+                "callsMade": r.calls_made,
+            }
+            for r in report.results
+        ],
+    }
+
+
+def report_json(report: ApplyReport, workspace: str, secrets: Secrets) -> str:
+    return secrets.scrub(json.dumps(report_document(report, workspace), indent=2)) + "\n"
+
+
+def drift_document(drift: DriftReport) -> dict[str, Any]:
+    """Each drifted object and field: for a field, the service's value and the files'
+    (a sensitive one says only that it differs)."""
+    items = []
+    for item in drift.items:
+        fields = []
+        for fc in item.fields:
+            if fc.sensitive:
+                fields.append({"field": fc.field, "sensitive": True})
+            elif fc.added is not None or fc.removed is not None:
+                fields.append(
+                    {
+                        "field": fc.field,
+                        "onlyInService": thaw(fc.removed or ()),
+                        "onlyInFiles": thaw(fc.added or ()),
+                    }
+                )
+            else:
+                fields.append(
+                    {"field": fc.field, "service": thaw(fc.before), "files": thaw(fc.after)}
+                )
+        items.append(
+            {
+                "id": item.id,
+                "kind": item.kind,
+                "key": item.key,
+                "drift": item.drift,
+                "description": DRIFT_CLASSES[item.drift],
+                "reason": item.reason,
+                "fields": fields,
+                "object": thaw(item.object),
+            }
+        )
+    return {
+        "formatVersion": drift.formatVersion,
+        "workspace": drift.workspace,
+        "endpoint": drift.endpoint,
+        "organizationId": drift.organizationId,
+        "organizationName": drift.organizationName,
+        "drifted": drift.drifted,
+        "counts": {cls: sum(i.drift == cls for i in drift.items) for cls in DRIFT_CLASSES},
+        "items": items,
+        "warnings": [w.model_dump(mode="json") for w in drift.warnings],
+    }
+
+
+def drift_json(drift: DriftReport, secrets: Secrets) -> str:
+    text = json.dumps(drift_document(drift), indent=2, ensure_ascii=False)
+    return secrets.scrub(text) + "\n"

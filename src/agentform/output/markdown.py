@@ -1,0 +1,274 @@
+"""The markdown view: a plan, an apply report or a drift report as GitHub-flavoured
+markdown for a pull-request comment or an issue.
+
+Layout: a stable HTML comment marker naming the workspace (a pipeline finds and
+updates its own comment by it), warnings and errors, a summary line and a table of
+counts per kind, then one collapsible `<details>` section per kind holding a `diff`
+block. A document longer than `limit` characters (GitHub's comment limit) is cut
+between two changes, never inside one, every open block is closed, and a last line
+says what was left out and where the whole of it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from ..engine.apply import ApplyReport
+from ..engine.drift import DRIFT_CLASSES, DriftReport
+from ..engine.model import Change, Plan
+from .values import diff_lines, object_lines, warning_text
+
+GITHUB_LIMIT = 65_536
+SIGNS = {"create": "+", "update": "~", "replace": "~", "delete": "-", "cancel": "-"}
+ACTIONS = ("create", "update", "replace", "delete", "cancel")
+NOTE_ROOM = 600  # kept free for the line saying what was cut
+
+
+def marker(what: str, workspace: str) -> str:
+    """`<!-- agentform:plan workspace=NAME -->`: what a pipeline searches its comments for."""
+    return f"<!-- agentform:{what} workspace={quote(workspace, safe='._-')} -->"
+
+
+def code(text: str) -> str:
+    """An inline code span that holds any text (backticks included)."""
+    text = text.replace("\n", " ")
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+@dataclass
+class Section:
+    """One `<details>` block: a summary and `count` entries (each the lines of one
+    change), made only as far as they are shown."""
+
+    kind: str
+    summary: str
+    count: int
+    entries: Iterable[list[str]]
+
+
+def _table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(["---", *["---:"] * (len(header) - 1)]) + "|",
+    ]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _counts(pairs: Iterable[tuple[str, str]], columns: list[str], headers: list[str]) -> list[str]:
+    """A table of how many (kind, column) pairs there are, a row per kind in order
+    of first appearance; nothing when there are none."""
+    counted = Counter(pairs)
+    kinds = list(dict.fromkeys(kind for kind, _ in counted))
+    if not kinds:
+        return []
+    rows = [[code(k), *(str(counted[(k, c)]) for c in columns)] for k in kinds]
+    return [*_table(["kind", *headers], rows), ""]
+
+
+def _alerts(kind: str, messages: list[str]) -> list[str]:
+    if not messages:
+        return []
+    lines = [f"> [!{kind}]"]
+    lines += [f"> - {m}" for m in messages]
+    return [*lines, ""]
+
+
+def _actions(changes: Iterable[Change]) -> list[str]:
+    present: set[str] = {c.action for c in changes}
+    return [a for a in ACTIONS if a in present] + sorted(present - set(ACTIONS))
+
+
+def change_entry(change: Change, scrub: Callable[[str], str], status: str = "") -> list[str]:
+    sign = SIGNS.get(change.action, "~")
+    head = f"{sign} {change.id}: {change.action}, {change.reason}"
+    lines = [head + (f" ({status})" if status else "")]
+    if change.action == "create":
+        lines += object_lines(sign, change.after)
+    elif change.changedFields:
+        for fc in change.changedFields:
+            lines += diff_lines(fc)
+    elif change.action in ("delete", "cancel"):
+        lines += object_lines(sign, change.before)
+    return [scrub(line) for line in lines]
+
+
+class MarkdownView:
+    def __init__(
+        self,
+        scrub: Callable[[str], str] = lambda s: s,
+        limit: int | None = GITHUB_LIMIT,
+        whole: str = "run `agentform plan` to see the whole plan",
+        verbose: bool = False,
+    ) -> None:
+        self.scrub = scrub
+        self.limit = limit
+        self.whole = whole  # where the whole document can be seen, when it is cut
+        self.verbose = verbose
+
+    # -- plan ----------------------------------------------------------------
+    def plan(self, plan: Plan) -> str:
+        s = plan.summary
+        head = [marker("plan", plan.workspace), ""]
+        head += _alerts("WARNING", [self.scrub(warning_text(w)) for w in plan.warnings])
+        head += [f"### agentform plan: workspace {code(plan.workspace)}", ""]
+        tail = f"{s.unchanged} unchanged, {s.unmanaged} not managed"
+        if plan.has_changes:
+            counts = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete"
+            counts += f", {s.replace} to replace" if s.replace else ""
+            counts += f", {s.cancel} to cancel" if s.cancel else ""
+            head.append(f"**{counts}.** ({tail})")
+        else:
+            head.append(f"**No changes.** The live workspace matches the files ({tail}).")
+        head += ["", self._where(plan), ""]
+        actions = _actions(plan.changes)
+        kinds = list(dict.fromkeys(c.kind for c in plan.changes))
+        head += _counts(((c.kind, c.action) for c in plan.changes), actions, actions)
+        sections = []
+        for kind in kinds:
+            mine = [c for c in plan.changes if c.kind == kind]
+            counts = ", ".join(f"{sum(c.action == a for c in mine)} to {a}" for a in _actions(mine))
+            sections.append(
+                Section(
+                    kind,
+                    f"{kind}: {counts}",
+                    len(mine),
+                    (change_entry(c, self.scrub) for c in mine),
+                )
+            )
+        if self.verbose and plan.noops:
+            noops = [[f"  {n.kind}/{n.key}: {n.reason}"] for n in plan.noops]
+            sections.append(Section("no-ops", f"no-ops: {len(noops)}", len(noops), noops))
+        return self._document(head, sections)
+
+    def _where(self, plan: Plan) -> str:
+        return (
+            f"Organization {code(plan.organizationName)} ({code(plan.organizationId)}) "
+            f"on {code(plan.endpoint)}."
+        )
+
+    # -- apply report ----------------------------------------------------------
+    def report(self, report: ApplyReport, workspace: str) -> str:
+        head = [marker("apply", workspace), ""]
+        failed = [r for r in report.results if r.status == "failed"]
+        head += _alerts(
+            "CAUTION", [f"{code(r.change.id)}: {self.scrub(r.error or 'failed')}" for r in failed]
+        )
+        head += [f"### agentform apply: workspace {code(workspace)}", ""]
+        head += [
+            f"**Apply: {report.count('succeeded')} succeeded, {report.count('failed')} failed, "
+            f"{report.count('not attempted')} not attempted.**",
+            "",
+        ]
+        statuses = ["succeeded", "failed", "not attempted"]
+        kinds = list(dict.fromkeys(r.change.kind for r in report.results))
+        head += _counts(((r.change.kind, r.status) for r in report.results), statuses, statuses)
+        sections = []
+        for kind in kinds:
+            mine = [r for r in report.results if r.change.kind == kind]
+            entries = []
+            for r in mine:
+                entry = change_entry(r.change, self.scrub, r.status)
+                if r.error:
+                    entry.append(self.scrub(f"!    {r.error}"))
+                entries.append(entry)
+            done = sum(r.status == "succeeded" for r in mine)
+            summary = f"{kind}: {done} of {len(mine)} succeeded"
+            sections.append(Section(kind, summary, len(entries), entries))
+        return self._document(head, sections)
+
+    # -- drift report ----------------------------------------------------------
+    def drift(self, drift: DriftReport) -> str:
+        head = [marker("drift", drift.workspace), ""]
+        head += _alerts("WARNING", [self.scrub(warning_text(w)) for w in drift.warnings])
+        head += [f"### agentform drift: workspace {code(drift.workspace)}", ""]
+        if not drift.drifted:
+            head.append("**No drift.** The service matches the files.")
+        else:
+            parts = ", ".join(f"{n} {label}" for label, n in drift.counts_by_label().items() if n)
+            head.append(f"**Drift: {len(drift.items)} objects differ from the files** ({parts}).")
+        head += [
+            "",
+            f"Organization {code(drift.organizationName)} ({code(drift.organizationId)}) "
+            f"on {code(drift.endpoint)}. In the diffs, `-` is the service and `+` the files "
+            "(what `agentform apply` would make it).",
+            "",
+        ]
+        kinds = list(dict.fromkeys(i.kind for i in drift.items))
+        pairs = ((i.kind, i.drift) for i in drift.items)
+        head += _counts(pairs, list(DRIFT_CLASSES), list(DRIFT_CLASSES.values()))
+        sections = []
+        for kind in kinds:
+            mine = [i for i in drift.items if i.kind == kind]
+            entries = []
+            for item in mine:
+                sign = {"missing": "+", "changed": "~"}.get(item.drift, "-")
+                lines = [f"{sign} {item.id}: {DRIFT_CLASSES[item.drift]} ({item.reason})"]
+                for fc in item.fields:
+                    lines += diff_lines(fc)
+                if item.drift != "changed":
+                    lines += object_lines(sign, item.object)
+                entries.append([self.scrub(line) for line in lines])
+            sections.append(Section(kind, f"{kind}: {len(mine)} drifted", len(entries), entries))
+        return self._document(head, sections, "drifted objects")
+
+    # -- an error instead of a document ---------------------------------------
+    def error(self, what: str, workspace: str, messages: list[str]) -> str:
+        lines = [marker(what, workspace), ""]
+        lines += _alerts("CAUTION", [code(self.scrub(m)) for m in messages])
+        lines += [f"### agentform {what}: workspace {code(workspace)}", ""]
+        lines.append(f"**The {what} failed**; nothing was changed.")
+        return "\n".join(lines) + "\n"
+
+    # -- assembly with the size cap -------------------------------------------
+    def _document(self, head: list[str], sections: list[Section], noun: str = "changes") -> str:
+        out = "\n".join(head) + "\n"
+        budget = None if self.limit is None else self.limit - NOTE_ROOM
+        size = len(out)
+        left_out: dict[str, int] = {}
+        for section in sections:
+            if left_out:
+                left_out[section.kind] = section.count
+                continue
+            opening = f"<details><summary>{_html(section.summary)}</summary>\n\n"
+            size += len(opening) + len("```diff\n```\n\n</details>\n\n")
+            body: list[str] = []
+            for entry in section.entries:
+                text = "\n".join(entry) + "\n"
+                if budget is not None and size + len(text) > budget:
+                    break
+                body.append(text)
+                size += len(text)
+            if len(body) < section.count:
+                left_out[section.kind] = section.count - len(body)
+            if body:
+                fence = _fence(body)
+                out += f"{opening}{fence}diff\n{''.join(body)}{fence}\n\n</details>\n\n"
+        if left_out:
+            total = sum(left_out.values())
+            detail = ", ".join(f"{kind}: {n}" for kind, n in left_out.items())
+            out += (
+                f"**{total} more {noun} were left out** ({detail}): this text is limited to "
+                f"{self.limit:,} characters. To see all of it, {self.whole}.\n"
+            )
+        return out
+
+
+def _fence(texts: list[str]) -> str:
+    longest = max((len(m) for text in texts for m in re.findall(r"`{3,}", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,272 @@
+"""The command-line conventions pipelines rely on: global options before or after the
+command, exit codes, colour rules, init refusing to overwrite, ignored artifacts."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agentform.cli.conventions import color_wanted
+from agentform.cli.main import cli
+
+from .provisioner.harness import RequestLog
+
+QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, root, ignore=shutil.ignore_patterns(".agentform"))
+    return root
+
+
+def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
+    base = {"NO_COLOR": "", "FORCE_COLOR": "", "AGENTFORM_ENDPOINT": ""}
+    return CliRunner().invoke(
+        cli, list(args), input=input, env={**base, **(env or {})}, catch_exceptions=False
+    )
+
+
+# -- global options anywhere -------------------------------------------------
+
+
+def test_global_options_before_the_command(ws: Path) -> None:
+    before = run("-C", str(ws), "plan", "--detailed-exitcode")
+    after = run("plan", "--detailed-exitcode", "-C", str(ws))
+    assert before.exit_code == after.exit_code == 2
+    assert before.stdout == after.stdout
+    verbose = run("-v", "-C", str(ws), "plan")
+    assert "PUT" in verbose.stdout or "POST /agent-profile-pools" in verbose.stdout
+    assert "POST /agent-profile-pools" not in run("-C", str(ws), "plan").stdout
+
+
+def test_options_after_the_command_win_and_vars_merge(ws: Path, tmp_path: Path) -> None:
+    result = run("-C", str(tmp_path / "nowhere"), "--var", "region=us", "plan", "-C", str(ws))
+    assert result.exit_code == 0 and "profilePools/checkout-us" in result.stdout
+    result = run("--var", "region=us", "plan", "-C", str(ws), "--var", "region=ap")
+    assert "profilePools/checkout-ap" in result.stdout
+
+
+def test_no_color_and_format_before_the_command(ws: Path) -> None:
+    coloured = run("--color", "-C", str(ws), "plan")
+    assert ANSI.search(coloured.stdout)
+    plain = run("--no-color", "-C", str(ws), "plan", env={"FORCE_COLOR": "1"})
+    assert not ANSI.search(plain.stdout)
+
+
+def test_init_takes_the_directory_from_global_C(tmp_path: Path) -> None:
+    result = run("-C", str(tmp_path / "w"), "init")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "w" / "agentform.yaml").exists()
+
+
+# -- exit codes --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "--no-such-option"],
+        ["no-such-command"],
+        ["plan", "--format", "yaml"],
+        ["plan", "--var", "novalue"],
+        ["apply", "--parallelism", "0"],
+        ["service", "run", "--port", "x"],
+        [],
+    ],
+    ids=[
+        "unknown-option",
+        "unknown-command",
+        "bad-choice",
+        "bad-var",
+        "bad-range",
+        "nested",
+        "bare",
+    ],
+)
+def test_usage_errors_exit_1_not_2(args: list[str], ws: Path) -> None:
+    result = run(*args)
+    assert result.exit_code == 1, result.output
+
+
+def test_a_mistyped_command_gets_a_suggestion() -> None:
+    result = run("paln")
+    assert result.exit_code == 1 and "Did you mean 'plan'?" in result.output
+
+
+def test_exit_codes_of_plan(ws: Path) -> None:
+    assert run("plan", "-C", str(ws)).exit_code == 0
+    assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 2
+    assert run("apply", "--auto-approve", "-C", str(ws)).exit_code == 0
+    assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 0
+    (ws / "pools.yaml").write_text("profilePools: [{name: x, membrs: []}]\n")
+    assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 1
+
+
+def test_a_cancelled_interactive_apply_exits_1(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agentform.cli.apply_cmd as apply_cmd
+
+    monkeypatch.setattr(apply_cmd, "stdin_is_terminal", lambda: True)
+    result = run("apply", "-C", str(ws), input="no\n")
+    assert result.exit_code == 1 and "Apply cancelled; nothing was changed." in result.output
+    aborted = run("apply", "-C", str(ws), input="")  # end of input at the prompt (Ctrl-D)
+    assert aborted.exit_code == 1
+    assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 2
+
+
+def test_apply_with_a_failed_change_exits_1(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agentform.service as service
+
+    real = service.create_app
+
+    class FailingApp(RequestLog):
+        def __getattr__(self, name: str) -> Any:  # the service's state, for its runner
+            return getattr(self.app, name)
+
+    def failing_app(*args: Any, **kwargs: Any) -> RequestLog:
+        return FailingApp(
+            real(*args, **kwargs),
+            fail=lambda m, p: 400 if (m, p) == ("POST", "/vault/templates") else None,
+        )
+
+    monkeypatch.setattr(service, "create_app", failing_app)
+    result = run("apply", "--auto-approve", "-C", str(ws))
+    assert result.exit_code == 1, result.output
+    assert "create vaultTemplates/Shop login: FAILED" in result.stdout
+    assert "Apply: 3 succeeded, 1 failed, 0 not attempted." in result.stdout
+
+
+# -- colour --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flag", "terminal", "env", "expected"),
+    [
+        (None, True, {}, True),
+        (None, False, {}, False),
+        (True, False, {}, True),
+        (False, True, {}, False),
+        (None, True, {"NO_COLOR": "1"}, False),
+        (None, False, {"FORCE_COLOR": "1"}, True),
+        (None, False, {"FORCE_COLOR": "0"}, False),
+        (None, False, {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),
+        (True, False, {"NO_COLOR": "1"}, True),
+        (False, True, {"FORCE_COLOR": "1"}, False),
+        (None, True, {"TERM": "dumb"}, False),
+    ],
+)
+def test_color_rules(
+    flag: bool | None, terminal: bool, env: dict[str, str], expected: bool
+) -> None:
+    assert color_wanted(flag, terminal, env) is expected
+
+
+def test_colour_on_a_terminal_off_when_piped(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert not ANSI.search(run("plan", "-C", str(ws)).stdout)  # CliRunner is a pipe
+    assert ANSI.search(run("plan", "-C", str(ws), env={"FORCE_COLOR": "1"}).stdout)
+    assert not ANSI.search(
+        run("plan", "-C", str(ws), env={"NO_COLOR": "1", "FORCE_COLOR": "1"}).stdout
+    )
+    import agentform.cli.common as common
+
+    monkeypatch.setattr(common, "stdout_is_terminal", lambda: True)
+    assert ANSI.search(run("plan", "-C", str(ws)).stdout)
+    assert not ANSI.search(run("plan", "-C", str(ws), env={"NO_COLOR": "1"}).stdout)
+
+
+# -- init ------------------------------------------------------------------------
+
+
+def test_init_writes_modelines_schema_gitignore_and_settings(tmp_path: Path) -> None:
+    target = tmp_path / "payments"
+    org = "5b6c0000-0000-4000-8000-000000000001"
+    result = run(
+        "init", str(target), "--endpoint", "https://agents.example.com/agents/v2",
+        "--organization-id", org,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    root = (target / "agentform.yaml").read_text()
+    assert root.startswith("# yaml-language-server: $schema=agentform.schema.json\n")
+    assert "endpoint: https://agents.example.com/agents/v2" in root
+    assert f"organizationId: {org}" in root
+    assert (target / "pools.yaml").read_text().startswith("# yaml-language-server: $schema=")
+    schema = json.loads((target / "agentform.schema.json").read_text())
+    assert schema["$id"]
+    ignored = (target / ".gitignore").read_text().splitlines()
+    assert ".agentform/" in ignored and "*.cassette.yaml" in ignored and "plan.json" in ignored
+    assert run("validate", "-C", str(target)).exit_code == 0
+
+
+def test_init_refuses_to_overwrite_and_lists_the_files(tmp_path: Path) -> None:
+    target = tmp_path / "ws"
+    target.mkdir()
+    (target / "pools.yaml").write_text("mine: true\n")
+    (target / ".gitignore").write_text("node_modules/\n")
+    result = run("init", str(target))
+    assert result.exit_code == 1
+    assert str(target / "pools.yaml") in result.output
+    assert str(target / ".gitignore") in result.output
+    assert (target / "pools.yaml").read_text() == "mine: true\n"
+    assert not (target / "agentform.yaml").exists()
+    forced = run("init", str(target), "--force")
+    assert forced.exit_code == 0
+    assert "profilePools" in (target / "pools.yaml").read_text()
+    kept = (target / ".gitignore").read_text().splitlines()
+    assert kept[0] == "node_modules/" and ".agentform/" in kept
+
+
+@pytest.mark.parametrize(
+    "args", [["--endpoint", "ftp://x"], ["--organization-id", "not-a-uuid"]], ids=["url", "org"]
+)
+def test_init_rejects_bad_values(tmp_path: Path, args: list[str]) -> None:
+    result = run("init", str(tmp_path / "w"), *args)
+    assert result.exit_code == 1 and not (tmp_path / "w").exists()
+
+
+# -- workspace files and artifacts --------------------------------------------
+
+
+def test_a_cassette_recorded_in_the_workspace_is_not_read_back(ws: Path) -> None:
+    first = run("plan", "--record-cassette", str(ws / "run.yaml"), "-C", str(ws))
+    assert first.exit_code == 0 and (ws / "run.yaml").exists()
+    second = run("plan", "-C", str(ws))
+    assert second.exit_code == 0, second.output
+
+
+def test_a_saved_plan_in_the_workspace_is_not_read_back(ws: Path) -> None:
+    assert run("plan", "--out", str(ws / "plan.yaml"), "-C", str(ws)).exit_code == 0
+    (ws / "sub").mkdir()
+    (ws / "sub" / "report.yml").write_text(run("drift", "--format", "json", "-C", str(ws)).stdout)
+    result = run("validate", "-C", str(ws))
+    assert result.exit_code == 0 and "Valid: 3 files" in result.output
+
+
+def test_agentformignore_and_yml_files(ws: Path) -> None:
+    (ws / "extra.yml").write_text("profileGroups: [{name: from-yml}]\n")
+    (ws / "drafts").mkdir()
+    (ws / "drafts" / "wip.yaml").write_text("profilePools: [{name: draft, colour: red}]\n")
+    (ws / "docker-compose.yaml").write_text("services: {}\n")
+    broken = run("validate", "-C", str(ws))
+    assert broken.exit_code == 1
+    assert "docker-compose.yaml:1:1: error: not a workspace file" in broken.output
+    assert ".agentformignore" in broken.output
+    (ws / ".agentformignore").write_text("# not ours\ndrafts/\n/docker-compose.yaml\n")
+    result = run("plan", "-C", str(ws))
+    assert result.exit_code == 0, result.output
+    assert "profileGroups/from-yml" in result.stdout and "draft" not in result.stdout
+
+
+def test_root_file_may_be_yml_but_not_both(ws: Path) -> None:
+    (ws / "agentform.yaml").rename(ws / "agentform.yml")
+    assert run("validate", "-C", str(ws)).exit_code == 0
+    (ws / "agentform.yaml").write_text("workspace: two\n")
+    result = run("validate", "-C", str(ws))
+    assert result.exit_code == 1 and "keep one" in result.output
