@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 import yaml
 
-from ..engine.export import export_live
+from ..engine.export import export_live, secrets_named
 from ..kinds import Kind
 from .common import Options, guarded, load, with_api, workspace_options
 
@@ -34,6 +34,13 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...]) -> int:
     documents = with_api(
         opts, workspace, lambda api: export_live(workspace, api, list(kinds) or None)
     )
+    needed = secrets_named(documents)
+    if needed:
+        click.echo(
+            "Header values are never read back; the export names them with secret(): "
+            f"set {', '.join(needed)} before planning it.",
+            err=True,
+        )
     if out is None:
         click.echo(yaml.safe_dump(documents, sort_keys=False, allow_unicode=True), nl=False)
         return 0
