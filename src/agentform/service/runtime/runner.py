@@ -153,8 +153,11 @@ class Runner:
             self._scheduled = False
             now = self.clock.now()
             exclude = set(self._io)
+            # With the I/O pool full, only transactional jobs can start: read those,
+            # so a backlog of I/O (webhook deliveries, say) never holds them back.
+            kinds = self._transactional_kinds() if self._io_full() else None
             batch = await self._in_thread(
-                self._read, jobs.due_jobs, now, exclude, READ_AHEAD + len(exclude)
+                self._read, jobs.due_jobs, now, exclude, READ_AHEAD + len(exclude), kinds
             )
             progressed = False
             for job in batch:
@@ -165,8 +168,8 @@ class Runner:
                     self._warn_unhandled(job.kind)
                     continue
                 if isinstance(handler, IoJobHandler):
-                    if len(self._io) >= self.io_concurrency:
-                        break
+                    if self._io_full():
+                        continue  # it waits for a free slot; jobs behind it may run
                     self._spawn(job, handler)
                 else:
                     await self._in_thread(self._run_transaction, job, handler)
@@ -175,7 +178,17 @@ class Runner:
                 if self._scheduled:
                     break  # a job scheduled just now may be due before the rest
             if not progressed:
+                if kinds is not None and not self._io_full():
+                    continue  # I/O finished while reading: read again, I/O jobs included
                 return started
+
+    def _io_full(self) -> bool:
+        return len(self._io) >= self.io_concurrency
+
+    def _transactional_kinds(self) -> list[str]:
+        return [
+            k for k in self.handlers.kinds() if not isinstance(self.handlers.get(k), IoJobHandler)
+        ]
 
     # -- running jobs ---------------------------------------------------------
 

@@ -115,9 +115,20 @@ def _not_in(ids: Collection[int]) -> tuple[str, list[int]]:
     return f" AND id NOT IN ({','.join('?' * len(ids))})", list(ids)
 
 
-def due_jobs(conn: Conn, now: datetime, exclude: Collection[int], limit: int) -> list[Job]:
-    """Pending jobs due at `now` or before, in due order (ties: the order scheduled)."""
-    skip, args = _not_in(exclude)
+def due_jobs(
+    conn: Conn,
+    now: datetime,
+    exclude: Collection[int],
+    limit: int,
+    kinds: Collection[str] | None = None,
+) -> list[Job]:
+    """Pending jobs due at `now` or before, in due order (ties: the order scheduled);
+    only of `kinds` when given."""
+    skip, ids = _not_in(exclude)
+    args: list[object] = list(ids)
+    if kinds is not None:
+        skip += f" AND kind IN ({','.join('?' * len(kinds))})"
+        args += kinds
     rows = conn.execute(
         f"SELECT * FROM jobs WHERE status = 'pending' AND due_at <= ?{skip} "
         "ORDER BY due_at, id LIMIT ?",
