@@ -116,4 +116,4 @@ def test_bad_pacing_options_are_usage_errors(
 ) -> None:
     root = write_workspace(tmp_path / "ws", {"agentform.yaml": "workspace: w\n"})
     result = CliRunner().invoke(cli, ["plan", "-C", str(root), *args], env=env)
-    assert result.exit_code == 2 and message in result.output, result.output
+    assert result.exit_code == 1 and message in result.output, result.output  # usage: 1
