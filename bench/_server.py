@@ -29,16 +29,12 @@ class Running:
 
 
 @contextmanager
-def running_service(db: Path, *args: str) -> Iterator[Running]:
-    """`agentform service run` on a free loopback port, with extra `args`."""
+def _serving(command: list[str]) -> Iterator[Running]:
+    """`command` + [port] started on a free loopback port, until it answers /context."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    command = [sys.executable, "-m", "agentform", "service", "run", "--port", str(port)]
-    proc = subprocess.Popen(
-        [*command, "--db", str(db), *args],
-        stdout=subprocess.DEVNULL,
-    )
+    proc = subprocess.Popen([*command, str(port)], stdout=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}/agents/v2"
     try:
         for _ in range(400):
@@ -51,6 +47,21 @@ def running_service(db: Path, *args: str) -> Iterator[Running]:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@contextmanager
+def running_service(db: Path, *args: str) -> Iterator[Running]:
+    """`agentform service run` on a free loopback port, with extra `args`."""
+    run = [sys.executable, "-m", "agentform", "service", "run", "--db", str(db), *args]
+    with _serving([*run, "--port"]) as svc:
+        yield svc
+
+
+@contextmanager
+def stub_service() -> Iterator[Running]:
+    """`_stub_service.py` (canned answers, next to no cost) on a free loopback port."""
+    with _serving([sys.executable, str(Path(__file__).parent / "_stub_service.py")]) as svc:
+        yield svc
 
 
 @contextmanager

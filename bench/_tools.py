@@ -16,11 +16,12 @@ class Delayed(httpx.AsyncBaseTransport):
     """Adds `latency` seconds to every request (a round trip over a slower network)
     and records each request's method and URL."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport, latency: float) -> None:
+    def __init__(self, inner: httpx.AsyncBaseTransport, latency: float, keep: bool = False) -> None:
         self.inner = inner
         self.latency = latency
         self.requests: list[tuple[str, str, bytes]] = []
         self.statuses: list[int] = []
+        self.answers: dict[tuple[str, str], tuple[int, bytes]] | None = {} if keep else None
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.requests.append((request.method, str(request.url), request.content))
@@ -28,10 +29,30 @@ class Delayed(httpx.AsyncBaseTransport):
             await asyncio.sleep(self.latency)
         response = await self.inner.handle_async_request(request)
         self.statuses.append(response.status_code)
+        if self.answers is not None:
+            await response.aread()
+            self.answers[(request.method, str(request.url))] = (
+                response.status_code,
+                response.content,
+            )
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class Replay(httpx.AsyncBaseTransport):
+    """Answers from a recording after `latency`: a service that costs nothing, so the
+    time left over the latency floor is the client's own."""
+
+    def __init__(self, answers: dict[tuple[str, str], tuple[int, bytes]], latency: float) -> None:
+        self.answers = answers
+        self.latency = latency
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        status, content = self.answers[(request.method, str(request.url))]
+        await asyncio.sleep(self.latency)
+        return httpx.Response(status, content=content, headers={"content-type": "application/json"})
 
 
 @dataclass

@@ -24,9 +24,10 @@ CASSETTES = Path(__file__).parent / "cassettes"
 QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
 
 
-def replay(name: str, fn):  # type: ignore[no-untyped-def]
-    """Runs fn(api) with every HTTP exchange served from the cassette, nothing else."""
-    player = cassette_vcr(Secrets(), None, record_mode="none")
+def replay(name: str, fn, secrets: Secrets | None = None):  # type: ignore[no-untyped-def]
+    """Runs fn(api) with every HTTP exchange served from the cassette, nothing else
+    (requests scrubbed of `secrets` as they were when recorded, to match)."""
+    player = cassette_vcr(secrets or Secrets(), None, record_mode="none")
     player.match_on = ("method", "scheme", "host", "port", "path", "query", "body")
 
     async def go():  # type: ignore[no-untyped-def]
@@ -48,6 +49,9 @@ def test_replay_quickstart_plan() -> None:
         ("create", "profilePools/checkout-eu"),
         ("create", "profilePools/prod-eu"),
         ("create", "vaultTemplates/Shop login"),
+        ("create", "webhookAttachments/checkout-agent/ops-alerts"),
+        ("create", "webhookAttachments/support-agent/ops-alerts"),
+        ("create", "webhooks/ops-alerts"),
     ]
 
 
@@ -55,10 +59,11 @@ def test_replay_quickstart_apply() -> None:
     workspace = load_workspace(QUICKSTART)
 
     async def plan_and_apply(api):  # type: ignore[no-untyped-def]
-        return await apply_plan(await make_plan(workspace, api, "local"), api, parallelism=1)
+        the_plan = await make_plan(workspace, api, "local")
+        return await apply_plan(the_plan, api, 1, values=workspace.sensitive_values())
 
-    report = replay("quickstart-apply", plan_and_apply)
-    assert report.ok and report.count("succeeded") == 4
+    report = replay("quickstart-apply", plan_and_apply, workspace.secrets)
+    assert report.ok and report.count("succeeded") == 7
 
 
 KNOWN_KEYS = [DEMO_ADMIN_KEY, "demo-read-key"]

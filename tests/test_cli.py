@@ -12,6 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
+from agentform.config.loader import load_workspace
 
 QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
 
@@ -27,14 +28,20 @@ def run(*args: str, input: str | None = None, env: dict[str, str] | None = None)
     return CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
 
 
+def declared(workspace: Path) -> int:
+    """How many objects the workspace declares (attachments and batches included)."""
+    return sum(len(items) for items in load_workspace(workspace).declared.values())
+
+
 def test_quickstart_plan_apply_plan(quickstart: Path) -> None:
     ws = ["-C", str(quickstart)]
+    n = declared(quickstart)
     first = run("plan", "--detailed-exitcode", *ws)
     assert first.exit_code == 2, first.output
-    assert "Plan: 4 to create, 0 to update, 0 to delete." in first.output
+    assert f"Plan: {n} to create, 0 to update, 0 to delete." in first.output
     applied = run("apply", "--auto-approve", *ws)
     assert applied.exit_code == 0, applied.output
-    assert "Apply: 4 succeeded, 0 failed, 0 not attempted." in applied.output
+    assert f"Apply: {n} succeeded, 0 failed, 0 not attempted." in applied.output
     for done in (
         "create profilePools/checkout-eu: done",
         "create profileGroups/eu-profiles: done",
@@ -61,7 +68,7 @@ def test_apply_asks_and_only_yes_proceeds(
     assert "Apply cancelled; nothing was changed." in result.output
     assert run("plan", "--detailed-exitcode", "-C", str(quickstart)).exit_code == 2
     result = run("apply", "-C", str(quickstart), input="yes\n")
-    assert "Apply: 4 succeeded" in result.output
+    assert f"Apply: {declared(quickstart)} succeeded" in result.output
 
 
 def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
@@ -69,12 +76,12 @@ def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
     result = run("plan", "--format", "json", "--out", str(out), "-C", str(quickstart))
     assert result.exit_code == 0
     data = json.loads(result.output)
-    assert data["formatVersion"] == 2 and data["summary"]["create"] == 4
+    assert data["formatVersion"] == 2 and data["summary"]["create"] == declared(quickstart)
     assert json.loads(out.read_text())["changes"] == data["changes"]
     applied = run("apply", str(out), "--format", "json", "-C", str(quickstart))
     assert applied.exit_code == 0, applied.output
     report = json.loads(applied.stdout)
-    assert report["succeeded"] == 4 and report["failed"] == 0
+    assert report["succeeded"] == declared(quickstart) and report["failed"] == 0
     assert report["formatVersion"] == 1 and report["workspace"] == "quickstart"
     nothing = run("apply", "--auto-approve", "--format", "json", "-C", str(quickstart))
     assert json.loads(nothing.stdout) == {
@@ -112,7 +119,11 @@ def test_var_overrides_and_files(quickstart: Path, tmp_path: Path) -> None:
 
 
 def test_validate_reports_problems_with_positions(quickstart: Path) -> None:
-    assert "Valid: 3 files, 4 objects" in run("validate", "-C", str(quickstart)).output
+    files = len(list(quickstart.glob("*.yaml")))
+    assert (
+        f"Valid: {files} files, {declared(quickstart)} objects"
+        in run("validate", "-C", str(quickstart)).output
+    )
     (quickstart / "pools.yaml").write_text("profilePools:\n  - name: x\n    membrs: []\n")
     result = run("validate", "-C", str(quickstart))
     assert result.exit_code == 1
@@ -126,6 +137,9 @@ def test_init_scaffolds_a_workspace_that_plans(tmp_path: Path) -> None:
     assert run("init", str(target)).exit_code == 0
     assert ".agentform/" in (target / ".gitignore").read_text().splitlines()
     assert run("plan", "--detailed-exitcode", "-C", str(target)).exit_code == 2
+
+
+HEADER_VALUES = {"OPS_ALERTS_X_TEAM": "quickstart-team"}  # the quickstart webhook's header
 
 
 def test_export_into_an_empty_dir_is_a_workspace_that_plans_clean(
@@ -143,12 +157,17 @@ def test_export_into_an_empty_dir_is_a_workspace_that_plans_clean(
         "profileGroups.yaml",
         "profilePools.yaml",
         "vaultTemplates.yaml",
+        "webhooks.yaml",
     ]
+    assert "quickstart-team" not in (out / "webhooks.yaml").read_text()  # never read back
+    assert '{{ secret("OPS_ALERTS_X_TEAM") }}' in (out / "webhooks.yaml").read_text()
+    assert "set OPS_ALERTS_X_TEAM" in result.output
     settings = yaml.safe_load((out / "agentform.yaml").read_text())
     assert settings["endpoint"] == "local"
     assert settings["organizationId"] == "0b7f3c1e-0000-4000-8000-000000000001"
     # the local service's state went along: the export plans clean on its own
-    assert run("plan", "--detailed-exitcode", "-C", str(out)).exit_code == 0
+    plan = run("plan", "--detailed-exitcode", "-C", str(out), env=HEADER_VALUES)
+    assert plan.exit_code == 0, plan.output
     again = run("export", "--out", str(out), "-C", str(quickstart))
     assert again.exit_code == 1 and "exist already" in again.output
 
@@ -164,7 +183,8 @@ def test_export_adopts_a_service_without_a_workspace(quickstart: Path, tmp_path:
     result = run("export", "--endpoint", "local", "--out", str(out), "-C", str(empty))
     assert result.exit_code == 0, result.output
     assert yaml.safe_load((out / "agentform.yaml").read_text())["workspace"] == "adopted"
-    assert run("plan", "--detailed-exitcode", "-C", str(out)).exit_code == 0
+    plan = run("plan", "--detailed-exitcode", "-C", str(out), env=HEADER_VALUES)
+    assert plan.exit_code == 0, plan.output
     nothing = run("export", "--out", str(out / "x"), "-C", str(empty))
     assert nothing.exit_code == 1 and "--endpoint" in nothing.output
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from agentform.kinds.base import top_level_kinds
+
 from .harness import Service, write_workspace
 
 
@@ -31,9 +33,10 @@ def test_unchanged_workspace_reads_minimally_and_writes_nothing(service: Service
     assert list_calls(service, "/agent-profile-pools") == math.ceil(n / 100)
     member_reads = [p for m, p in service.log.calls if p.endswith("/members")]
     assert len(member_reads) == n and len(set(member_reads)) == n
-    for collection in ("/profile-groups", "/vault/templates", "/profiles"):
+    others = [k.collection for k in top_level_kinds() if k.name != "profilePools"]
+    for collection in [*others, "/profiles"]:
         assert list_calls(service, collection) == 1
-    expected = 1 + math.ceil(n / 100) + n + 3  # context, pools, members, 3 other lists
+    expected = 1 + math.ceil(n / 100) + n + len(others) + 1  # context, pools, members, lists
     assert len(service.log.calls) == expected
 
 

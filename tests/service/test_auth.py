@@ -28,6 +28,14 @@ class Upload(list):  # type: ignore[type-arg]
 
 UPLOAD = Upload([("files", ("note.txt", b"hello"))])
 
+BATCH = {
+    "agentId": "{agent}",
+    "name": "b-new",
+    "startAt": "2030-01-01T00:00:00Z",
+    "config": {"type": "timeBatching", "batchSize": 10, "batchInterval": 60},
+    "items": [{"inputs": {"a": "b"}}],
+}
+
 # (method, path with {placeholders}, body, success status)
 OPERATIONS: list[tuple[str, str, Any, int]] = [
     ("GET", "/context", None, 200),
@@ -68,6 +76,13 @@ OPERATIONS: list[tuple[str, str, Any, int]] = [
     ("PUT", "/agents/{agent}/webhooks/{integration}", {"eventRules": ["*"]}, 200),
     ("DELETE", "/agents/{agent}/webhooks/{integration}", None, 204),
     ("GET", "/webhook-signing-key", None, 200),
+    ("POST", "/execution-batches", BATCH, 201),
+    ("GET", "/execution-batches", None, 200),
+    ("GET", "/execution-batches/{batch}", None, 200),
+    ("GET", "/execution-batches/{batch}/items", None, 200),
+    ("POST", "/execution-batches/{batch}/pause", None, 200),
+    ("POST", "/execution-batches/{batch}/resume", None, 200),
+    ("POST", "/execution-batches/{batch}/cancel", None, 200),
 ]
 for _coll, _ph in (("/agent-profile-pools", "{pool}"), ("/profile-groups", "{group}")):
     OPERATIONS += [
@@ -102,6 +117,9 @@ def ids(api: Api, app) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "group": api.post("/profile-groups", json={"name": "group"}).json()["id"],
         "template": api.post("/vault/templates", json={**TEMPLATE, "name": "t"}).json()["id"],
         "integration": _attached_integration(api),
+        "batch": api.post(
+            "/execution-batches", json=_fill({**BATCH, "name": "b"}, {"agent": agent})
+        ).json()["id"],
     }
 
 

@@ -49,11 +49,14 @@ def _has_cross_field_rules(method: str, path: str) -> bool:
     organization, not both, and one of the agent's versions, and `metadataKey`
     goes with `metadataValue` on the executions list (§9); webhook header names
     are compared ignoring case and some are refused, and attachment filters must
-    name events their rules include (§8). Every other check still runs on them."""
+    name events their rules include (§8); a batch names an agent of the
+    organization and its items follow the execute rules (§10). Every other check
+    still runs on them."""
     writes = method.upper() in ("POST", "PATCH", "PUT", "DELETE")
     if method.upper() == "GET" and path == "/agents/v2/executions":
         return True
     return writes and (
         path.startswith(("/agents/v2/vault/templates", "/agents/v2/webhook-integrations"))
+        or path == "/agents/v2/execution-batches"
         or path.endswith(("/members", "/execute", "/webhooks/{integrationId}"))
     )

@@ -18,7 +18,7 @@ import yaml
 from ..config.files import root_file
 from ..config.loader import Settings, Workspace
 from ..config.render import Secrets
-from ..engine.export import export_live
+from ..engine.export import export_live, secrets_named
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared
 from .common import Options, guarded, load, with_api, workspace_options
@@ -69,6 +69,13 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
         return context["organizationId"], await export_live(workspace, api, chosen)
 
     organization_id, documents = with_api(opts, workspace, read)
+    needed = secrets_named(documents)
+    if needed:
+        click.echo(
+            "Header values are never read back; the export names them with secret(): "
+            f"set {', '.join(needed)} before planning it.",
+            err=True,
+        )
     if out is None:
         click.echo(yaml.safe_dump(documents, sort_keys=False, allow_unicode=True), nl=False)
         return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..config.loader import Workspace
@@ -51,3 +52,25 @@ async def export_live(
         for k in chosen
         if k.parent is None
     }
+
+
+_SECRET = re.compile(r"""secret\(["']([^"']+)["']\)""")
+
+
+def secrets_named(documents: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The secret() names an export writes where a value cannot be read back (header
+    values): the variables a plan of the export needs."""
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.update(_SECRET.findall(value))
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(documents)
+    return sorted(found)

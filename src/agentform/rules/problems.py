@@ -57,14 +57,15 @@ def describe(error: Mapping[str, Any], parameter: str) -> str:
     return str(error.get("msg", "invalid value"))
 
 
+def problem_of(error: Mapping[str, Any], loc: Sequence[Any]) -> Problem:
+    """One pydantic error (at `loc`, its location inside the value checked) as a problem."""
+    parameter = "body" if error.get("type") == "json_invalid" else parameter_of(loc)
+    return Problem(parameter, describe(error, parameter))
+
+
 def problems_from(exc: ValidationError, prefix: str = "") -> list[Problem]:
     """Every error of a pydantic validation, as problems under `prefix`."""
-    return [_problem(err, prefix) for err in exc.errors()]
-
-
-def _problem(err: Mapping[str, Any], prefix: str) -> Problem:
-    parameter = parameter_of(err.get("loc", ()))
-    return Problem(parameter, describe(err, parameter)).under(prefix)
+    return [problem_of(err, err.get("loc", ())).under(prefix) for err in exc.errors()]
 
 
 def under(problems: Iterable[Problem], prefix: str) -> list[Problem]:

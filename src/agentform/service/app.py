@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from .batches.scheduler import fill_everywhere
 from .db import Database
 from .delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
 from .errors import install_error_handlers
@@ -24,6 +25,7 @@ from .presets import install_presets
 from .ratelimit import RateLimitMiddleware
 from .routes import (
     agents,
+    batches,
     context,
     example_batch,
     executions,
@@ -62,6 +64,7 @@ def create_app(
     load_keys(db)
     with db.write() as conn:
         dispatch_everywhere(conn)
+        fill_everywhere(conn)
 
     app = FastAPI(
         title="Agent Service",
@@ -86,6 +89,7 @@ def create_app(
         vault.router,
         temp_files.router,
         executions.router,
+        batches.router,
         webhooks.router,
     ):
         app.include_router(router, prefix=BASE_PATH)

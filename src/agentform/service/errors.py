@@ -18,6 +18,8 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..rules.problems import problem_of
+
 log = logging.getLogger("agentform.service")
 
 
@@ -69,28 +71,15 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _parameter(loc: Sequence[Any]) -> str:
-    parts = [str(p) for p in loc]
-    if parts and parts[0] in ("body", "query", "path", "header"):
-        parts = parts[1:]
-    return ".".join(parts) or "body"
-
-
 def _validation_errors(exc: RequestValidationError) -> list[tuple[str, str]]:
+    """FastAPI's errors in the wording every rule uses (`rules.problems`)."""
     out = []
     for err in exc.errors():
-        param = _parameter(err.get("loc", ()))
-        kind = err.get("type", "")
-        if kind == "extra_forbidden":
-            out.append((param, f"unknown field '{param.rsplit('.', 1)[-1]}'"))
-        elif kind == "json_invalid":
-            out.append(("body", "the body is not valid JSON"))
-        elif kind.startswith("uuid"):
-            out.append((param, f"'{err.get('input')}' is not a UUID"))
-        elif kind == "missing" and param == "body":
-            out.append(("body", "a JSON body is required"))
-        else:
-            out.append((param, str(err.get("msg", "invalid value"))))
+        loc = list(err.get("loc", ()))
+        if loc and loc[0] in ("body", "query", "path", "header"):
+            loc = loc[1:]
+        problem = problem_of(err, loc)
+        out.append((problem.parameter, problem.detail))
     return out
 
 

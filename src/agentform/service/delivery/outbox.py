@@ -96,6 +96,7 @@ def enqueue(
     execution_id: str | None = None,
     batch_id: str | None = None,
     delivery_id: str | None = None,
+    event_ref: str | None = None,
 ) -> str:
     """Writes a delivery and schedules its first attempt now, in the caller's transaction."""
     delivery_id = deliveries.insert_delivery(
@@ -108,6 +109,7 @@ def enqueue(
         execution_id,
         batch_id,
         delivery_id=delivery_id,
+        event_ref=event_ref,
     )
     subject = execution_id or batch_id or delivery_id
     lane = f"webhook:{integration_id}:{subject}"
@@ -132,6 +134,7 @@ def enqueue_deliveries(conn: Conn, event: Event) -> None:
             settings.unwraps(event.event),
             execution_id=event.execution_id,
             batch_id=event.batch_id,
+            event_ref=event.id,
         )
 
 

@@ -15,12 +15,21 @@ is read, so a typo is a seed error, not a failed execution.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any
 
-from jinja2 import StrictUndefined, TemplateError, Undefined, UndefinedError
+from jinja2 import StrictUndefined, Template, TemplateError, Undefined, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 _ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 _MISSING_NAME = re.compile(r"has no attribute '([^']+)'|'([^']+)' is undefined")
@@ -150,12 +159,17 @@ class ScriptEnd(_Templated):
         return self
 
 
+def _as_list(value: Any) -> Any:
+    return [value] if isinstance(value, dict) else value
+
+
 class Script(_Strict):
-    """An agent's script; `inputs` are the defaults its executions start from."""
+    """An agent's script; `inputs` are the defaults its executions start from.
+    `end` is one end or a list of them: the first whose `when` holds applies."""
 
     inputs: dict[str, Any] = {}
     steps: list[ScriptStep] = []
-    end: ScriptEnd | list[ScriptEnd] = ScriptEnd()
+    end: Annotated[list[ScriptEnd], BeforeValidator(_as_list)] = [ScriptEnd()]
 
 
 NO_SCRIPT = Script(steps=[ScriptStep()])
@@ -179,8 +193,7 @@ def render(script: Script | None, inputs: dict[str, Any]) -> RenderedScript:
             for step in script.steps
             if _holds(step.when, context)
         ]
-        ends = script.end if isinstance(script.end, list) else [script.end]
-        end = next((e for e in ends if _holds(e.when, context)), ScriptEnd())
+        end = next((e for e in script.end if _holds(e.when, context)), ScriptEnd())
         rendered_end = ScriptEnd.model_validate(_render(end.model_dump(exclude={"when"}), context))
     except UndefinedError as exc:
         missing = _MISSING_NAME.search(str(exc))
@@ -197,10 +210,21 @@ def render(script: Script | None, inputs: dict[str, Any]) -> RenderedScript:
 
 
 def _evaluate(expression: str, context: dict[str, Any]) -> Any:
-    value = _ENV.compile_expression(expression, undefined_to_none=False)(**context)
+    value = _expression_of(expression)(**context)
     if isinstance(value, Undefined):
         value._fail_with_undefined_error()
     return value
+
+
+# Every execution renders its agent's script: compile each template once.
+@functools.lru_cache(maxsize=4096)
+def _expression_of(source: str) -> Any:
+    return _ENV.compile_expression(source, undefined_to_none=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def _template_of(source: str) -> Template:
+    return _ENV.from_string(source)
 
 
 def _holds(when: str | None, context: dict[str, Any]) -> bool:
@@ -214,7 +238,7 @@ def _render(value: Any, context: dict[str, Any]) -> Any:
         whole = _ONE_EXPRESSION.match(value.strip())
         if whole:
             return _evaluate(whole.group("expr"), context)
-        return _ENV.from_string(value).render(**context)
+        return _template_of(value).render(**context)
     if isinstance(value, dict):
         return {k: _render(v, context) for k, v in value.items()}
     if isinstance(value, list):

@@ -108,6 +108,7 @@ def insert_delivery(
     execution_id: str | None = None,
     batch_id: str | None = None,
     delivery_id: str | None = None,
+    event_ref: str | None = None,
 ) -> str:
     """A pending delivery of `notification` (an envelope whose `event_id` each
     attempt sets; the first attempt's is chosen now, so `eventId` always shows
@@ -115,7 +116,7 @@ def insert_delivery(
     delivery_id, now = delivery_id or sequential_id(), conn.now_iso()
     conn.execute(
         "INSERT INTO webhook_deliveries VALUES "
-        "(?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, NULL, NULL, ?, ?)",
+        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, NULL, NULL, ?, ?)",
         (
             delivery_id,
             org_id,
@@ -123,6 +124,7 @@ def insert_delivery(
             event,
             json.dumps(notification),
             int(unwrap),
+            event_ref,
             execution_id,
             batch_id,
             str(uuid.uuid4()),
@@ -131,6 +133,14 @@ def insert_delivery(
         ),
     )
     return delivery_id
+
+
+def deliveries_of_event(conn: Conn, event_ref: str) -> list[str]:
+    """The integration ids an event was (or is being) delivered to, one per delivery."""
+    rows = conn.execute(
+        "SELECT integration_id FROM webhook_deliveries WHERE event_ref = ?", (event_ref,)
+    )
+    return [r[0] for r in rows]
 
 
 def get_delivery(conn: Conn, delivery_id: str) -> Delivery | None:

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..db import Conn, new_id
+from ..errors import conflict
 from ..models import Member, ProfileSet, ProfileSetCreate, ProfileSetUpdate
+from .batches import live_batch_naming
 from .common import fetch_owned, fetch_row, unique_name
 from .pages import Page, PageParams, PageRequest, read_page
 from .profiles import existing_profile_ids
@@ -112,6 +114,12 @@ def update_set(
 
 def delete_set(conn: Conn, of: Collection, org_id: str, set_id: object) -> None:
     row = _owned(conn, of, org_id, set_id)
+    batch = live_batch_naming(conn, row["id"])
+    if batch is not None:
+        raise conflict(
+            f"the {of.label} is named by items of execution batch '{batch}', which is not "
+            "finished: cancel the batch or let it complete first"
+        )
     conn.execute("DELETE FROM profile_sets WHERE id = ?", (row["id"],))
 
 

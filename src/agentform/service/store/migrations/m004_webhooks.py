@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
     event TEXT NOT NULL,
     notification TEXT NOT NULL,  -- JSON envelope; each attempt sets its own event_id
     unwrap INTEGER NOT NULL,  -- send info.payload.result alone (unwrapResult)
+    event_ref TEXT,  -- the events row it notifies of (none for EXECUTION_TEST)
     execution_id TEXT,
     batch_id TEXT,
     event_id TEXT NOT NULL,  -- of the last attempt (before the first: the one it will use)
@@ -61,6 +62,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS webhook_deliveries_event ON webhook_deliveries (event_ref);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_order
     ON webhook_deliveries (integration_id, created_at, id);
 """

@@ -1,0 +1,312 @@
+"""The `batches` kind: scheduled execution batches (API.md §10, DESIGN.md §2).
+
+A batch is keyed by (agent, name) among batches that are not cancelled
+(cancelled ones are history and never match). Its lifecycle decides what a
+difference means, each decision with its reason in the plan:
+
+- unchanged: left alone, whatever its status;
+- changed and pending: replace (cancel, then create: the API has no update);
+- changed and started or finished: a warning, nothing can be applied;
+- removed (ensure: absent, prune): pending or paused ones are cancelled, a running
+  one only with --allow-cancel-running, a completed one is history;
+- absent and its startAt has passed: a warning, not a create, unless --allow-past-start.
+
+Items of pending declared batches are read (`/items`) and compared one by one;
+other batches are compared by their item count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from ..config.diagnostics import Diagnostics
+from ..frozen import FrozenMap
+from ..rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
+from .base import ApiCall, Decision, Declared, DesiredModel, FieldChange, Kind, LiveObject, State
+from .batch_items import BatchItem, read_items_file, resolve_items, shown_item
+from .context import LiveRead, PlanContext
+from .keys import Key
+from .references import References
+
+COLLECTION = "/execution-batches"
+STARTED = ("running", "paused", "completed")
+
+
+class BatchDesired(DesiredModel):
+    name: BatchName
+    agent: str = Field(min_length=1, description="The agent's name (or id)")
+    startAt: StartAt | None = None
+    config: BatchConfig | None = None
+    concurrencyGroupId: uuid.UUID | None = Field(
+        None, description="Batches sharing it share one concurrency budget (default: its own)"
+    )
+    items: Annotated[list[BatchItem], ITEMS_LENGTH] | None = Field(
+        None, description="1 to 10,000 execution requests"
+    )
+    itemsFile: str | None = Field(
+        None, description="A CSV (a column per input) or JSON file of items, beside this file"
+    )
+
+
+class BatchState(State):
+    agent: str
+    name: str
+    agentId: str
+    startAt: str | None = None
+    config: FrozenMap = {}
+    concurrencyGroupId: str | None = None
+    items: tuple[FrozenMap, ...] = ()  # live: only when read (pending, declared)
+    itemCount: int = 0  # live: totalCount
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+class Batches(Kind):
+    name = "batches"
+    label = "batch"
+    collection = COLLECTION
+    desired_model = BatchDesired
+    depends_on = ("profilePools",)  # items name pools (by name or id)
+    identity_fields = ("agent", "name", "agentId")
+    key_references = ("agents",)
+
+    def key_of(self, declared: Declared, references: References | None = None) -> Key:
+        model = declared.model
+        assert isinstance(model, BatchDesired)
+        agent = references["agents"].canonical(model.agent) if references else model.agent
+        return Key(agent, model.name)
+
+    async def find_created(self, api: Any, key: Key, body: Any) -> Any:
+        items = await api.list_all(
+            self.collection, {"agentId": body["agentId"], "searchName": key[1]}
+        )
+        return next((i for i in items if i["name"] == key[1] and i["status"] != "cancelled"), None)
+
+    # -- offline -------------------------------------------------------------
+    def expand(
+        self, declared: Declared, folder: Path, diagnostics: Diagnostics
+    ) -> tuple[Declared, list[tuple[Path, bytes]]]:
+        model = declared.model
+        assert isinstance(model, BatchDesired)
+        if model.itemsFile is None:
+            return declared, []
+        if model.items is not None:
+            diagnostics.error(
+                f"batch {model.name}: give items or itemsFile, not both", declared.position
+            )
+            return declared, []
+        path = folder / model.itemsFile
+        shown = (Path(declared.position.file).parent / model.itemsFile).as_posix()
+        read = read_items_file(path, shown, declared.position, diagnostics)
+        if read is None:
+            return declared, []
+        items, content = read
+        expanded = model.model_copy(update={"items": items})
+        return Declared(expanded, declared.position, declared.parent), [(path, content)]
+
+    def references_needed(self, declared: list[Declared]) -> set[str]:
+        present = [d.model for d in declared if d.present and isinstance(d.model, BatchDesired)]
+        if not present:
+            return set()
+        items = (i for model in present for i in model.items or [])
+        by_profile = any(i.agentProfile or i.agentProfileId for i in items)
+        return {"agents", "profiles"} if by_profile else {"agents"}
+
+    # -- reading -------------------------------------------------------------
+    async def read_live(self, read: LiveRead) -> list[LiveObject]:
+        listed = await read.api.list_all(self.collection)
+        batches = [b for b in listed if b["status"] != "cancelled"]  # history: never matched
+        if batches:
+            await read.references.load(("agents",))
+        agents = read.references["agents"]
+        keyed = [(Key(agents.name_of(b["agentId"]), b["name"]), b) for b in batches]
+        deep = [
+            b
+            for key, b in keyed
+            if key in read.managed
+            and (b["status"] == "pending" or (read.exhaustive and b["status"] != "completed"))
+        ]
+        lists = await asyncio.gather(
+            *(read.api.list_all(f"{self.collection}/{b['id']}/items") for b in deep)
+        )
+        items = {b["id"]: [i["request"] for i in page] for b, page in zip(deep, lists, strict=True)}
+        out = []
+        for key, batch in keyed:
+            raw = dict(batch)
+            fields: dict[str, Any] = {
+                "agent": key[0],
+                "name": batch["name"],
+                "agentId": batch["agentId"],
+                "startAt": iso(datetime.fromisoformat(batch["startAt"])),
+                "config": batch["config"],
+                "concurrencyGroupId": batch.get("concurrencyGroupId"),
+                "itemCount": batch.get("totalCount", 0),
+            }
+            if batch["id"] in items:
+                raw["items"] = items[batch["id"]]
+                fields["items"] = tuple(items[batch["id"]])
+            out.append(LiveObject(key, batch["id"], BatchState(**fields), raw))
+        return out
+
+    # -- planning ------------------------------------------------------------
+    def desired_state(
+        self, declared: Declared, ctx: PlanContext, live: LiveObject | None
+    ) -> State | None:
+        model = declared.model
+        assert isinstance(model, BatchDesired)
+        agents = ctx.references["agents"]
+        agent_id = agents.resolve(model.agent)
+        if agent_id is None:
+            ctx.diagnostics.error(
+                f"batch {model.name}: no agent named '{model.agent}'" + agents.suggest(model.agent),
+                declared.position,
+            )
+            return None
+        fields: dict[str, Any] = {
+            "agent": agents.name_of(agent_id),
+            "name": model.name,
+            "agentId": agent_id,
+        }
+        if model.startAt is not None:
+            fields["startAt"] = iso(model.startAt)
+        if model.config is not None:
+            fields["config"] = model.config.model_dump()
+        if model.concurrencyGroupId is not None:
+            fields["concurrencyGroupId"] = str(model.concurrencyGroupId)
+        if model.items is not None:
+            label = f"batch {model.name}"
+            items = resolve_items(model.items, agent_id, ctx, label, declared.position)
+            if items is None:
+                return None
+            fields["items"] = items
+        return BatchState(**fields)
+
+    def required_to_create(self) -> tuple[str, ...]:
+        return ("startAt", "config", "items")
+
+    def diff(self, desired: State, live: LiveObject, ctx: PlanContext) -> list[FieldChange]:
+        assert isinstance(desired, BatchState) and isinstance(live.state, BatchState)
+        if "items" in live.state.model_fields_set or "items" not in desired.model_fields_set:
+            return super().diff(desired, live, ctx)
+        # Items not read (the batch is not pending): compared by their count.
+        changes = []
+        for name in sorted(desired.model_fields_set - {"items", *self.identity_fields}):
+            change = self.diff_field(name, getattr(desired, name), getattr(live.state, name), ctx)
+            if change is not None:
+                changes.append(change)
+        want, have = len(desired.items), live.state.itemCount
+        if want != have:
+            count = FieldChange(field="items", before=f"{have} items", after=f"{want} items")
+            changes.append(count)
+        return sorted(changes, key=lambda c: c.field)
+
+    def decide_create(self, desired: State, ctx: PlanContext, declared: Declared) -> Decision:
+        assert isinstance(desired, BatchState) and desired.startAt is not None
+        now = ctx.options.current_time()
+        if datetime.fromisoformat(desired.startAt) < now and not ctx.options.allow_past_start:
+            return Decision(
+                None,
+                "not created: its startAt has passed",
+                warning=f"startAt {desired.startAt} has passed, so the batch is not created "
+                "(--allow-past-start creates it: its due items then start at once)",
+            )
+        return super().decide_create(desired, ctx, declared)
+
+    def decide_update(
+        self, live: LiveObject, desired: State, changes: list[FieldChange], ctx: PlanContext
+    ) -> Decision:
+        status = live.raw["status"]
+        fields = ", ".join(c.field for c in changes)
+        if status == "pending":
+            calls = (*self._cancel(live), *self.create_calls(desired))
+            return Decision(
+                "replace",
+                f"pending batch differs ({fields}): the API cannot change a batch, so it is "
+                "cancelled and created again",
+                calls,
+            )
+        return Decision(
+            None,
+            f"{status}: differs ({fields}) but cannot be changed",
+            warning=f"the batch is {status}: {fields} differ from the files, but a started or "
+            "finished batch cannot be changed; it is left as it is",
+        )
+
+    def decide_delete(self, live: LiveObject, reason: str, ctx: PlanContext) -> Decision:
+        status = live.raw["status"]
+        if status in ("pending", "paused"):
+            why = f"{reason}: a {status} batch is cancelled"
+            return Decision("cancel", why, self._cancel(live))
+        if status == "running":
+            if ctx.options.allow_cancel_running:
+                return Decision(
+                    "cancel",
+                    f"{reason}: running, cancelled (--allow-cancel-running)",
+                    self._cancel(live),
+                )
+            return Decision(
+                None,
+                f"{reason}, but running: left alone",
+                warning="the batch is running: removing it would cancel the items not yet "
+                "triggered; --allow-cancel-running does that",
+            )
+        return Decision(None, f"{reason}, but {status}: a finished batch is history")
+
+    def _cancel(self, live: LiveObject) -> tuple[ApiCall, ...]:
+        return (ApiCall(method="POST", path=f"{self.collection}/{live.id}/cancel"),)
+
+    def create_calls(self, desired: State) -> list[ApiCall]:
+        assert isinstance(desired, BatchState)
+        body: dict[str, Any] = {
+            "agentId": desired.agentId,
+            "name": desired.name,
+            "startAt": desired.startAt,
+            "config": dict(desired.config),
+            "items": [dict(i) for i in desired.items],
+        }
+        if desired.concurrencyGroupId is not None:
+            body["concurrencyGroupId"] = desired.concurrencyGroupId
+        return [ApiCall(method="POST", path=self.collection, body=body, creates=True)]
+
+    def update_calls(self, live: LiveObject, desired: State, changed: set[str]) -> list[ApiCall]:
+        raise AssertionError("batches are replaced or left alone, never updated")
+
+    def delete_calls(self, live: LiveObject) -> list[ApiCall]:
+        return list(self._cancel(live))
+
+    # -- showing ---------------------------------------------------------------
+    def display(self, field: str, value: Any, ctx: PlanContext) -> Any:
+        if field == "items" and isinstance(value, tuple):
+            return [shown_item(dict(i), ctx) for i in value]
+        return super().display(field, value, ctx)
+
+    def show(self, state: State, ctx: PlanContext) -> dict[str, Any]:
+        shown = super().show(state, ctx)
+        return {k: v for k, v in shown.items() if k not in ("agentId", "itemCount")}
+
+    def exports(self, live: LiveObject) -> bool:
+        return live.raw["status"] != "completed"  # finished batches are history
+
+    def export(
+        self, live: LiveObject, ctx: PlanContext, children: dict[str, list[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        state = live.state
+        assert isinstance(state, BatchState)
+        out: dict[str, Any] = {
+            "name": state.name,
+            "agent": state.agent,
+            "startAt": state.startAt,
+            "config": dict(state.config),
+        }
+        if state.concurrencyGroupId not in (None, live.id):
+            out["concurrencyGroupId"] = state.concurrencyGroupId
+        out["items"] = self.display("items", state.items, ctx)
+        return out

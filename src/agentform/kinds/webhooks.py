@@ -1,0 +1,324 @@
+"""The `webhooks` kind: webhook integrations (API.md §8), and `webhookAttachments`,
+their attachments to agents, written inside each webhook in YAML but objects of
+their own in the API (`PUT/DELETE /agents/{agentId}/webhooks/{integrationId}`).
+
+Header values are sensitive: states hold only their digests (which include the
+live integration id, so the comparison needs the live object), plans hold
+`(sensitive)` and a slot, and apply takes the value from the workspace. The
+rules (event names, header names, URL, payload version, attachment settings)
+are the service's own, from `rules/webhooks.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any, ClassVar
+
+from pydantic import ConfigDict, Field
+
+from ..frozen import FrozenDict, FrozenMap
+from ..rules.webhooks import (
+    PAYLOAD_VERSION,
+    AttachmentSettings,
+    HeaderMap,
+    IntegrationName,
+    IntegrationUrl,
+    PayloadVersion,
+    header_digest,
+)
+from .base import ApiCall, Decision, Declared, DesiredModel, Kind, LiveObject, State
+from .context import LiveRead, PlanContext
+from .keys import Key, address
+from .references import References
+from .slots import KNOWN_AFTER_CREATE, sensitive_value
+
+COLLECTION = "/webhook-integrations"
+
+
+class AttachmentDesired(AttachmentSettings):
+    """One attachment as written inside its webhook: the agent, and the settings
+    it manages (a setting left out is not managed)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="WebhookAttachment")
+    agent: str = Field(min_length=1, description="The agent's name (or id)")
+
+
+class WebhookDesired(DesiredModel):
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)  # header values
+    name: IntegrationName
+    url: IntegrationUrl | None = None
+    payloadVersion: PayloadVersion | None = Field(
+        None, description="Only v2 (seed §6.1); leave out for the default"
+    )
+    headers: HeaderMap | None = Field(
+        None,
+        description="Custom headers, the complete set (values are sensitive: use secret())",
+    )
+    attachments: list[AttachmentDesired] | None = Field(
+        None, description="The agents this integration is attached to: the complete set"
+    )
+
+
+class WebhookState(State):
+    name: str
+    url: str | None = None
+    payloadVersion: str = PAYLOAD_VERSION
+    headers: FrozenMap = {}  # NAME -> digest of (integration id, NAME, value)
+
+
+def header_slot(webhook: str, header: str) -> str:
+    """The name under which apply finds a header's value (never in the plan)."""
+    return f"{address('webhooks', Key(webhook))}/headers/{header}"
+
+
+def secret_name(webhook: str, header: str) -> str:
+    """The environment variable export names for a header value: OPS_ALERTS_AUTHORIZATION."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", f"{webhook}_{header}").strip("_").upper()
+
+
+class Webhooks(Kind):
+    name = "webhooks"
+    label = "webhook"
+    collection = COLLECTION
+    desired_model = WebhookDesired
+    children: ClassVar[dict[str, str]] = {"attachments": "webhookAttachments"}
+    sensitive_fields = ("headers",)
+
+    def sensitive_values(self, declared: list[Declared]) -> dict[str, str]:
+        out = {}
+        for item in declared:
+            model = item.model
+            assert isinstance(model, WebhookDesired)
+            for header, value in (model.headers or {}).items():
+                out[header_slot(model.name, header)] = value
+        return out
+
+    async def read_live(self, read: LiveRead) -> list[LiveObject]:
+        out = []
+        for item in await read.api.list_all(self.collection):
+            headers = {k: v["digest"] for k, v in (item.get("headers") or {}).items()}
+            state = WebhookState(
+                name=item["name"],
+                url=item["url"],
+                payloadVersion=item.get("payloadVersion", PAYLOAD_VERSION),
+                headers=FrozenDict(headers),
+            )
+            out.append(LiveObject(Key(item["name"]), item["id"], state, item))
+        return out
+
+    def desired_state(
+        self, declared: Declared, ctx: PlanContext, live: LiveObject | None
+    ) -> State | None:
+        model = declared.model
+        assert isinstance(model, WebhookDesired)
+        fields: dict[str, Any] = {"name": model.name}
+        for name in ("url", "payloadVersion"):
+            if getattr(model, name) is not None:
+                fields[name] = getattr(model, name)
+        if model.headers is not None:
+            # The live id reaches the comparison: digests are of (id, name, value).
+            fields["headers"] = FrozenDict(
+                {
+                    header: header_digest(live.id, header, value) if live else KNOWN_AFTER_CREATE
+                    for header, value in model.headers.items()
+                }
+            )
+        return WebhookState(**fields)
+
+    def required_to_create(self) -> tuple[str, ...]:
+        return ("url",)
+
+    def decide_delete(self, live: LiveObject, reason: str, ctx: PlanContext) -> Decision:
+        calls = tuple(self.delete_calls(live))
+        return Decision("delete", f"{reason} (its attachments go with it)", calls)
+
+    def _body(self, state: State, names: set[str]) -> dict[str, Any]:
+        assert isinstance(state, WebhookState)
+        body = state.model_dump(include=names - {"headers"})
+        if "headers" in names:  # the whole map: PATCH replaces it
+            slots = {h: sensitive_value(header_slot(state.name, h)) for h in state.headers}
+            body["headers"] = slots
+        return body
+
+    def create_calls(self, desired: State) -> list[ApiCall]:
+        body = self._body(desired, set(desired.model_fields_set))
+        return [ApiCall(method="POST", path=self.collection, body=body, creates=True)]
+
+    def update_calls(self, live: LiveObject, desired: State, changed: set[str]) -> list[ApiCall]:
+        body = self._body(desired, changed)
+        return [ApiCall(method="PATCH", path=f"{self.collection}/{live.id}", body=body)]
+
+    def export(
+        self, live: LiveObject, ctx: PlanContext, children: dict[str, list[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        assert isinstance(live.state, WebhookState)
+        out: dict[str, Any] = {"name": live.state.name, "url": live.state.url}
+        if live.state.headers:
+            out["headers"] = {
+                h: '{{ secret("' + secret_name(live.state.name, h) + '") }}'
+                for h in sorted(live.state.headers)
+            }
+        if children.get("webhookAttachments"):
+            out["attachments"] = children["webhookAttachments"]
+        return out
+
+
+class AttachmentState(State):
+    agent: str  # names, for people and keys
+    webhook: str
+    agentId: str  # ids, for the calls (integrationId may be known only after create)
+    integrationId: str
+    eventRules: frozenset[str] = frozenset()
+    fieldFilters: frozenset[str] = frozenset()  # canonical JSON of each rule: a set of rules
+    metadataFilter: FrozenMap = {}
+    unwrapResult: bool = False
+
+
+SETTINGS = ("eventRules", "fieldFilters", "metadataFilter", "unwrapResult")
+
+
+class WebhookAttachments(Kind):
+    name = "webhookAttachments"
+    label = "attachment"
+    collection = COLLECTION
+    desired_model = AttachmentDesired
+    parent = "webhooks"
+    identity_fields = ("agent", "webhook", "agentId", "integrationId")
+    key_references = ("agents",)
+    set_fields = ("eventRules", "fieldFilters")
+
+    def key_of(self, declared: Declared, references: References | None = None) -> Key:
+        model, parent = declared.model, declared.parent
+        assert isinstance(model, AttachmentDesired) and parent is not None
+        agent = references["agents"].canonical(model.agent) if references else model.agent
+        return Key(agent, parent.model.name)  # type: ignore[attr-defined]
+
+    def parent_key(self, key: Key) -> Key:
+        return Key(key[1])
+
+    async def read_live(self, read: LiveRead) -> list[LiveObject]:
+        parents = list(read.parents.values())
+        lists = await asyncio.gather(
+            *(
+                read.api.list_all(f"{COLLECTION}/{p.id}/attachments", identity="agentId")
+                for p in parents
+            )
+        )
+        if any(lists):
+            await read.references.load(("agents",))
+        agents = read.references["agents"]
+        out = []
+        for parent, attachments in zip(parents, lists, strict=True):
+            for item in attachments:
+                agent = agents.name_of(item["agentId"])
+                state = AttachmentState(
+                    agent=agent,
+                    webhook=parent.key[0],
+                    agentId=item["agentId"],
+                    integrationId=parent.id,
+                    eventRules=frozenset(item["eventRules"]),
+                    fieldFilters=frozenset(_canonical(f) for f in item.get("fieldFilters", [])),
+                    metadataFilter=FrozenDict(item.get("metadataFilter") or {}),
+                    unwrapResult=item.get("unwrapResult", False),
+                )
+                live_id = f"{item['agentId']}/{parent.id}"
+                out.append(LiveObject(Key(agent, parent.key[0]), live_id, state, item))
+        return out
+
+    def desired_state(
+        self, declared: Declared, ctx: PlanContext, live: LiveObject | None
+    ) -> State | None:
+        model, parent = declared.model, declared.parent
+        assert isinstance(model, AttachmentDesired) and parent is not None
+        webhook = parent.model.name  # type: ignore[attr-defined]
+        agents = ctx.references["agents"]
+        agent_id = agents.resolve(model.agent)
+        if agent_id is None:
+            ctx.diagnostics.error(
+                f"webhook {webhook}: no agent named '{model.agent}'" + agents.suggest(model.agent),
+                declared.position,
+            )
+            return None
+        integration_id = ctx.id_of("webhooks", Key(webhook))
+        if integration_id is None:
+            return None  # the webhook itself could not be planned; its error says why
+        fields: dict[str, Any] = {
+            "agent": agents.name_of(agent_id),
+            "webhook": webhook,
+            "agentId": agent_id,
+            "integrationId": integration_id,
+        }
+        managed = model.model_fields_set & set(SETTINGS)
+        settings = model.model_dump(include=managed, mode="json")
+        if "eventRules" in settings:
+            fields["eventRules"] = frozenset(settings["eventRules"])
+        if "fieldFilters" in settings:
+            fields["fieldFilters"] = frozenset(_canonical(f) for f in settings["fieldFilters"])
+        if "metadataFilter" in settings:
+            fields["metadataFilter"] = FrozenDict(settings["metadataFilter"])
+        if "unwrapResult" in settings:
+            fields["unwrapResult"] = settings["unwrapResult"]
+        return AttachmentState(**fields)
+
+    def display(self, field: str, value: Any, ctx: PlanContext) -> Any:
+        if field == "fieldFilters":
+            return [json.loads(v) for v in sorted(value)]
+        return super().display(field, value, ctx)
+
+    def show(self, state: State, ctx: PlanContext) -> dict[str, Any]:
+        shown = super().show(state, ctx)  # agent and webhook are in the key already
+        return {k: v for k, v in shown.items() if k not in self.identity_fields}
+
+    def _put(self, state: AttachmentState, settings: dict[str, Any]) -> ApiCall:
+        path = f"/agents/{state.agentId}/webhooks/{state.integrationId}"
+        return ApiCall(method="PUT", path=path, body=settings, idempotent=True)
+
+    def _settings(self, state: AttachmentState, base: AttachmentState | None) -> dict[str, Any]:
+        """Every setting (PUT replaces the attachment): managed ones from `state`,
+        the others as they are live (`base`), or their defaults."""
+        source = {f: getattr(base or state, f) for f in SETTINGS}
+        source |= {f: getattr(state, f) for f in state.model_fields_set & set(SETTINGS)}
+        return {
+            "eventRules": sorted(source["eventRules"]),
+            "fieldFilters": [json.loads(f) for f in sorted(source["fieldFilters"])],
+            "metadataFilter": dict(source["metadataFilter"]),
+            "unwrapResult": source["unwrapResult"],
+        }
+
+    def create_calls(self, desired: State) -> list[ApiCall]:
+        assert isinstance(desired, AttachmentState)
+        return [self._put(desired, self._settings(desired, None))]
+
+    def update_calls(self, live: LiveObject, desired: State, changed: set[str]) -> list[ApiCall]:
+        assert isinstance(desired, AttachmentState) and isinstance(live.state, AttachmentState)
+        return [self._put(desired, self._settings(desired, live.state))]
+
+    def required_to_create(self) -> tuple[str, ...]:
+        return ("eventRules",)
+
+    def delete_calls(self, live: LiveObject) -> list[ApiCall]:
+        assert isinstance(live.state, AttachmentState)
+        path = f"/agents/{live.state.agentId}/webhooks/{live.state.integrationId}"
+        return [ApiCall(method="DELETE", path=path)]
+
+    def export(
+        self, live: LiveObject, ctx: PlanContext, children: dict[str, list[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        state = live.state
+        assert isinstance(state, AttachmentState)
+        out: dict[str, Any] = {"agent": state.agent, "eventRules": sorted(state.eventRules)}
+        if state.fieldFilters:
+            out["fieldFilters"] = self.display("fieldFilters", state.fieldFilters, ctx)
+        if state.metadataFilter:
+            out["metadataFilter"] = dict(state.metadataFilter)
+        if state.unwrapResult:
+            out["unwrapResult"] = True
+        return out
+
+
+def _canonical(rule: dict[str, Any]) -> str:
+    """A field filter as canonical JSON (value left out when absent), for set comparison."""
+    clean = {k: v for k, v in rule.items() if not (k == "value" and v is None)}
+    return json.dumps(clean, sort_keys=True, separators=(",", ":"))

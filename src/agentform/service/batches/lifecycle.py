@@ -1,0 +1,112 @@
+"""What a caller does to a batch: create, pause, resume, cancel (API.md §10).
+
+Each runs in the caller's write transaction and moves the batch only along
+the edges of `rules.batches` (`next_status`: a refused move is 409). The
+schedule itself is the scheduler's (`scheduler.advance`).
+"""
+
+from __future__ import annotations
+
+from ...rules.batches import (
+    BatchAction,
+    BatchStatus,
+    ItemStatus,
+    TransitionRefused,
+    check_items,
+    next_status,
+    parse_items,
+    shift_origin,
+)
+from ...rules.execute import AgentVersions, ExecuteRequest
+from ...rules.problems import RuleViolation
+from ..db import Conn
+from ..errors import ServiceError, conflict
+from ..store import agents, batches
+from ..store.batches import BatchRow
+from ..store.executions import OrganizationData
+from . import scheduler
+from .models import BatchCreate, ExecutionBatch
+
+NOT_TRIGGERED: tuple[ItemStatus, ...] = ("pending", "awaiting_capacity", "batch_paused")
+
+
+def _bad_request(violation: RuleViolation) -> ServiceError:
+    return ServiceError(400, str(violation), [(p.parameter, p.detail) for p in violation.problems])
+
+
+def parse(body: BatchCreate) -> list[ExecuteRequest]:
+    """The items' shapes (no transaction needed): 400 naming every item at fault."""
+    try:
+        return parse_items(body.items)
+    except RuleViolation as exc:
+        raise _bad_request(exc) from None
+
+
+def create(
+    conn: Conn, org_id: str, body: BatchCreate, items: list[ExecuteRequest]
+) -> ExecutionBatch:
+    """Checks the items against the organization, writes the batch with every item, and
+    brings it up to the clock (a `startAt` already past starts it now)."""
+    try:
+        agent = agents.get_agent(conn, org_id, body.agentId)
+    except ServiceError as exc:
+        if exc.status != 404:
+            raise
+        detail = f"no agent {body.agentId} in this organization"
+        raise ServiceError(400, f"agentId: {detail}", [("agentId", detail)]) from None
+    try:
+        check_items(
+            items,
+            AgentVersions(agent.versions, agent.publishedVersion),
+            OrganizationData(conn, org_id),
+        )
+    except RuleViolation as exc:
+        raise _bad_request(exc) from None
+    group = str(body.concurrencyGroupId) if body.concurrencyGroupId else None
+    batch_id = batches.insert_batch(
+        conn, org_id, agent.id, body.name, body.startAt, body.config, group, items
+    )
+    scheduler.advance(conn, batch_id)
+    return batches.answer(conn, batch_id)
+
+
+def _moved(state: BatchRow, action: BatchAction, *, start_due: bool = True) -> BatchStatus:
+    try:
+        return next_status(state.status, action, start_due=start_due)
+    except TransitionRefused as exc:
+        raise conflict(str(exc)) from None
+
+
+def pause(conn: Conn, org_id: str, batch_id: object) -> ExecutionBatch:
+    """Holds the due items and stops the schedule where it is."""
+    state = batches.owned_state(conn, org_id, batch_id)
+    status = _moved(state, "pause")
+    batches.move_items(conn, state.id, "awaiting_capacity", "batch_paused")
+    batches.set_batch(conn, state.id, status=status, paused_at=conn.now())
+    scheduler.stop(conn, state.id)
+    return batches.answer(conn, state.id)
+
+
+def resume(conn: Conn, org_id: str, batch_id: object) -> ExecutionBatch:
+    """Releases the held items; the schedule goes on from where the pause stopped it
+    (`shift_origin`), so it is `running`, or `pending` while its start is still ahead."""
+    state = batches.owned_state(conn, org_id, batch_id)
+    now = conn.now()
+    paused_at = state.paused_at or now
+    origin = shift_origin(state.schedule_origin, paused_at, now)
+    status = _moved(state, "resume", start_due=now >= origin)
+    batches.set_batch(conn, state.id, status=status, paused_at=None, schedule_origin=origin)
+    batches.move_items(conn, state.id, "batch_paused", "awaiting_capacity")
+    scheduler.advance(conn, state.id)
+    return batches.answer(conn, state.id)
+
+
+def cancel(conn: Conn, org_id: str, batch_id: object) -> ExecutionBatch:
+    """Every item not yet triggered is cancelled; executions already started run on."""
+    state = batches.owned_state(conn, org_id, batch_id)
+    status = _moved(state, "cancel")
+    for frm in NOT_TRIGGERED:
+        batches.move_items(conn, state.id, frm, "cancelled")
+    batches.set_batch(conn, state.id, status=status, paused_at=None)
+    scheduler.stop(conn, state.id)
+    return batches.answer(conn, state.id)

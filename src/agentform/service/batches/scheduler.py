@@ -1,0 +1,147 @@
+"""The batch scheduler: runs batches on the service's clock through durable jobs.
+
+- `advance(conn, batch_id)` brings a pending or running batch up to the clock:
+  the items whose slice has come fall due (`awaiting_capacity`), a batch whose
+  first slice has come starts (BATCH_STARTED), waiting items are triggered as
+  capacity allows, a batch with nothing left to trigger completes
+  (BATCH_COMPLETED), and the next release is scheduled as a job (one per
+  batch, keyed, so a pause or cancel drops it).
+- `fill(conn, org_id)` triggers the organization's waiting items, oldest due
+  first, while it has capacity. It runs after a release, and whenever an
+  execution of the organization stops holding capacity (in that transaction,
+  after the executions queued with `onCapacityLimit: "queue"` had their turn).
+
+Everything happens inside one write transaction per step, so the counters a
+reader sees always add up, and a restart resumes from the jobs table:
+nothing triggered twice, nothing skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...rules.batches import next_release_at, next_status, released_count
+from ..db import Conn
+from ..executions.lifecycle import on_capacity_freed
+from ..runtime import job_handler
+from ..store import batches, jobs
+from ..store.batches import BatchRow
+from ..store.events import append_event
+from .triggering import Trigger, free_capacity
+
+RELEASE_JOB = "batch.release"
+
+
+def _release_key(batch_id: str) -> str:
+    return f"batch-release:{batch_id}"
+
+
+def advance(conn: Conn, batch_id: str) -> None:
+    state = batches.batch_state(conn, batch_id)
+    if state is None or state.status not in ("pending", "running"):
+        return  # paused, completed or cancelled: nothing falls due
+    now = conn.now()
+    config, total, origin = state.config, state.total_count, state.schedule_origin
+    released = released_count(config, total, origin, now)
+    if released > state.released_count:
+        batches.move_items(
+            conn, batch_id, "pending", "awaiting_capacity", index_below=released, due_at=now
+        )
+        batches.set_batch(conn, batch_id, released_count=released)
+    if released and not state.started:
+        _start(conn, state)
+    upcoming = next_release_at(config, total, origin, now)
+    if upcoming is not None:
+        jobs.schedule(
+            conn, RELEASE_JOB, upcoming, {"batchId": batch_id}, key=_release_key(batch_id)
+        )
+    touched = fill(conn, state.organization_id)
+    complete_settled(conn, {batch_id, *touched})
+
+
+def stop(conn: Conn, batch_id: str) -> None:
+    """Drops the batch's next release (it is paused or cancelled)."""
+    jobs.cancel(conn, _release_key(batch_id))
+
+
+def fill(conn: Conn, org_id: str) -> set[str]:
+    """Triggers waiting items, oldest due first, while the organization has capacity;
+    returns the batches whose items moved."""
+    free = free_capacity(conn, org_id)
+    trigger = Trigger(conn, org_id)
+    touched: set[str] = set()
+    still_waiting = 0  # items skipped this pass (their pool is busy): they keep their place
+    while free > 0:
+        chunk = batches.oldest_waiting(conn, org_id, limit=max(free, 16), offset=still_waiting)
+        if not chunk:
+            break
+        for item in chunk:
+            if free <= 0:
+                break
+            outcome = trigger(item)
+            if outcome.waits:
+                still_waiting += 1
+                continue
+            batches.settle_item(
+                conn, item, execution_id=outcome.execution_id, failure_reason=outcome.failure
+            )
+            touched.add(item.batch_id)
+            if outcome.execution_id is not None:
+                free -= 1
+    return touched
+
+
+def complete_settled(conn: Conn, batch_ids: Iterable[str]) -> None:
+    """Completes each running batch that has nothing left to trigger."""
+    for batch_id in sorted(batch_ids):
+        state = batches.batch_state(conn, batch_id)
+        if state is None or state.status != "running" or state.unsettled_count:
+            continue
+        batches.set_batch(conn, batch_id, status=next_status(state.status, "complete"))
+        _emit(
+            conn,
+            state,
+            "BATCH_COMPLETED",
+            triggered_count=state.triggered_count,
+            cancelled_count=state.cancelled_count,
+        )
+
+
+def _start(conn: Conn, state: BatchRow) -> None:
+    """The first slice has come: the batch runs (it may already, after a resume)."""
+    status = next_status(state.status, "start") if state.status == "pending" else state.status
+    batches.set_batch(conn, state.id, status=status, started_at=conn.now())
+    _emit(conn, state, "BATCH_STARTED")
+
+
+def _emit(conn: Conn, state: BatchRow, event: str, **counts: int) -> None:
+    append_event(
+        conn,
+        organization_id=state.organization_id,
+        agent_id=state.agent_id,
+        event=event,
+        payload={
+            "batch_id": state.id,
+            "batch_name": state.name,
+            "item_count": state.total_count,
+            **counts,
+        },
+        batch_id=state.id,
+    )
+
+
+@job_handler(RELEASE_JOB)
+def _release(job: jobs.Job, conn: Conn) -> None:
+    advance(conn, job.payload["batchId"])
+
+
+@on_capacity_freed
+def _capacity_freed(conn: Conn, org_id: str) -> None:
+    complete_settled(conn, fill(conn, org_id))
+
+
+def fill_everywhere(conn: Conn) -> None:
+    """`fill` for every organization with waiting items (on start: a seed may have raised
+    an organization's capacity)."""
+    for org_id in batches.organizations_with_waiting_items(conn):
+        complete_settled(conn, fill(conn, org_id))

@@ -1,0 +1,100 @@
+"""Execution batches (API.md §10): create, list, read, items, pause, resume, cancel."""
+
+from __future__ import annotations
+
+import uuid
+
+from fastapi import Depends, Query
+
+from ...rules.batches import BatchStatus
+from ..auth import Caller, caller, database
+from ..batches import lifecycle
+from ..batches.models import BatchCreate, BatchItem, ExecutionBatch
+from ..db import Database
+from ..gate import api_router
+from ..paging import Page, PageParams, PageRequest, page_params
+from ..store import agents, batches
+
+router = api_router(prefix="/execution-batches", tags=["Execution Batches"])
+
+
+@router.post("", status_code=201, response_model=ExecutionBatch)
+def create_batch(
+    body: BatchCreate, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> ExecutionBatch:
+    """All items are checked before anything is written; the batch and its items are
+    written in one transaction. A `startAt` already past starts it at once."""
+    items = lifecycle.parse(body)  # shapes first: no write lock held while 10,000 parse
+    with db.write() as conn:
+        return lifecycle.create(conn, who.organization_id, body, items)
+
+
+@router.get("", response_model=Page[ExecutionBatch])
+def list_batches(
+    agentId: uuid.UUID | None = Query(None, description="Only this agent's batches"),
+    status: list[BatchStatus] | None = Query(None, description="Repeatable: any of these"),
+    searchName: str | None = Query(None, description="Case-insensitive part of the name"),
+    organizationId: uuid.UUID | None = Query(None, description="Another organization: 403"),
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Page[ExecutionBatch]:
+    who.check_organization(organizationId)
+    with db.read() as conn:
+        agent_id = None
+        if agentId is not None:
+            agent_id = agents.get_agent(conn, who.organization_id, agentId).id  # 404 if not ours
+        return batches.list_batches(
+            conn,
+            who.organization_id,
+            PageRequest(paging, None, searchName),
+            agent_id=agent_id,
+            statuses=set(status or ()),
+        )
+
+
+@router.get("/{batchId}", response_model=ExecutionBatch)
+def get_batch(
+    batchId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> ExecutionBatch:
+    with db.read() as conn:
+        return batches.get_batch(conn, who.organization_id, batchId)
+
+
+@router.get("/{batchId}/items", response_model=Page[BatchItem], response_model_exclude_none=True)
+def list_items(
+    batchId: uuid.UUID,
+    paging: PageParams = Depends(page_params),
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> Page[BatchItem]:
+    """The items in index order, each with its execution request as created."""
+    with db.read() as conn:
+        return batches.list_items(conn, who.organization_id, batchId, paging)
+
+
+@router.post("/{batchId}/pause", response_model=ExecutionBatch)
+def pause_batch(
+    batchId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> ExecutionBatch:
+    """Due items are held (`batch_paused`) and the schedule stops; 409 unless pending or running."""
+    with db.write() as conn:
+        return lifecycle.pause(conn, who.organization_id, batchId)
+
+
+@router.post("/{batchId}/resume", response_model=ExecutionBatch)
+def resume_batch(
+    batchId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> ExecutionBatch:
+    """Held items are released and the schedule goes on where it stopped; 409 unless paused."""
+    with db.write() as conn:
+        return lifecycle.resume(conn, who.organization_id, batchId)
+
+
+@router.post("/{batchId}/cancel", response_model=ExecutionBatch)
+def cancel_batch(
+    batchId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+) -> ExecutionBatch:
+    """Every item not yet triggered is cancelled; started executions run on. 409 when final."""
+    with db.write() as conn:
+        return lifecycle.cancel(conn, who.organization_id, batchId)

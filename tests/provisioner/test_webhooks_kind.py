@@ -1,0 +1,147 @@
+"""Webhooks against the in-process service: minimal calls, header values sent but
+never shown, attachments after their integration, export that plans clean."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from agentform.config.loader import load_workspace
+from agentform.engine.export import export_live
+from agentform.output.text import TextView
+from agentform.rules.webhooks import header_digest
+
+from .harness import Service, write_workspace
+
+ROOT = "workspace: hooks\n"
+TOKEN = "canary-hook-3c1f0e"
+
+
+def webhooks_yaml(n: int, attachments: bool = True) -> str:
+    lines = ["webhooks:"]
+    for i in range(n):
+        lines.append(f"  - name: hook-{i:03d}")
+        lines.append(f"    url: https://hooks.example.com/{i}")
+        lines.append("    headers: {Authorization: \"Bearer {{ secret('TOKEN') }}\"}")
+        if attachments:
+            lines.append(
+                "    attachments: [{agent: checkout-agent, eventRules: [EXECUTION_FAILED]}]"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def gets(service: Service, suffix: str) -> list[str]:
+    return [p for m, p in service.log.calls if m == "GET" and p.endswith(suffix)]
+
+
+def live(service: Service, path: str) -> list[dict]:  # type: ignore[type-arg]
+    return service.run(lambda api: api.list_all(path))  # type: ignore[no-any-return]
+
+
+def test_an_unchanged_workspace_reads_each_list_once_and_writes_nothing(
+    service: Service, ws: Path
+) -> None:
+    n = 130
+    env = {"TOKEN": TOKEN}
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": webhooks_yaml(n)})
+    assert service.apply(ws, environ=env).ok
+    service.log.reset()
+    plan = service.plan(ws, environ=env)
+    assert not plan.has_changes, TextView().plan(plan)
+    assert service.log.writes() == []
+    assert len(gets(service, "/webhook-integrations")) == math.ceil(n / 100)
+    attachment_reads = gets(service, "/attachments")
+    assert len(attachment_reads) == n == len(set(attachment_reads))  # one per integration
+    assert len(gets(service, "/agents")) == 1
+
+
+def test_attachments_not_listed_are_not_read(service: Service, ws: Path) -> None:
+    env = {"TOKEN": TOKEN}
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": webhooks_yaml(3)})
+    assert service.apply(ws, environ=env).ok
+    (ws / "hooks.yaml").write_text(webhooks_yaml(3, attachments=False))
+    service.log.reset()
+    assert not service.plan(ws, environ=env).has_changes
+    assert gets(service, "/attachments") == []
+
+
+def test_a_changed_header_is_one_patch_of_the_whole_map(service: Service, ws: Path) -> None:
+    files = "webhooks:\n  - name: h\n    url: https://x.example.com/\n    headers:\n"
+    files += "      Authorization: \"Bearer {{ secret('TOKEN') }}\"\n      X-Team: pay\n"
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": files})
+    assert service.apply(ws, environ={"TOKEN": "first"}).ok
+    service.log.reset()
+    report = service.apply(ws, environ={"TOKEN": TOKEN})
+    assert report.ok
+    (hook,) = live(service, "/webhook-integrations")
+    assert service.log.writes() == [("PATCH", f"/webhook-integrations/{hook['id']}")]
+    assert hook["headers"] == {
+        "Authorization": {"digest": header_digest(hook["id"], "Authorization", f"Bearer {TOKEN}")},
+        "X-Team": {"digest": header_digest(hook["id"], "X-Team", "pay")},
+    }
+    assert not service.plan(ws, environ={"TOKEN": TOKEN}).has_changes
+
+
+def test_attachments_of_a_failed_integration_are_not_attempted(service: Service, ws: Path) -> None:
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": webhooks_yaml(1)})
+    service.log.fail = lambda m, p: 500 if (m, p) == ("POST", "/webhook-integrations") else None
+    report = service.apply(ws, environ={"TOKEN": TOKEN})
+    assert {r.change.id: r.status for r in report.results} == {
+        "webhooks/hook-000": "failed",
+        "webhookAttachments/checkout-agent/hook-000": "not attempted",
+    }
+    assert not [c for c in service.log.calls if c[0] == "PUT"]
+    service.log.fail = lambda m, p: None
+    assert service.apply(ws, environ={"TOKEN": TOKEN}).ok  # a second apply converges
+    assert not service.plan(ws, environ={"TOKEN": TOKEN}).has_changes
+
+
+def test_a_lost_integration_create_is_adopted_and_its_attachments_follow(
+    service: Service, ws: Path
+) -> None:
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": webhooks_yaml(1)})
+    lost: list[int] = []
+
+    def lose_once(method: str, path: str) -> bool:
+        if (method, path) == ("POST", "/webhook-integrations") and not lost:
+            lost.append(1)
+            return True
+        return False
+
+    service.log.lose_answer = lose_once
+    assert service.apply(ws, environ={"TOKEN": TOKEN}).ok
+    assert len(live(service, "/webhook-integrations")) == 1
+    assert not service.plan(ws, environ={"TOKEN": TOKEN}).has_changes
+
+
+def test_export_writes_placeholders_that_plan_clean_with_the_values_set(
+    service: Service, ws: Path, tmp_path: Path
+) -> None:
+    env = {"TOKEN": TOKEN}
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": webhooks_yaml(2)})
+    assert service.apply(ws, environ=env).ok
+    workspace = load_workspace(ws, environ=env)
+    documents = service.run(lambda api: export_live(workspace, api))
+    assert TOKEN not in repr(documents)
+    (hook,) = [d for d in documents["webhooks"] if d["name"] == "hook-001"]
+    assert hook == {
+        "name": "hook-001",
+        "url": "https://hooks.example.com/1",
+        "headers": {"Authorization": '{{ secret("HOOK_001_AUTHORIZATION") }}'},
+        "attachments": [{"agent": "checkout-agent", "eventRules": ["EXECUTION_FAILED"]}],
+    }
+    import yaml
+
+    exported = write_workspace(
+        tmp_path / "exported",
+        {"agentform.yaml": ROOT, "webhooks.yaml": yaml.safe_dump(documents)},
+    )
+    values = {
+        "HOOK_000_AUTHORIZATION": f"Bearer {TOKEN}",
+        "HOOK_001_AUTHORIZATION": f"Bearer {TOKEN}",
+    }
+    plan = service.plan(exported, environ=values)
+    assert not plan.has_changes, TextView().plan(plan)
+    other = service.plan(exported, environ={**values, "HOOK_001_AUTHORIZATION": "wrong"})
+    assert [c.id for c in other.changes] == ["webhooks/hook-001"]
+    assert "headers.Authorization: (sensitive, changed)" in TextView().plan(other)
