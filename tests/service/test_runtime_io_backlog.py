@@ -61,3 +61,27 @@ async def test_a_full_io_pool_lets_transactional_jobs_run(tmp_path: Path) -> Non
     finally:
         await runner.stop()
         db.close()
+
+
+def test_due_jobs_filters_by_kind_and_busy_lane(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    db = Database(tmp_path / "s.db", now=clock.now)
+    with db.write() as conn:
+        ids = [
+            jobs.schedule(conn, "io", T0, {}, lane="a"),
+            jobs.schedule(conn, "io", T0, {}, lane="b"),
+            jobs.schedule(conn, "step", T0, {}),
+            jobs.schedule(conn, "other", T0, {}),
+            jobs.schedule(conn, "io", T0 + timedelta(seconds=5), {}),  # not due yet
+        ]
+    with db.read() as conn:
+
+        def due(**kw: object) -> list[int]:
+            return [j.id for j in jobs.due_jobs(conn, T0, set(), 10, **kw)]  # type: ignore[arg-type]
+
+        assert due() == ids[:4]
+        assert due(kinds=["io"]) == ids[:2]
+        assert due(kinds=["io"], busy_lanes={"a"}) == [ids[1]]
+        assert due(not_kinds=["io"]) == ids[2:4]  # a kind nobody handles is still read
+        assert [j.id for j in jobs.due_jobs(conn, T0, {ids[0]}, 1)] == [ids[1]]
+    db.close()

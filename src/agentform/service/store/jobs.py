@@ -109,6 +109,10 @@ def list_jobs(conn: Conn, *, kind: str | None = None, status: str | None = None)
     return [job_from_row(r) for r in rows]
 
 
+def _marks(values: Collection[object]) -> str:
+    return ",".join("?" * len(values))
+
+
 def _not_in(ids: Collection[int]) -> tuple[str, list[int]]:
     if not ids:
         return "", []
@@ -120,19 +124,29 @@ def due_jobs(
     now: datetime,
     exclude: Collection[int],
     limit: int,
+    *,
     kinds: Collection[str] | None = None,
+    not_kinds: Collection[str] = (),
+    busy_lanes: Collection[str] = (),
 ) -> list[Job]:
-    """Pending jobs due at `now` or before, in due order (ties: the order scheduled);
-    only of `kinds` when given."""
-    skip, ids = _not_in(exclude)
-    args: list[object] = list(ids)
+    """Pending jobs due at `now` or before, in due order (ties: the order scheduled),
+    but for the ids in `exclude`: only of `kinds` when given, none of `not_kinds`,
+    none of a lane in `busy_lanes`."""
+    where, ids = _not_in(exclude)
+    clauses, values = [where], list[object](ids)
     if kinds is not None:
-        skip += f" AND kind IN ({','.join('?' * len(kinds))})"
-        args += kinds
+        clauses.append(f" AND kind IN ({_marks(kinds)})")
+        values += kinds
+    if not_kinds:
+        clauses.append(f" AND kind NOT IN ({_marks(not_kinds)})")
+        values += not_kinds
+    if busy_lanes:
+        clauses.append(f" AND (lane IS NULL OR lane NOT IN ({_marks(busy_lanes)}))")
+        values += busy_lanes
     rows = conn.execute(
-        f"SELECT * FROM jobs WHERE status = 'pending' AND due_at <= ?{skip} "
+        f"SELECT * FROM jobs WHERE status = 'pending' AND due_at <= ?{''.join(clauses)} "
         "ORDER BY due_at, id LIMIT ?",
-        (iso(now), *args, limit),
+        (iso(now), *values, limit),
     )
     return [job_from_row(r) for r in rows]
 
