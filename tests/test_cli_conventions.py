@@ -141,7 +141,7 @@ def test_apply_with_a_failed_change_exits_1(ws: Path, monkeypatch: pytest.Monkey
     result = run("apply", "--auto-approve", "-C", str(ws))
     assert result.exit_code == 1, result.output
     assert "create vaultTemplates/Shop login: FAILED" in result.stdout
-    assert "Apply: 3 succeeded, 1 failed, 0 not attempted." in result.stdout
+    assert re.search(r"Apply: \d+ succeeded, 1 failed, 0 not attempted\.", result.stdout)
 
 
 # -- colour --------------------------------------------------------------------
@@ -246,7 +246,8 @@ def test_a_saved_plan_in_the_workspace_is_not_read_back(ws: Path) -> None:
     (ws / "sub").mkdir()
     (ws / "sub" / "report.yml").write_text(run("drift", "--format", "json", "-C", str(ws)).stdout)
     result = run("validate", "-C", str(ws))
-    assert result.exit_code == 0 and "Valid: 3 files" in result.output
+    files = len(list(QUICKSTART.glob("*.yaml")))  # the artifacts are not counted
+    assert result.exit_code == 0 and f"Valid: {files} files" in result.output
 
 
 def test_agentformignore_and_yml_files(ws: Path) -> None:

@@ -190,17 +190,24 @@ def test_markdown_masks_sensitive_values(secret_ws: Path) -> None:
 # -- the apply report in three formats ------------------------------------------------
 
 
+def quickstart_changes(ws: Path) -> int:
+    return int(
+        json.loads(run("plan", "--format", "json", "-C", str(ws)).stdout)["summary"]["create"]
+    )
+
+
 def test_apply_report_markdown_and_json(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     shutil.copytree(QUICKSTART, ws, ignore=shutil.ignore_patterns(".agentform"))
+    n = quickstart_changes(ws)
     result = run("apply", "--auto-approve", "--format", "markdown", "-C", str(ws))
     assert result.exit_code == 0, result.output
     doc = structure(result.stdout)
     assert doc.marker == "<!-- agentform:apply workspace=quickstart -->"
-    assert "**Apply: 4 succeeded, 0 failed, 0 not attempted.**" in doc.paragraphs[0]
+    assert f"**Apply: {n} succeeded, 0 failed, 0 not attempted.**" in doc.paragraphs[0]
     header, *rows = doc.tables[0]
     assert header == ["kind", "succeeded", "failed", "not attempted"]
-    assert sum(int(r[1]) for r in rows) == 4
+    assert sum(int(r[1]) for r in rows) == n
     assert all(s.info == "diff" for s in doc.sections)
 
 
@@ -241,10 +248,11 @@ def test_apply_on_a_terminal_uses_the_live_display(
 
     ws = tmp_path / "ws"
     shutil.copytree(QUICKSTART, ws, ignore=shutil.ignore_patterns(".agentform"))
+    n = quickstart_changes(ws)
     monkeypatch.setattr(apply_cmd, "stdout_is_terminal", lambda: True)
     result = run("apply", "--auto-approve", "--no-color", "-C", str(ws))
     assert result.exit_code == 0
-    assert "Applying" in result.stdout and "4/4" in result.stdout
+    assert "Applying" in result.stdout and f"{n}/{n}" in result.stdout
     monkeypatch.undo()
     piped = tmp_path / "ws2"
     shutil.copytree(QUICKSTART, piped, ignore=shutil.ignore_patterns(".agentform"))
@@ -264,8 +272,9 @@ def test_show_renders_a_saved_plan_and_the_cut_note_points_at_it(tmp_path: Path)
         markdown.stdout
     )
     text = run("show", str(saved))
-    assert text.exit_code == 0 and "Plan: 4 to create" in text.stdout
-    assert json.loads(run("show", str(saved), "--format", "json").stdout)["summary"]["create"] == 4
+    n = quickstart_changes(ws)
+    assert text.exit_code == 0 and f"Plan: {n} to create" in text.stdout
+    assert json.loads(run("show", str(saved), "--format", "json").stdout)["summary"]["create"] == n
     broken = tmp_path / "broken.json"
     broken.write_text("{}")
     assert run("show", str(broken)).exit_code == 1
