@@ -44,9 +44,8 @@ def advance(conn: Conn, batch_id: str) -> None:
     config, total, origin = state.config, state.total_count, state.schedule_origin
     released = released_count(config, total, origin, now)
     if released > state.released_count:
-        batches.move_items(
-            conn, batch_id, "pending", "awaiting_capacity", index_below=released, due_at=now
-        )
+        due = range(state.released_count, released)
+        batches.move_items(conn, batch_id, "pending", "awaiting_capacity", indexes=due, due_at=now)
         batches.set_batch(conn, batch_id, released_count=released)
     if released and not state.started:
         _start(conn, state)
@@ -70,17 +69,19 @@ def fill(conn: Conn, org_id: str) -> set[str]:
     free = free_capacity(conn, org_id)
     trigger = Trigger(conn, org_id)
     touched: set[str] = set()
-    still_waiting = 0  # items skipped this pass (their pool is busy): they keep their place
+    busy: set[str] = set()  # pools whose every profile is in use: their items keep their place
     while free > 0:
-        chunk = batches.oldest_waiting(conn, org_id, limit=max(free, 16), offset=still_waiting)
+        chunk = batches.oldest_waiting(conn, org_id, limit=free, skip_pools=busy)
         if not chunk:
             break
         for item in chunk:
-            if free <= 0:
-                break
+            if item.pool_id in busy:
+                continue  # found busy earlier in this chunk
             outcome = trigger(item)
+            if outcome.full or (outcome.waits and item.pool_id is None):
+                return touched
             if outcome.waits:
-                still_waiting += 1
+                busy.add(str(item.pool_id))
                 continue
             batches.settle_item(
                 conn, item, execution_id=outcome.execution_id, failure_reason=outcome.failure

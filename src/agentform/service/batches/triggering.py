@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...rules.batches import CachedLookup
 from ...rules.execute import check_execute_request, parse_execute_request
 from ...rules.problems import RuleViolation
 from ..db import Conn
-from ..executions.capacity import slot_for_request
-from ..executions.lifecycle import AgentToRun, agent_to_run, create_execution
+from ..executions.lifecycle import AgentToRun, AtCapacity, agent_to_run, create_execution
 from ..store import execution_capacity
 from ..store.batches import WaitingItem
 from ..store.executions import OrganizationData
@@ -25,6 +25,7 @@ from ..store.executions import OrganizationData
 class Outcome:
     execution_id: str | None = None
     failure: str | None = None
+    full: bool = False  # the organization has no capacity left: stop trying
 
     @property
     def waits(self) -> bool:
@@ -32,21 +33,25 @@ class Outcome:
 
 
 WAITS = Outcome()
+FULL = Outcome(full=True)
+NO_PROFILES = "agentProfilePoolId: the pool has no profiles, so no execution can take one"
 
 
 def free_capacity(conn: Conn, org_id: str) -> int:
     """How many more executions the organization may start now."""
-    limit = execution_capacity.capacity(conn, org_id)
-    return max(0, limit - execution_capacity.active_count(conn, org_id))
+    return max(
+        0, execution_capacity.capacity(conn, org_id) - execution_capacity.active_count(conn, org_id)
+    )
 
 
 class Trigger:
-    """Triggers items of one organization within one transaction (agents read once)."""
+    """Triggers items of one organization within one transaction (agents, pools and
+    profiles read once)."""
 
     def __init__(self, conn: Conn, org_id: str) -> None:
         self.conn = conn
         self.org_id = org_id
-        self.lookup = OrganizationData(conn, org_id)
+        self.lookup = CachedLookup(OrganizationData(conn, org_id))
         self._agents: dict[str, AgentToRun] = {}
 
     def _agent(self, agent_id: str) -> AgentToRun:
@@ -63,11 +68,15 @@ class Trigger:
         problems = check_execute_request(request, agent.versions_rule, self.lookup)
         if problems:
             return Outcome(failure="; ".join(str(p) for p in problems))
-        slot = slot_for_request(self.conn, self.org_id, request)
-        if not slot.free:
+        try:
+            row = create_execution(
+                self.conn, agent, request, created_by=None, batch_id=item.batch_id
+            )
+        except AtCapacity:  # nothing was written
             pool = request.agentProfilePoolId
             if pool is not None and not execution_capacity.pool_members(self.conn, str(pool)):
-                return Outcome(failure=f"agentProfilePoolId: the pool has no profiles ({slot.why})")
-            return WAITS
-        row = create_execution(self.conn, agent, request, created_by=None, batch_id=item.batch_id)
+                return Outcome(failure=NO_PROFILES)
+            if free_capacity(self.conn, self.org_id) == 0:
+                return FULL
+            return WAITS  # its pool's profiles are all in use: it keeps its place
         return Outcome(execution_id=str(row["id"]))

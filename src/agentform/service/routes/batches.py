@@ -73,28 +73,38 @@ def list_items(
         return batches.list_items(conn, who.organization_id, batchId, paging)
 
 
-@router.post("/{batchId}/pause", response_model=ExecutionBatch)
-def pause_batch(
-    batchId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
-) -> ExecutionBatch:
-    """Due items are held (`batch_paused`) and the schedule stops; 409 unless pending or running."""
-    with db.write() as conn:
-        return lifecycle.pause(conn, who.organization_id, batchId)
+def _status_change(action: str, summary: str) -> None:
+    """`POST /execution-batches/{batchId}/<action>`: 200 with the batch, 409 when the
+    batch's status has no such move (API.md §10)."""
+    move = getattr(lifecycle, action)
+
+    def change(
+        batchId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
+    ) -> ExecutionBatch:
+        with db.write() as conn:
+            batch: ExecutionBatch = move(conn, who.organization_id, batchId)
+            return batch
+
+    router.add_api_route(
+        f"/{{batchId}}/{action}",
+        change,
+        methods=["POST"],
+        response_model=ExecutionBatch,
+        name=f"{action}_batch",
+        summary=f"{action.capitalize()} Batch",
+        description=summary,
+    )
 
 
-@router.post("/{batchId}/resume", response_model=ExecutionBatch)
-def resume_batch(
-    batchId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
-) -> ExecutionBatch:
-    """Held items are released and the schedule goes on where it stopped; 409 unless paused."""
-    with db.write() as conn:
-        return lifecycle.resume(conn, who.organization_id, batchId)
-
-
-@router.post("/{batchId}/cancel", response_model=ExecutionBatch)
-def cancel_batch(
-    batchId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
-) -> ExecutionBatch:
-    """Every item not yet triggered is cancelled; started executions run on. 409 when final."""
-    with db.write() as conn:
-        return lifecycle.cancel(conn, who.organization_id, batchId)
+_status_change(
+    "pause",
+    "Due items are held (`batch_paused`) and the schedule stops; 409 unless pending or running.",
+)
+_status_change(
+    "resume",
+    "Held items are released and the schedule goes on where it stopped; 409 unless paused.",
+)
+_status_change(
+    "cancel",
+    "Every item not yet triggered is cancelled; started executions run on. 409 when final.",
+)

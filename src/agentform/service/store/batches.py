@@ -238,7 +238,8 @@ def insert_batch(
                 new_id(),
                 batch_id,
                 index,
-                json.dumps(item.as_sent(), separators=(",", ":")),
+                # `as_sent()` in one call of pydantic's serializer: a third of the cost.
+                item.model_dump_json(exclude_unset=True),
                 str(item.agentProfilePoolId) if item.agentProfilePoolId else None,
             )
             for index, item in enumerate(items)
@@ -274,17 +275,17 @@ def move_items(
     frm: ItemStatus,
     to: ItemStatus,
     *,
-    index_below: int | None = None,
+    indexes: range | None = None,
     due_at: datetime | None = None,
 ) -> int:
-    """Moves the batch's items in `frm` (those below `index_below`, when given) to `to`."""
+    """Moves the batch's items in `frm` (those of `indexes`, when given) to `to`."""
     if (frm, to) not in ITEM_EDGES:
         raise ValueError(f"an item does not move from {frm} to {to}")
     where = "batch_id = ? AND status = ?"
     args: list[object] = [batch_id, frm]
-    if index_below is not None:
-        where += " AND idx < ?"
-        args.append(index_below)
+    if indexes is not None:
+        where += " AND idx >= ? AND idx < ?"
+        args += [indexes.start, indexes.stop]
     sets = "status = ?"
     set_args: list[object] = [to]
     if due_at is not None:
@@ -297,11 +298,12 @@ def move_items(
 
 @dataclass(frozen=True)
 class WaitingItem:
-    id: str
+    rowid: int
     batch_id: str
     agent_id: str
     index: int
     request: dict[str, object]
+    pool_id: str | None
 
 
 # Walk the waiting index in its order and stop at LIMIT; left to itself the planner
@@ -313,16 +315,22 @@ _WAITING = (
 )
 
 
-def oldest_waiting(conn: Conn, org_id: str, limit: int, offset: int = 0) -> list[WaitingItem]:
+def oldest_waiting(
+    conn: Conn, org_id: str, limit: int, skip_pools: Collection[str] = ()
+) -> list[WaitingItem]:
     """The organization's items awaiting capacity, oldest due first, then in the order
     they were created (older batch first, then index): the order of the index that
-    serves this (`due_at`, then rowid), so no sort of every waiting item."""
+    serves this (`due_at`, then rowid), so no sort of every waiting item. Items
+    naming a pool of `skip_pools` (busy ones) are passed over."""
+    skip = ""
+    if skip_pools:
+        skip = f" AND (i.pool_id IS NULL OR i.pool_id NOT IN ({','.join('?' * len(skip_pools))}))"
     rows = conn.execute(
-        f"SELECT i.id, i.batch_id, b.agent_id, i.idx, i.request {_WAITING} "
-        "ORDER BY i.due_at, i.rowid LIMIT ? OFFSET ?",
-        (org_id, limit, offset),
+        f"SELECT i.rowid, i.batch_id, b.agent_id, i.idx, i.request, i.pool_id {_WAITING}{skip} "
+        "ORDER BY i.due_at, i.rowid LIMIT ?",
+        (org_id, *skip_pools, limit),
     ).fetchall()
-    return [WaitingItem(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+    return [WaitingItem(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
 
 
 def settle_item(
@@ -336,13 +344,13 @@ def settle_item(
     to: ItemStatus = "triggered" if execution_id is not None else "failed"
     moved = conn.execute(
         f"UPDATE {ITEMS} SET status = ?, execution_id = ?, triggered_at = ?, failure_reason = ? "
-        "WHERE id = ? AND status = 'awaiting_capacity'",
+        "WHERE rowid = ? AND status = 'awaiting_capacity'",
         (
             to,
             execution_id,
             conn.now_iso() if execution_id is not None else None,
             failure_reason,
-            item.id,
+            item.rowid,
         ),
     ).rowcount
     _count_moved(conn, item.batch_id, "awaiting_capacity", to, moved)

@@ -41,8 +41,11 @@ CREATE INDEX execution_batches_order ON execution_batches (organization_id, crea
 CREATE INDEX execution_batches_group
     ON execution_batches (organization_id, concurrency_group_id);
 
+-- An item's `id` is answered, never looked up: it has no index, so that the 10,000
+-- rows of a batch go in without a random-order b-tree insert each. Its key is
+-- (batch_id, idx); the scheduler addresses it by rowid.
 CREATE TABLE execution_batch_items (
-    id TEXT PRIMARY KEY,
+    id TEXT NOT NULL,
     batch_id TEXT NOT NULL REFERENCES execution_batches(id) ON DELETE CASCADE,
     idx INTEGER NOT NULL,
     status TEXT NOT NULL CHECK (status IN
@@ -55,7 +58,6 @@ CREATE TABLE execution_batch_items (
     failure_reason TEXT,
     UNIQUE (batch_id, idx)
 );
-CREATE INDEX execution_batch_items_status ON execution_batch_items (batch_id, status, idx);
 -- Items waiting for capacity, oldest due first, then as created (its rowid).
 CREATE INDEX execution_batch_items_waiting ON execution_batch_items (due_at)
     WHERE status = 'awaiting_capacity';

@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterator
 import pytest
 from fastapi import FastAPI
 
-from .batch_support import (
+from ..conftest import Api, assert_error
+from .support import (
     SCHED_KEY,
     WORKER_SECONDS,
     all_items,
@@ -22,39 +23,10 @@ from .batch_support import (
     get,
     item_statuses_in_db,
     live_executions,
-    make_app,
 )
-from .conftest import Api, assert_error, running
 
 Advance = Callable[[float], None]
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    application = make_app(tmp_path_factory.mktemp("batch-schedule"))
-    yield application
-    application.state.db.close()
-
-
-@pytest.fixture(scope="module")
-def svc(app: FastAPI) -> Iterator[tuple[Api, Advance]]:
-    with running(app, SCHED_KEY) as started:
-        yield started
-
-
-@pytest.fixture(scope="module")
-def api(svc: tuple[Api, Advance]) -> Api:
-    return svc[0]
-
-
-@pytest.fixture(scope="module")
-def advance(svc: tuple[Api, Advance]) -> Advance:
-    return svc[1]
-
-
-@pytest.fixture(scope="module")
-def agents(api: Api) -> dict[str, str]:
-    return api.ids("/agents")
+KEY = SCHED_KEY  # the organization of capacity 4
 
 
 @pytest.fixture(autouse=True)
@@ -236,14 +208,19 @@ def test_batches_of_one_group_share_capacity_oldest_due_first(
     assert get(api, first["id"])["status"] == "completed"
 
 
+def pool_of(api: Api, name: str, *profiles: str) -> tuple[str, dict[str, list[str]]]:
+    """A new pool with these profiles (by name): its id and its members body."""
+    ids = api.ids("/profiles")
+    pool = str(api.post("/agent-profile-pools", json={"name": name}).json()["id"])
+    members = {"profileIds": [ids[p] for p in profiles]}
+    assert api.post(f"/agent-profile-pools/{pool}/members", json=members).status_code == 204
+    return pool, members
+
+
 def test_an_item_whose_execute_would_fail_now_fails_and_the_batch_goes_on(
     app: FastAPI, api: Api, advance: Advance, agents: dict[str, str]
 ) -> None:
-    profiles = api.ids("/profiles")
-    pool = api.post("/agent-profile-pools", json={"name": "emptied"}).json()["id"]
-    api.post(
-        f"/agent-profile-pools/{pool}/members", json={"profileIds": [profiles["scheduled-p1"]]}
-    )
+    pool, members = pool_of(api, "emptied", "scheduled-p1")
     body = batch_body(
         agents["instant"],
         "emptied-pool",
@@ -251,9 +228,7 @@ def test_an_item_whose_execute_would_fail_now_fails_and_the_batch_goes_on(
         items=[{}, {"agentProfilePoolId": pool}, {}],
     )
     batch = create(api, body)
-    r = api.delete(
-        f"/agent-profile-pools/{pool}/members", json={"profileIds": [profiles["scheduled-p1"]]}
-    )
+    r = api.delete(f"/agent-profile-pools/{pool}/members", json=members)
     assert r.status_code == 204
     advance(60)
     seen = get(api, batch["id"])
@@ -267,11 +242,7 @@ def test_an_item_whose_execute_would_fail_now_fails_and_the_batch_goes_on(
 def test_an_item_whose_pool_is_busy_waits_for_its_profile(
     app: FastAPI, api: Api, advance: Advance, agents: dict[str, str]
 ) -> None:
-    profiles = api.ids("/profiles")
-    pool = api.post("/agent-profile-pools", json={"name": "one-profile"}).json()["id"]
-    api.post(
-        f"/agent-profile-pools/{pool}/members", json={"profileIds": [profiles["scheduled-p2"]]}
-    )
+    pool, _ = pool_of(api, "one-profile", "scheduled-p2")
     items = [{"agentProfilePoolId": pool}, {"agentProfilePoolId": pool}, {}]
     batch = create(api, batch_body(agents["worker"], "busy", startAt=at(app, 0), items=items))
     # The first takes the pool's only profile; the second waits; the third (no pool) runs.

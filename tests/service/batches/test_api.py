@@ -4,14 +4,14 @@ statuses, the items view, and each allowed and refused status change."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
 
-from .batch_support import (
-    BATCH_KEY,
+from ..conftest import Api, assert_error
+from .support import (
     BATCH_READ_KEY,
     FOREIGN_KEY,
     all_items,
@@ -20,40 +20,10 @@ from .batch_support import (
     counts,
     create,
     get,
-    make_app,
 )
-from .conftest import Api, assert_error, running
 
 Advance = Callable[[float], None]
 NOWHERE = "99999999-9999-4999-8999-999999999999"
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    application = make_app(tmp_path_factory.mktemp("batch-api"))
-    yield application
-    application.state.db.close()
-
-
-@pytest.fixture(scope="module")
-def svc(app: FastAPI) -> Iterator[tuple[Api, Advance]]:
-    with running(app, BATCH_KEY) as started:
-        yield started
-
-
-@pytest.fixture(scope="module")
-def api(svc: tuple[Api, Advance]) -> Api:
-    return svc[0]
-
-
-@pytest.fixture(scope="module")
-def advance(svc: tuple[Api, Advance]) -> Advance:
-    return svc[1]
-
-
-@pytest.fixture(scope="module")
-def agents(api: Api) -> dict[str, str]:
-    return api.ids("/agents")
 
 
 @pytest.fixture(scope="module")

@@ -11,33 +11,16 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from agentform.service import create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
-from agentform.service.runtime import ManualClock
 from agentform.webhooks import SIGNATURE_HEADER, verify
 
-from ..webhooks.receiver import Receiver, running_receiver
-from .batch_support import BATCH_KEY, BATCH_SEED, at, batch_body, create, get
-from .conftest import Api, running
+from ...webhooks.receiver import Receiver, running_receiver
+from ..conftest import Api
+from .support import at, batch_body, create, get
 
 PLATFORM = "https://platform.example/agents/v2"
+SETTINGS = {PLATFORM_URL: PLATFORM}
 Advance = Callable[[float], None]
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    path = tmp_path_factory.mktemp("batch-webhooks") / "service.db"
-    application = create_app(
-        path, seed=BATCH_SEED, clock=ManualClock(), settings={PLATFORM_URL: PLATFORM}
-    )
-    yield application
-    application.state.db.close()
-
-
-@pytest.fixture(scope="module")
-def svc(app: FastAPI) -> Iterator[tuple[Api, Advance]]:
-    with running(app, BATCH_KEY) as started:
-        yield started
 
 
 @pytest.fixture(scope="module")

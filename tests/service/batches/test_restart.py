@@ -12,7 +12,8 @@ from agentform.service import create_app
 from agentform.service.runtime import ManualClock
 from agentform.service.runtime.clock import MANUAL_START
 
-from .batch_support import (
+from ..conftest import running
+from .support import (
     BATCH_SEED,
     SCHED_KEY,
     all_items,
@@ -25,7 +26,6 @@ from .batch_support import (
     get,
     live_executions,
 )
-from .conftest import running
 
 
 def _service(path: Path, seconds: float):  # type: ignore[no-untyped-def]

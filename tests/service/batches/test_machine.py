@@ -8,7 +8,6 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
-import pytest
 from fastapi import FastAPI
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -23,7 +22,8 @@ from hypothesis.stateful import (
 
 from agentform.rules.batches import ALL_BATCH_EDGES, BATCH_EDGES, FINAL_STATUSES
 
-from .batch_support import (
+from ..conftest import Api, running
+from .support import (
     SCHED_KEY,
     WORKER_SECONDS,
     all_items,
@@ -35,21 +35,12 @@ from .batch_support import (
     get,
     item_statuses_in_db,
     live_executions,
-    make_app,
 )
-from .conftest import Api, running
 
 Advance = Callable[[float], None]
 CAPACITY = 4  # the "scheduled" organization's
 # What the clock alone may do to a batch: start it, complete it.
 CLOCK_EDGES = BATCH_EDGES["start"] | BATCH_EDGES["complete"]
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    application = make_app(tmp_path_factory.mktemp("batch-machine"))
-    yield application
-    application.state.db.close()
 
 
 def _reachable(frm: str, to: str, edges: frozenset[tuple[str, str]]) -> bool:

@@ -14,7 +14,7 @@ from agentform.service import Seed, create_app
 from agentform.service.runtime import ManualClock
 from agentform.service.store import events
 
-from .conftest import Api
+from ..conftest import Api
 
 BATCH_ORG = "55555555-5555-4555-8555-555555555555"
 BATCH_KEY = "batch-admin-key-0001"
@@ -61,8 +61,10 @@ BATCH_SEED = Seed.model_validate(
 )
 
 
-def make_app(directory: Path, seed: Seed = BATCH_SEED) -> FastAPI:
-    return create_app(directory / "service.db", seed=seed, clock=ManualClock())
+def make_app(
+    directory: Path, seed: Seed = BATCH_SEED, settings: dict[str, Any] | None = None
+) -> FastAPI:
+    return create_app(directory / "service.db", seed=seed, clock=ManualClock(), settings=settings)
 
 
 def now(app: FastAPI) -> datetime:
