@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/plan_scale.py
 	$(BIN)/python bench/apply_scale.py
 	$(BIN)/python bench/order.py
+	$(BIN)/python bench/deliveries.py
 
 cassettes: $(STAMP)
 	$(BIN)/python tests/cassettes/record.py

@@ -135,12 +135,14 @@ def test_plan_and_apply_against_public_shapes(service: Service, tmp_path: Path) 
     rewritten = api.sender.transport.rewritten  # type: ignore[attr-defined]
     assert "GET /context" in rewritten and "GET /vault/templates" in rewritten
     assert comparable(theirs) == comparable(ours)
-    assert theirs.summary.create == 2 and theirs.summary.update == 2
+    seeded = ("profilePools", "profileGroups", "vaultTemplates")
+    others = sum(len(items) for kind, items in workspace.declared.items() if kind not in seeded)
+    assert theirs.summary.create == 2 + others and theirs.summary.update == 2
     assert theirs.summary.delete == 1  # the stray group (prune)
 
     async def apply() -> bool:
         async with client(service, public_shapes=True) as api:
-            return (await apply_plan(theirs, api)).ok
+            return (await apply_plan(theirs, api, values=workspace.sensitive_values())).ok
 
     assert asyncio.run(apply())
     for public_shapes in (True, False):

@@ -320,6 +320,25 @@ def test_failing_twice_then_204_is_delivered_after_3_attempts(service: Service) 
     assert all(b["info"] == bodies[0]["info"] for b in bodies)
 
 
+def test_a_retried_event_holds_back_the_later_events_of_its_execution(service: Service) -> None:
+    with hooked(service) as (rx, _):
+        rx.answer(500)
+        execution = service.emit("EXECUTION_STARTED")
+        service.emit("EXECUTION_STEP_STARTED", {"step": 1}, execution)
+        service.advance(0)
+        rx.wait_for(1)
+        service.advance(0)
+        assert rx.events() == ["EXECUTION_STARTED"]  # the step waits for the start
+        other = service.emit("EXECUTION_STARTED")  # another execution is not held back
+        service.advance(0)
+        [_, got] = rx.wait_for(2)
+        assert got.json()["info"]["execution_id"] == other
+        service.advance(1)
+        rx.wait_for(4)
+        service.advance(0)
+        assert rx.events()[2:] == ["EXECUTION_STARTED", "EXECUTION_STEP_STARTED"]
+
+
 def test_always_failing_is_failed_after_exactly_3_attempts(service: Service) -> None:
     with hooked(service) as (rx, hook):
         rx.default = 500

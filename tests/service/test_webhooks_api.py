@@ -413,3 +413,11 @@ def test_example_batch_receiver_refuses_missing_or_wrong_signatures(api: Api) ->
 
 def test_example_batch_receiver_is_outside_the_api_base(api: Api) -> None:
     assert_error(api.post("/webhooks/example-batch", content=b"{}"), 404)
+
+
+def test_example_batch_receiver_refuses_a_body_over_1_mib(api: Api) -> None:
+    body = b"x" * (1024 * 1024 + 1)
+    response = api.client.post(
+        "/webhooks/example-batch", content=body, headers={"X-Service-Signature": "AAAA"}
+    )
+    assert_error(response, 400, "larger than")

@@ -47,8 +47,15 @@ class AttachmentDesired(AttachmentSettings):
 
 class WebhookDesired(DesiredModel):
     model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)  # header values
-    name: IntegrationName
-    url: IntegrationUrl | None = None
+    name: IntegrationName = Field(
+        description="The integration's name: its identity (unique in the organization)",
+        examples=["ops-alerts"],
+    )
+    url: IntegrationUrl | None = Field(
+        None,
+        description="Where notifications are POSTed (absolute http or https URL)",
+        examples=["https://hooks.example.com/agent-events"],
+    )
     payloadVersion: PayloadVersion | None = Field(
         None, description="Only v2 (seed §6.1); leave out for the default"
     )

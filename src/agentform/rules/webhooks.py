@@ -354,9 +354,9 @@ class FieldFilter(BaseModel):
     `path` inside `info.payload` must satisfy `op`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    event: FilterEvent
-    path: FilterPath
-    op: FilterOp
+    event: FilterEvent = Field(description="The event this filter applies to")
+    path: FilterPath = Field(description="A dotted path inside info.payload", examples=["outcome"])
+    op: FilterOp = Field(description="eq, ne, in (value is a list) or exists")
     value: Any = Field(
         None,
         description="eq/ne: the value; in: a non-empty list of values; exists: not given",
@@ -401,9 +401,18 @@ class AttachmentSettings(BaseModel):
     eventRules: tuple[EventRule, ...] = Field(
         min_length=1, description='event names of seed §6.3, or ["*"] for all'
     )
-    fieldFilters: tuple[FieldFilter, ...] = ()
-    metadataFilter: dict[StrictStr, StrictStr] = Field(default_factory=dict)
-    unwrapResult: StrictBool = False
+    fieldFilters: tuple[FieldFilter, ...] = Field(
+        (),
+        description="Rules on payload fields: a notification of an event is sent only if "
+        "every filter naming that event matches",
+    )
+    metadataFilter: dict[StrictStr, StrictStr] = Field(
+        default_factory=dict,
+        description="Sent only when every pair is in the execution's metadata, equal",
+    )
+    unwrapResult: StrictBool = Field(
+        False, description="For EXECUTION_COMPLETED, send payload.result alone"
+    )
 
     @field_validator("eventRules")
     @classmethod

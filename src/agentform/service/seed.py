@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .db import Database, iso
 from .executions.script import Script
-from .store import agents, executions, organizations, profiles
+from .store import agent_scripts, agents, execution_capacity, organizations, profiles
 
 DEMO_ORGANIZATION_ID = "0b7f3c1e-0000-4000-8000-000000000001"
 DEMO_ADMIN_KEY = "demo-admin-key"
@@ -163,7 +163,7 @@ def load_seed(db: Database, seed: Seed) -> None:
 
         for org in seed.organizations:
             org_id = organizations.ensure_organization(conn, _stable_id(org.id, org.name), org.name)
-            executions.set_capacity(conn, org_id, org.maxConcurrentExecutions)
+            execution_capacity.set_capacity(conn, org_id, org.maxConcurrentExecutions)
             for key in org.apiKeys:
                 key_id = _stable_id(None, org.name, "key", key.name)
                 organizations.ensure_key(conn, key_id, org_id, key.name, key.key, key.role)
@@ -177,7 +177,7 @@ def load_seed(db: Database, seed: Seed) -> None:
                     agent.versions,
                     stamp(),
                 )
-                executions.set_agent_script(conn, org_id, agent.name, agent.script)
+                agent_scripts.set_agent_script(conn, org_id, agent.name, agent.script)
             for profile in org.profiles:
                 profiles.ensure_profile(
                     conn,

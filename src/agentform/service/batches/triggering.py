@@ -16,7 +16,7 @@ from ...rules.problems import RuleViolation
 from ..db import Conn
 from ..executions.capacity import slot_for_request
 from ..executions.lifecycle import AgentToRun, agent_to_run, create_execution
-from ..store import executions
+from ..store import execution_capacity
 from ..store.batches import WaitingItem
 from ..store.executions import OrganizationData
 
@@ -36,7 +36,8 @@ WAITS = Outcome()
 
 def free_capacity(conn: Conn, org_id: str) -> int:
     """How many more executions the organization may start now."""
-    return max(0, executions.capacity(conn, org_id) - executions.active_count(conn, org_id))
+    limit = execution_capacity.capacity(conn, org_id)
+    return max(0, limit - execution_capacity.active_count(conn, org_id))
 
 
 class Trigger:
@@ -65,7 +66,7 @@ class Trigger:
         slot = slot_for_request(self.conn, self.org_id, request)
         if not slot.free:
             pool = request.agentProfilePoolId
-            if pool is not None and not executions.pool_members(self.conn, str(pool)):
+            if pool is not None and not execution_capacity.pool_members(self.conn, str(pool)):
                 return Outcome(failure=f"agentProfilePoolId: the pool has no profiles ({slot.why})")
             return WAITS
         row = create_execution(self.conn, agent, request, created_by=None, batch_id=item.batch_id)

@@ -4,13 +4,17 @@
   records an event (and the state change behind it), it writes one delivery
   per attachment of the event's agent that wants the event, and schedules a
   delivery job for each. Nothing is sent from a request.
+- Deliveries of one integration and one execution (or batch) form a lane,
+  sent one at a time, oldest first, so a receiver gets an execution's events
+  in the order they happened, retries included. A lane has at most one
+  pending job (keyed by the lane), so however long the backlog, the runner's
+  due jobs are one per lane and lanes are sent in parallel.
 - `DeliveryJob` is the runner's I/O handler for those jobs: it reads the
-  delivery (transaction), signs and POSTs the exact bytes (no transaction;
-  the timeout runs on the runtime's clock), and records the attempt
-  (transaction). A failed attempt schedules the next one after 1 s, then 2 s:
-  3 attempts in all, then the delivery is `failed`.
-- Jobs of one integration and one execution (or batch) share a lane, so a
-  healthy receiver gets an execution's events in the order they happened.
+  lane's oldest pending delivery (transaction), signs and POSTs the exact bytes
+  (no transaction; the timeout runs on the runtime's clock), and records the
+  attempt (transaction), scheduling the lane's next job: after 1 s, then 2 s
+  when the attempt failed (3 attempts in all, then the delivery is `failed`),
+  at once when another delivery waits.
 
 A notification is stored as its envelope with relative links
 (`/executions/<id>`); the service's `platform_url` setting is put in front of
@@ -99,7 +103,9 @@ def enqueue(
     event_ref: str | None = None,
 ) -> str:
     """Writes a delivery and schedules its first attempt now, in the caller's transaction."""
-    delivery_id = deliveries.insert_delivery(
+    delivery_id = delivery_id or deliveries.sequential_id()
+    lane = f"webhook:{integration_id}:{execution_id or batch_id or delivery_id}"
+    deliveries.insert_delivery(
         conn,
         organization_id,
         integration_id,
@@ -110,10 +116,10 @@ def enqueue(
         batch_id,
         delivery_id=delivery_id,
         event_ref=event_ref,
+        lane=lane,
     )
-    subject = execution_id or batch_id or delivery_id
-    lane = f"webhook:{integration_id}:{subject}"
-    jobs.schedule(conn, DELIVERY_JOB, conn.now(), {"delivery": delivery_id}, lane=lane)
+    if jobs.pending_job(conn, lane) is None:  # else the lane's job will come to it
+        jobs.schedule(conn, DELIVERY_JOB, conn.now(), {"lane": lane}, key=lane)
     return delivery_id
 
 
@@ -175,9 +181,9 @@ class Prepared:
 @io_job_handler(DELIVERY_JOB)
 class DeliveryJob(IoJobHandler[Prepared, Attempt]):
     def prepare(self, job: Job, conn: Conn) -> Prepared | None:
-        out = deliveries.outgoing(conn, job.payload["delivery"])
-        if out is None or out.status != "pending":
-            return None  # deleted with its integration, or already settled
+        out = deliveries.lane_head(conn, job.payload["lane"])
+        if out is None:
+            return None  # nothing left: deleted with its integration, say
         target = integration_target(conn, out.integration_id)
         if target is None:
             return None
@@ -204,19 +210,22 @@ class DeliveryJob(IoJobHandler[Prepared, Attempt]):
         )
 
     def record(self, job: Job, conn: Conn, prepared: Prepared, outcome: Attempt) -> None:
+        lane = job.payload["lane"]
+        jobs.mark_done(conn, job.id)  # first, so the lane's next job can take its key
+        due = conn.now()
         current = deliveries.outgoing(conn, prepared.delivery_id)
-        if current is None or current.status != "pending":
-            return
-        attempt = current.attempts + 1
-        if outcome.ok:
-            status: deliveries.DeliveryStatus = "delivered"
-        elif attempt >= MAX_ATTEMPTS:
-            status = "failed"
-        else:
-            status = "pending"
-            due = conn.now() + timedelta(seconds=BACKOFF_SECONDS[attempt - 1])
-            jobs.schedule(conn, DELIVERY_JOB, due, job.payload, lane=job.lane)
-        deliveries.record_attempt(
-            conn, current.id, status, outcome.status, outcome.error, prepared.event_id
-        )
-        conn.database.notify_after_commit(conn, delivered_topic(current.id))
+        if current is not None and current.status == "pending":
+            attempt = current.attempts + 1
+            status: deliveries.DeliveryStatus = "pending"
+            if outcome.ok:
+                status = "delivered"
+            elif attempt >= MAX_ATTEMPTS:
+                status = "failed"
+            else:
+                due += timedelta(seconds=BACKOFF_SECONDS[attempt - 1])
+            deliveries.record_attempt(
+                conn, current.id, status, outcome.status, outcome.error, prepared.event_id
+            )
+            conn.database.notify_after_commit(conn, delivered_topic(current.id))
+        if deliveries.lane_head(conn, lane) is not None:
+            jobs.schedule(conn, DELIVERY_JOB, due, {"lane": lane}, key=lane)

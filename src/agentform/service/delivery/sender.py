@@ -2,8 +2,10 @@
 
 2xx is success; any other status (a redirect included: redirects are not
 followed), a connection error, or no answer before the deadline is a failed
-attempt. The response body is never read. What is recorded of a failure
-(`error`) names what happened, never a header value.
+attempt. A response body is read (so the connection is reused) and thrown
+away; one larger than 64 KiB is not read to its end, and its connection is
+dropped. What is recorded of a failure (`error`) names what happened, never
+a header value.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ...webhooks import SIGNATURE_HEADER
 
 TIMEOUT_SECONDS = 10.0
 USER_AGENT = "AgentService-Webhooks/2"
+MAX_BODY_READ = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,8 @@ def new_http_client(timeout: float = TIMEOUT_SECONDS) -> httpx.AsyncClient:
         follow_redirects=False,
         trust_env=False,
         timeout=httpx.Timeout(timeout),
-        limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
+        # Few idle connections: httpx checks each of them on every request.
+        limits=httpx.Limits(max_connections=64, max_keepalive_connections=8),
     )
 
 
@@ -61,6 +65,11 @@ async def post(
     async def send() -> Attempt:
         async with client.stream("POST", url, content=body, headers=dict(headers)) as response:
             status = response.status_code
+            read = 0
+            async for chunk in response.aiter_raw():  # to its end: the connection is reused
+                read += len(chunk)
+                if read > MAX_BODY_READ:
+                    break
         if 200 <= status < 300:
             return Attempt(True, status)
         if 300 <= status < 400:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ...rules.execute import ExecuteRequest
 from ..db import Conn
-from ..store import executions as store
+from ..store import execution_capacity as store
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,8 @@ class Slot:
 
 
 def slot_for(conn: Conn, org_id: str, profile_id: str | None, pool_id: str | None) -> Slot:
-    limit = store.capacity(conn, org_id)
-    if store.active_count(conn, org_id) >= limit:
+    if store.is_full(conn, org_id):
+        limit = store.capacity(conn, org_id)
         return Slot(False, why=f"the organization already runs {limit} executions, its maximum")
     if pool_id is None:
         return Slot(True, profile_id)

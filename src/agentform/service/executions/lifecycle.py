@@ -1,10 +1,11 @@
 """What happens to an execution: created, started, paused, resumed, cancelled, ended.
 
-Every function here runs inside the caller's write transaction and makes the
-whole of one change there: the status move (checked by the status machine),
-the events of seed §6.3 it causes (`append_event`, so their deliveries commit
-with it) and the jobs that carry it on (`jobs.schedule`). Routes call these for
-API calls; `stepping` (the runtime's handlers) when a step falls due. An
+Every function here (and in `controls`, the API calls) runs inside the caller's
+write transaction and makes the whole of one change there: the status move
+(checked by the status machine), the events of seed §6.3 it causes
+(`append_event`, so their deliveries commit with it) and the jobs that carry it
+on (`jobs.schedule`). Routes call these; `stepping` (the runtime's handlers)
+when a step falls due. An
 execution has at most one pending step job and one timeout job, each under
 its own key, so pausing or ending it is cancelling its step job.
 
@@ -24,15 +25,15 @@ from typing import Any
 
 from ...rules.execute import AgentVersions, ExecuteRequest, effective_version
 from ...rules.webhooks import EVENT_PAYLOAD_FIELDS
-from ..db import Conn, iso, new_id, parse_iso
+from ..db import Conn, iso, new_id
 from ..errors import ServiceError
-from ..store import agents, jobs
+from ..store import agent_scripts, agents, execution_capacity, jobs
 from ..store import executions as store
 from ..store.events import append_event
 from .capacity import slot_for, slot_for_request
 from .program import compile_program, failed_program
 from .script import Script, ScriptError, render
-from .status import CANCELLABLE, MESSAGEABLE, PAUSABLE, RESUMABLE, check_move, is_terminal
+from .status import check_move
 
 STEP_JOB = "execution.step"
 TIMEOUT_JOB = "execution.timeout"
@@ -69,7 +70,7 @@ def agent_to_run(conn: Conn, org_id: str, agent_id: object) -> AgentToRun:
         org_id,
         agent.versions,
         agent.publishedVersion,
-        store.agent_script(conn, agent.id),
+        agent_scripts.agent_script(conn, agent.id),
     )
 
 
@@ -167,12 +168,12 @@ def _start(conn: Conn, row: sqlite3.Row, profile_id: str | None) -> None:
 def dispatch(conn: Conn, org_id: str) -> None:
     """Starts the organization's queued executions that can start, oldest first, then
     offers what capacity is left to the capacity listeners."""
-    for execution_id in store.queued_ids(conn, org_id):
+    for execution_id in execution_capacity.queued_ids(conn, org_id):
         row = _row(conn, execution_id)
         slot = slot_for(conn, org_id, row["agent_profile_id"], row["agent_profile_pool_id"])
         if slot.free:
             _start(conn, row, slot.profile_id)
-        elif store.active_count(conn, org_id) >= store.capacity(conn, org_id):
+        elif execution_capacity.is_full(conn, org_id):
             break  # the organization is full: nobody younger can start either
     for listener in list(_capacity_listeners.values()):
         listener(conn, org_id)
@@ -181,87 +182,8 @@ def dispatch(conn: Conn, org_id: str) -> None:
 def dispatch_everywhere(conn: Conn) -> None:
     """`dispatch` for every organization with queued executions (on start: the seed may
     have raised a capacity, or a restart found capacity free)."""
-    for org_id in store.organizations_with_queued(conn):
+    for org_id in execution_capacity.organizations_with_queued(conn):
         dispatch(conn, org_id)
-
-
-# -- API calls -----------------------------------------------------------------
-
-
-def _refuse(row: sqlite3.Row, what: str) -> ServiceError:
-    return ServiceError(409, f"an execution that is {row['status']} cannot be {what}")
-
-
-def pause(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
-    if row["status"] not in PAUSABLE:
-        raise _refuse(row, "paused")
-    remaining = _seconds_until(conn, row["wake_at"])
-    jobs.cancel(conn, step_key(row))
-    move(conn, row, "paused", wake_at=None, remaining=remaining, paused_by=by.key_name)
-    emit(
-        conn,
-        row,
-        "EXECUTION_PAUSED",
-        {"reason": "paused through the API", "paused_by": by.key_name},
-    )
-    return "paused"
-
-
-def resume(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
-    if row["status"] not in RESUMABLE:
-        raise _refuse(row, "resumed")
-    carry_on(conn, row, "resumed through the API")
-    return "running"
-
-
-def carry_on(conn: Conn, row: sqlite3.Row, reason: str) -> None:
-    """Back to running: the wait that was interrupted goes on for what was left of it."""
-    wake = conn.now() + timedelta(seconds=row["remaining"] or 0.0)
-    move(conn, row, "running", wake_at=iso(wake), remaining=None)
-    schedule_step(conn, row, wake)
-    emit(conn, row, "EXECUTION_RESUMED", {"reason": reason})
-
-
-def cancel(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
-    if row["status"] not in CANCELLABLE:
-        raise _refuse(row, "cancelled")
-    end(conn, row, "cancelled", cancelled_by=by.key_name)
-    emit(
-        conn,
-        row,
-        "EXECUTION_CANCELLED",
-        {"reason": "cancelled through the API", "cancelled_by": by.key_name},
-    )
-    return "cancelled"
-
-
-def user_message(conn: Conn, row: sqlite3.Row, by: Actor, message: str) -> str:
-    """Records the message (USER_MESSAGE_RECEIVED); one awaiting confirmation takes it as
-    the answer and runs on. Returns the status after it."""
-    if row["status"] not in MESSAGEABLE:
-        raise _refuse(row, "sent a message")
-    was = str(row["status"])
-    answers = was == "awaiting_confirmation"
-    payload = {
-        "user_id": by.key_id,
-        "message": message,
-        "execution_was": was,
-        "injected_into": "confirmation" if answers else "next_step",
-    }
-    emit(conn, row, "USER_MESSAGE_RECEIVED", payload)
-    if answers:
-        carry_on(conn, row, "a user message answered the confirmation")
-        return "running"
-    return was
-
-
-def time_out(conn: Conn, execution_id: str) -> None:
-    """The soft timeout fell due: an execution still going fails, saying so."""
-    row = store.row(conn, execution_id)
-    if row is None or is_terminal(row["status"]) or row["status"] == "queued":
-        return
-    minutes = row["soft_timeout_mins"]
-    fail(conn, row, f"the soft timeout of {minutes:g} minutes was reached")
 
 
 # -- ending --------------------------------------------------------------------
@@ -332,9 +254,3 @@ def step_key(row: sqlite3.Row) -> str:
 
 def _timeout_key(row: sqlite3.Row) -> str:
     return f"execution:{row['id']}:timeout"
-
-
-def _seconds_until(conn: Conn, moment: str | None) -> float:
-    if moment is None:
-        return 0.0
-    return max(0.0, (parse_iso(moment) - conn.now()).total_seconds())

@@ -17,9 +17,10 @@ from urllib.parse import urlsplit
 from ..db import Conn, iso
 from ..delivery.outbox import DEFAULT_PLATFORM_URL, PLATFORM_URL
 from ..runtime import current_context, job_handler
+from ..store import execution_files
 from ..store import executions as store
 from ..store.jobs import Job
-from . import lifecycle
+from . import controls, lifecycle
 from .file_links import presigned_url
 
 
@@ -30,7 +31,7 @@ def _step_job(job: Job, conn: Conn) -> None:
 
 @job_handler(lifecycle.TIMEOUT_JOB)
 def _timeout_job(job: Job, conn: Conn) -> None:
-    lifecycle.time_out(conn, job.payload["executionId"])
+    controls.time_out(conn, job.payload["executionId"])
 
 
 def step(conn: Conn, execution_id: str, settings: Any) -> None:
@@ -96,7 +97,7 @@ def _produce_file(
 ) -> dict[str, Any]:
     spec, file_id = op["file"], op["file_id"]
     content = spec["content"].encode()
-    store.add_file(
+    execution_files.add_file(
         conn,
         file_id,
         row,
@@ -105,7 +106,7 @@ def _produce_file(
         source=spec["source"],
         content=content,
     )
-    secret = store.file_link_secret(conn)
+    secret = execution_files.file_link_secret(conn)
     assert secret is not None
     return {
         "file_id": file_id,

@@ -16,6 +16,7 @@ from ...webhooks import SIGNATURE_HEADER, verify
 from ..auth import database
 from ..db import Database
 from ..errors import ServiceError
+from ..gate import MAX_BODY
 from ..store.webhooks import public_keys
 
 router = APIRouter(tags=["Documentation"])
@@ -23,7 +24,11 @@ router = APIRouter(tags=["Documentation"])
 
 @router.post("/webhooks/example-batch", status_code=204, response_class=Response)
 async def example_batch(request: Request, db: Database = Depends(database)) -> Response:
-    body = await request.body()
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise ServiceError(400, f"the request body is larger than {MAX_BODY} bytes")
     signature = request.headers.get(SIGNATURE_HEADER)
     if not signature:
         raise ServiceError(401, f"missing {SIGNATURE_HEADER} header")

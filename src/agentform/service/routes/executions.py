@@ -16,7 +16,7 @@ from ...rules.problems import Problem
 from ..auth import Caller, caller, database
 from ..db import Conn, Database
 from ..errors import ServiceError
-from ..executions import lifecycle, stepping  # noqa: F401 (stepping registers the job handlers)
+from ..executions import controls, lifecycle, stepping  # noqa: F401 (stepping registers the job handlers)
 from ..executions.models import (
     Execution,
     ExecutionCreated,
@@ -124,9 +124,9 @@ def _status_call(
 
 
 for _name, _change in (
-    ("pause", lifecycle.pause),
-    ("resume", lifecycle.resume),
-    ("cancel", lifecycle.cancel),
+    ("pause", controls.pause),
+    ("resume", controls.resume),
+    ("cancel", controls.cancel),
 ):
     router.add_api_route(
         f"/executions/{{executionId}}/{_name}",
@@ -152,5 +152,5 @@ def send_user_message(
     """Emits USER_MESSAGE_RECEIVED; an execution awaiting confirmation takes it as the answer."""
     with db.write() as conn:
         row = executions.owned_row(conn, who.organization_id, executionId)
-        status = lifecycle.user_message(conn, row, actor(who), body.message)
+        status = controls.user_message(conn, row, actor(who), body.message)
     return UserMessageAccepted(executionId=str(executionId), status=status)

@@ -16,7 +16,7 @@ from ..auth import database
 from ..db import Database
 from ..errors import ServiceError
 from ..executions.file_links import FILES_PATH, link_problem
-from ..store import executions
+from ..store import execution_files
 
 router = APIRouter(tags=["Files"])
 
@@ -34,11 +34,11 @@ def download(
     db: Database = Depends(database),
 ) -> Response:
     with db.read() as conn:
-        secret = executions.file_link_secret(conn, make=False)
+        secret = execution_files.file_link_secret(conn, make=False)
         problem = link_problem(secret, str(fileId), expires, signature, conn.now())
         if problem:
             raise ServiceError(403, problem)
-        found = executions.produced_file(conn, str(fileId))
+        found = execution_files.produced_file(conn, str(fileId))
     if found is None:
         raise ServiceError(404, "file not found")
     disposition = f"attachment; filename*=UTF-8''{quote(found['name'])}"

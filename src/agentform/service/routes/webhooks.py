@@ -11,7 +11,7 @@ import contextlib
 import uuid
 from typing import Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import Depends, Response
 from fastapi import Request as HttpRequest
 from pydantic import BaseModel, ConfigDict
 from starlette.concurrency import run_in_threadpool
@@ -26,12 +26,13 @@ from ...rules.webhooks import (
 from ..auth import Caller, caller, database
 from ..db import Database
 from ..delivery.outbox import delivered_topic, enqueue_test
+from ..gate import api_router
 from ..models import Id, Request, omittable
 from ..paging import ListQuery, Page, PageParams, page_params, search_query
 from ..store import deliveries
 from ..store import webhooks as store
 
-router = APIRouter(tags=["Webhooks"])
+router = api_router(tags=["Webhooks"])
 INTEGRATIONS = "/webhook-integrations"
 INTEGRATION = INTEGRATIONS + "/{integrationId}"
 

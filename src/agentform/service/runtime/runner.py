@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from ..db import Database
+from ..db import Conn, Database
 from ..store import jobs
 from ..store.jobs import JOBS_CHANGED, Job
 from .clock import Clock
@@ -152,9 +152,9 @@ class Runner:
         while True:
             self._scheduled = False
             now = self.clock.now()
-            exclude = set(self._io)
+            free = self.io_concurrency - len(self._io)
             batch = await self._in_thread(
-                self._read, jobs.due_jobs, now, exclude, READ_AHEAD + len(exclude)
+                self._read, self._due_batch, now, set(self._io), free, set(self._lanes)
             )
             progressed = False
             for job in batch:
@@ -165,8 +165,8 @@ class Runner:
                     self._warn_unhandled(job.kind)
                     continue
                 if isinstance(handler, IoJobHandler):
-                    if len(self._io) >= self.io_concurrency:
-                        break
+                    if self._io_full():
+                        continue  # it waits for a free slot; jobs behind it may run
                     self._spawn(job, handler)
                 else:
                     await self._in_thread(self._run_transaction, job, handler)
@@ -175,7 +175,29 @@ class Runner:
                 if self._scheduled:
                     break  # a job scheduled just now may be due before the rest
             if not progressed:
+                if self.io_concurrency - len(self._io) > free:
+                    continue  # I/O finished while reading: read again for the free slots
                 return started
+
+    def _due_batch(
+        self, conn: Conn, now: datetime, in_flight: set[int], free: int, busy: set[str]
+    ) -> list[Job]:
+        """The due jobs that may start now, in due order: transactional ones (and any
+        of a kind nobody handles, to be reported) up to READ_AHEAD, and only as many
+        I/O jobs, of lanes not busy, as there are free I/O slots. So a backlog of
+        I/O work costs each pass what the slots can take, not the backlog's length,
+        and never holds transactional jobs back."""
+        io_kinds = self._io_kinds()
+        batch = jobs.due_jobs(conn, now, in_flight, READ_AHEAD, not_kinds=io_kinds)
+        if free > 0 and io_kinds:
+            batch += jobs.due_jobs(conn, now, in_flight, free, kinds=io_kinds, busy_lanes=busy)
+        return sorted(batch, key=lambda job: (job.due_at, job.id))
+
+    def _io_full(self) -> bool:
+        return len(self._io) >= self.io_concurrency
+
+    def _io_kinds(self) -> list[str]:
+        return [k for k in self.handlers.kinds() if isinstance(self.handlers.get(k), IoJobHandler)]
 
     # -- running jobs ---------------------------------------------------------
 

@@ -53,6 +53,7 @@ class Outgoing:
     status: DeliveryStatus
     attempts: int
     event_id: str
+    lane: str
 
 
 _sequence_lock = threading.Lock()
@@ -109,14 +110,16 @@ def insert_delivery(
     batch_id: str | None = None,
     delivery_id: str | None = None,
     event_ref: str | None = None,
+    lane: str | None = None,
 ) -> str:
     """A pending delivery of `notification` (an envelope whose `event_id` each
     attempt sets; the first attempt's is chosen now, so `eventId` always shows
-    the one sent last or next)."""
+    the one sent last or next). Deliveries of one `lane` are sent one at a time,
+    oldest first (default: a lane of its own)."""
     delivery_id, now = delivery_id or sequential_id(), conn.now_iso()
     conn.execute(
         "INSERT INTO webhook_deliveries VALUES "
-        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, NULL, NULL, ?, ?)",
+        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, NULL, NULL, ?, ?)",
         (
             delivery_id,
             org_id,
@@ -125,6 +128,7 @@ def insert_delivery(
             json.dumps(notification),
             int(unwrap),
             event_ref,
+            lane or delivery_id,
             execution_id,
             batch_id,
             str(uuid.uuid4()),
@@ -152,8 +156,20 @@ def outgoing(conn: Conn, delivery_id: str) -> Outgoing | None:
     """The delivery as the sender needs it, or None when it is gone (its
     integration was deleted)."""
     row = conn.execute("SELECT * FROM webhook_deliveries WHERE id = ?", (delivery_id,)).fetchone()
-    if row is None:
-        return None
+    return None if row is None else _outgoing(row)
+
+
+def lane_head(conn: Conn, lane: str) -> Outgoing | None:
+    """The oldest pending delivery of a lane: the next to send."""
+    row = conn.execute(
+        "SELECT * FROM webhook_deliveries WHERE lane = ? AND status = 'pending' "
+        "ORDER BY created_at, id LIMIT 1",
+        (lane,),
+    ).fetchone()
+    return None if row is None else _outgoing(row)
+
+
+def _outgoing(row: sqlite3.Row) -> Outgoing:
     return Outgoing(
         id=row["id"],
         organization_id=row["organization_id"],
@@ -164,6 +180,7 @@ def outgoing(conn: Conn, delivery_id: str) -> Outgoing | None:
         status=row["status"],
         attempts=row["attempts"],
         event_id=row["event_id"],
+        lane=row["lane"],
     )
 
 

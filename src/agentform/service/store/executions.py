@@ -2,15 +2,13 @@
 
 An execution row carries its compiled program and where it is in it (`pc`,
 `wake_at`, or `remaining` seconds while paused or awaiting confirmation), so
-the runner needs nothing but the row to take the next step. The module also
-owns the agents' scripts, the organizations' execution capacity, the files
-executions produce and the secret presigned links to them are signed with.
+the runner needs nothing but the row to take the next step. Beside it:
+`execution_capacity`, `agent_scripts`, `execution_files`.
 """
 
 from __future__ import annotations
 
 import json
-import secrets
 import sqlite3
 import uuid
 from collections.abc import Sequence
@@ -20,8 +18,7 @@ from typing import Any
 
 from ..db import Conn, iso, parse_iso
 from ..executions.models import Execution, ExecutionResult
-from ..executions.script import Script
-from ..executions.status import ACTIVE, Status
+from ..executions.status import Status
 from . import temp_files
 from .common import fetch_owned
 from .pages import Page, PageRequest, read_page
@@ -194,180 +191,6 @@ def _result(r: sqlite3.Row, result: dict[str, Any] | None) -> ExecutionResult | 
         result=value,
         createdAt=r["terminal_at"],
     )
-
-
-# -- capacity -----------------------------------------------------------------
-
-_ACTIVE = "status IN ({})".format(",".join(f"'{s}'" for s in sorted(ACTIVE)))
-
-
-def active_count(conn: Conn, org_id: str) -> int:
-    found = conn.execute(
-        f"SELECT count(*) FROM executions WHERE organization_id = ? AND {_ACTIVE}", (org_id,)
-    ).fetchone()
-    return int(found[0])
-
-
-def queued_ids(conn: Conn, org_id: str) -> list[str]:
-    """The organization's queued executions, oldest first (insertion order, not the clock)."""
-    rows = conn.execute(
-        "SELECT id FROM executions WHERE organization_id = ? AND status = 'queued' ORDER BY rowid",
-        (org_id,),
-    )
-    return [r[0] for r in rows]
-
-
-def profiles_in_use(conn: Conn, profile_ids: Sequence[str]) -> set[str]:
-    marks = ",".join("?" * len(profile_ids))
-    rows = conn.execute(
-        f"SELECT DISTINCT agent_profile_id FROM executions"
-        f" WHERE agent_profile_id IN ({marks}) AND {_ACTIVE}",
-        tuple(profile_ids),
-    )
-    return {r[0] for r in rows}
-
-
-def last_used(conn: Conn, profile_ids: Sequence[str]) -> dict[str, str]:
-    """When each profile last started an execution (absent: never)."""
-    marks = ",".join("?" * len(profile_ids))
-    rows = conn.execute(
-        f"SELECT agent_profile_id, max(started_at) FROM executions"
-        f" WHERE agent_profile_id IN ({marks}) AND started_at IS NOT NULL"
-        f" GROUP BY agent_profile_id",
-        tuple(profile_ids),
-    )
-    return {r[0]: r[1] for r in rows}
-
-
-DEFAULT_CAPACITY = 10
-
-
-def capacity(conn: Conn, org_id: str) -> int:
-    """How many executions the organization may run at once (its seed entry, default 10)."""
-    found = conn.execute(
-        "SELECT max_concurrent FROM execution_capacity WHERE organization_id = ?", (org_id,)
-    ).fetchone()
-    return int(found[0]) if found else DEFAULT_CAPACITY
-
-
-def set_capacity(conn: Conn, org_id: str, max_concurrent: int) -> None:
-    conn.execute(
-        "INSERT INTO execution_capacity VALUES (?, ?) ON CONFLICT (organization_id)"
-        " DO UPDATE SET max_concurrent = excluded.max_concurrent",
-        (org_id, max_concurrent),
-    )
-
-
-def organizations_with_queued(conn: Conn) -> list[str]:
-    rows = conn.execute("SELECT DISTINCT organization_id FROM executions WHERE status = 'queued'")
-    return [r[0] for r in rows]
-
-
-# -- agent scripts -------------------------------------------------------------
-
-
-def set_agent_script(conn: Conn, org_id: str, agent_name: str, script: Script | None) -> None:
-    """The seed's script of the agent (the seed is its only source: loading it again
-    replaces the script, or removes it when the seed has none)."""
-    found = conn.execute(
-        "SELECT id FROM agents WHERE organization_id = ? AND name = ?", (org_id, agent_name)
-    ).fetchone()
-    if found is None:
-        return
-    if script is None:
-        conn.execute("DELETE FROM agent_scripts WHERE agent_id = ?", (found[0],))
-        return
-    conn.execute(
-        "INSERT INTO agent_scripts VALUES (?, ?) ON CONFLICT (agent_id)"
-        " DO UPDATE SET script = excluded.script",
-        (found[0], script.model_dump_json(exclude_defaults=True)),
-    )
-
-
-def agent_script(conn: Conn, agent_id: str) -> Script | None:
-    found = conn.execute(
-        "SELECT script FROM agent_scripts WHERE agent_id = ?", (agent_id,)
-    ).fetchone()
-    return Script.model_validate_json(found[0]) if found else None
-
-
-@dataclass(frozen=True)
-class Pool:
-    name: str
-    selection_strategy: str
-    allow_concurrent_use: bool
-
-
-def pool(conn: Conn, pool_id: str) -> Pool | None:
-    found = conn.execute(
-        "SELECT name, selection_strategy, allow_concurrent_use FROM profile_sets"
-        " WHERE id = ? AND collection = 'pool'",
-        (pool_id,),
-    ).fetchone()
-    return Pool(found[0], found[1], bool(found[2])) if found else None
-
-
-def pool_members(conn: Conn, pool_id: str) -> list[str]:
-    """The pool's profiles, oldest first (the order ties are broken in)."""
-    rows = conn.execute(
-        "SELECT p.id FROM profile_set_members m JOIN profiles p ON p.id = m.profile_id"
-        " WHERE m.set_id = ? ORDER BY p.created_at, p.id",
-        (pool_id,),
-    )
-    return [r[0] for r in rows]
-
-
-# -- produced files ------------------------------------------------------------
-
-
-def add_file(
-    conn: Conn,
-    file_id: str,
-    execution: sqlite3.Row,
-    *,
-    name: str,
-    mime_type: str,
-    source: str,
-    content: bytes,
-) -> None:
-    conn.execute(
-        "INSERT OR IGNORE INTO execution_files (id, execution_id, organization_id, name,"
-        " mime_type, source, size, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            file_id,
-            execution["id"],
-            execution["organization_id"],
-            name,
-            mime_type,
-            source,
-            len(content),
-            content,
-            conn.now_iso(),
-        ),
-    )
-
-
-def produced_file(conn: Conn, file_id: str) -> sqlite3.Row | None:
-    found: sqlite3.Row | None = conn.execute(
-        "SELECT name, mime_type, content FROM execution_files WHERE id = ?", (file_id,)
-    ).fetchone()
-    return found
-
-
-_LINK_SECRET = "file-links"
-
-
-def file_link_secret(conn: Conn, make: bool = True) -> bytes | None:
-    """The secret presigned file links are signed with, made on first use when `make`."""
-    if make:
-        conn.execute(
-            "INSERT OR IGNORE INTO service_secrets (name, value) VALUES (?, ?)",
-            (_LINK_SECRET, secrets.token_bytes(32)),
-        )
-    found = conn.execute(
-        "SELECT value FROM service_secrets WHERE name = ?", (_LINK_SECRET,)
-    ).fetchone()
-    return bytes(found[0]) if found else None
 
 
 # -- what the execute rules read -----------------------------------------------

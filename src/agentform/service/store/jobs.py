@@ -109,19 +109,44 @@ def list_jobs(conn: Conn, *, kind: str | None = None, status: str | None = None)
     return [job_from_row(r) for r in rows]
 
 
+def _marks(values: Collection[object]) -> str:
+    return ",".join("?" * len(values))
+
+
 def _not_in(ids: Collection[int]) -> tuple[str, list[int]]:
     if not ids:
         return "", []
     return f" AND id NOT IN ({','.join('?' * len(ids))})", list(ids)
 
 
-def due_jobs(conn: Conn, now: datetime, exclude: Collection[int], limit: int) -> list[Job]:
-    """Pending jobs due at `now` or before, in due order (ties: the order scheduled)."""
-    skip, args = _not_in(exclude)
+def due_jobs(
+    conn: Conn,
+    now: datetime,
+    exclude: Collection[int],
+    limit: int,
+    *,
+    kinds: Collection[str] | None = None,
+    not_kinds: Collection[str] = (),
+    busy_lanes: Collection[str] = (),
+) -> list[Job]:
+    """Pending jobs due at `now` or before, in due order (ties: the order scheduled),
+    but for the ids in `exclude`: only of `kinds` when given, none of `not_kinds`,
+    none of a lane in `busy_lanes`."""
+    where, ids = _not_in(exclude)
+    clauses, values = [where], list[object](ids)
+    if kinds is not None:
+        clauses.append(f" AND kind IN ({_marks(kinds)})")
+        values += kinds
+    if not_kinds:
+        clauses.append(f" AND kind NOT IN ({_marks(not_kinds)})")
+        values += not_kinds
+    if busy_lanes:
+        clauses.append(f" AND (lane IS NULL OR lane NOT IN ({_marks(busy_lanes)}))")
+        values += busy_lanes
     rows = conn.execute(
-        f"SELECT * FROM jobs WHERE status = 'pending' AND due_at <= ?{skip} "
+        f"SELECT * FROM jobs WHERE status = 'pending' AND due_at <= ?{''.join(clauses)} "
         "ORDER BY due_at, id LIMIT ?",
-        (iso(now), *args, limit),
+        (iso(now), *values, limit),
     )
     return [job_from_row(r) for r in rows]
 

@@ -52,6 +52,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
     notification TEXT NOT NULL,  -- JSON envelope; each attempt sets its own event_id
     unwrap INTEGER NOT NULL,  -- send info.payload.result alone (unwrapResult)
     event_ref TEXT,  -- the events row it notifies of (none for EXECUTION_TEST)
+    lane TEXT NOT NULL,  -- integration + execution (or batch): sent one at a time, in order
     execution_id TEXT,
     batch_id TEXT,
     event_id TEXT NOT NULL,  -- of the last attempt (before the first: the one it will use)
@@ -63,6 +64,8 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
     updated_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_event ON webhook_deliveries (event_ref);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_lane
+    ON webhook_deliveries (lane, created_at, id) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_order
     ON webhook_deliveries (integration_id, created_at, id);
 """
