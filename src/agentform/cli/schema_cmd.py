@@ -75,43 +75,6 @@ FIELD_DOCS: dict[str, tuple[str, list[Any]]] = {
         "The ordered steps (at most 20), each naming the keys of the fields it fills.",
         [[{"key": "sign-in", "title": "Sign in", "fieldKeys": ["USERNAME", "PASSWORD"]}]],
     ),
-    "WebhookDesired.name": (
-        "The name: the integration's identity (unique in the organization).",
-        ["ops-alerts"],
-    ),
-    "WebhookDesired.url": (
-        "Where notifications are POSTed (an absolute http or https URL).",
-        ["https://hooks.example.com/agent-events"],
-    ),
-    "AttachmentDesired.fieldFilters": (
-        "Send a notification of `event` only if every filter naming that event matches "
-        "its payload.",
-        [[{"event": "EXECUTION_COMPLETED", "path": "outcome", "op": "eq", "value": "success"}]],
-    ),
-    "AttachmentDesired.metadataFilter": (
-        "Send only when the execution's metadata holds every one of these pairs.",
-        [{"team": "payments"}],
-    ),
-    "AttachmentDesired.unwrapResult": (
-        "For EXECUTION_COMPLETED, send `info.payload.result` alone instead of the envelope.",
-        [True],
-    ),
-    "FieldFilter.event": ("The event the filter applies to.", ["EXECUTION_COMPLETED"]),
-    "FieldFilter.path": (
-        "A dotted path inside the notification's `info.payload`.",
-        ["os_error.message"],
-    ),
-    "FieldFilter.op": ("How the value at `path` is compared: eq, ne, in or exists.", ["eq"]),
-    "FieldFilter.value": ("The value compared with (a list for `in`; none for `exists`).", []),
-    "BatchDesired.name": (
-        "The name: with the agent, the batch's identity among batches not cancelled.",
-        ["nightly-reconcile-2026-12-01"],
-    ),
-    "BatchDesired.startAt": ("When the first items are triggered (ISO 8601, UTC).", []),
-    "BatchDesired.config": (
-        "The schedule: every `batchInterval` seconds, the next `batchSize` items.",
-        [{"type": "timeBatching", "batchSize": 10, "batchInterval": 60}],
-    ),
     "TemplateField.type": ("What the field holds.", ["password"]),
     "TemplateField.label": (
         "The label (1 to 200 characters); its UPPER_SNAKE form is the field's key.",
