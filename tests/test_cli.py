@@ -88,6 +88,7 @@ def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
         "formatVersion": 1,
         "workspace": "quickstart",
         "succeeded": 0,
+        "alreadyInPlace": 0,
         "failed": 0,
         "notAttempted": 0,
         "changes": [],
