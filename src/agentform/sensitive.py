@@ -232,7 +232,13 @@ class Secrets:
         self.others: set[str] = set()  # API keys and other values with no NAME
         self._forms: list[str] | None = None
 
-    def add(self, name: str, value: str) -> None:
+    def add(self, name: str, value: str | Sensitive) -> None:
+        """Registers a named sensitive value (a secret() variable, or a value a kind
+        names for its slots, which may already be a Sensitive)."""
+        if isinstance(value, Sensitive):
+            if not value.resolved:
+                return
+            value = value.reveal()
         self.values[name] = value
         self._forms = None
 
