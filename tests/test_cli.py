@@ -14,14 +14,6 @@ from click.testing import CliRunner
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 
-QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
-
-
-@pytest.fixture
-def quickstart(tmp_path: Path) -> Path:
-    root = tmp_path / "quickstart"
-    shutil.copytree(QUICKSTART, root, ignore=shutil.ignore_patterns(".agentform"))
-    return root
 
 
 def run(*args: str, input: str | None = None, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]

@@ -3,7 +3,6 @@ at once; the second waits up to --lock-timeout, then says who holds it."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,14 +11,10 @@ from click.testing import CliRunner
 from agentform.cli import lock
 from agentform.cli.main import cli
 
-QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
-
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(QUICKSTART, root, ignore=shutil.ignore_patterns(".agentform"))
-    return root
+def ws(quickstart: Path) -> Path:
+    return quickstart
 
 
 def agentform(*args: str):  # type: ignore[no-untyped-def]

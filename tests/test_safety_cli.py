@@ -5,7 +5,6 @@ options (8), a busy port (8), and what validate accepts (8)."""
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import stat
 import uuid
@@ -21,15 +20,12 @@ from agentform.service import DEMO_ADMIN_KEY, create_app
 
 from .loopback import serving
 
-QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
 OTHER_ORG = "11111111-1111-4111-8111-111111111111"
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(QUICKSTART, root, ignore=shutil.ignore_patterns(".agentform"))
-    return root
+def ws(quickstart: Path) -> Path:
+    return quickstart
 
 
 def agentform(*args: str, env: dict[str, str | None] | None = None):  # type: ignore[no-untyped-def]
