@@ -15,7 +15,6 @@ from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 
 
-
 def run(*args: str, input: str | None = None, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
     return CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
 
