@@ -187,7 +187,7 @@ class Run:
 
 Output = Callable[[Run], None]
 OUTPUTS: dict[str, Output] = {}
-COMMANDS: dict[str, set[str]] = {}  # command -> outputs that run it
+COMMANDS: dict[str, set[str]] = {}  # "command" or "command:format" -> outputs running it
 
 
 def output(name: str, *commands: str) -> Callable[[Output], Output]:
@@ -205,36 +205,36 @@ def _validate(run: Run) -> None:
     run.cli("validate", record=False)
 
 
-@output("plan text, new objects", "plan")
+@output("plan text, new objects", "plan:text")
 def _plan_text(run: Run) -> None:
     run.cli("plan", "--detailed-exitcode", code=2)
 
 
-@output("plan json, new objects", "plan")
+@output("plan json, new objects", "plan:json")
 def _plan_json(run: Run) -> None:
     run.cli("plan", "--format", "json")
 
 
-@output("plan -v after a rotation", "plan")
+@output("plan -v after a rotation", "plan:text")
 def _plan_verbose(run: Run) -> None:
     rotate(run)
     assert "(sensitive, changed)" in run.cli("plan", "-v")
 
 
-@output("plan --out after a rotation", "plan")
+@output("plan --out after a rotation", "plan:text", "plan:json")
 def _plan_out(run: Run) -> None:
     rotate(run)
     run.cli("plan", "--out", str(run.root / "plan.json"))
     run.cli("plan", "--format", "json", "--out", str(run.root / "plan2.json"))
 
 
-@output("apply, new objects", "apply")
+@output("apply, new objects", "apply:text")
 def _apply(run: Run) -> None:
     run.cli("apply", "--auto-approve")
     assert "REDACTED" in (run.root / "run-1.yaml").read_text()  # recorded, and scrubbed
 
 
-@output("apply after a rotation, text and json", "apply")
+@output("apply after a rotation, text and json", "apply:text", "apply:json")
 def _apply_rotated(run: Run) -> None:
     rotate(run)
     run.cli("apply", "--auto-approve", "-v")
@@ -242,7 +242,7 @@ def _apply_rotated(run: Run) -> None:
     run.cli("apply", "--auto-approve", "--format", "json", env=run.env(TOKEN=run.canary.earlier))
 
 
-@output("apply of a saved plan after a rotation", "apply", "plan")
+@output("apply of a saved plan after a rotation", "apply:text", "plan:text")
 def _apply_saved(run: Run) -> None:
     rotate(run)
     plan = str(run.root / "plan.json")
@@ -266,14 +266,14 @@ def _export_unset(run: Run) -> None:
     assert "TOKEN is not set" in printed
 
 
-@output("a wrong API key (the canary itself)", "plan", "apply")
+@output("a wrong API key (the canary itself)", "plan:text", "apply:text")
 def _wrong_key(run: Run) -> None:
     key = run.input("key", run.canary.current)
     run.cli("plan", "--api-key-file", str(key), code=1)
     run.cli("apply", "--auto-approve", env=run.env(AGENTFORM_API_KEY=run.canary.earlier), code=1)
 
 
-@output("the service down", "plan", "apply", "export")
+@output("the service down", "plan:text", "apply:text", "export")
 def _service_down(run: Run) -> None:
     down = ("--endpoint", "http://127.0.0.1:9/agents/v2")
     env = run.env(AGENTFORM_API_KEY=DEMO_ADMIN_KEY)
@@ -281,7 +281,7 @@ def _service_down(run: Run) -> None:
         assert "cannot reach" in run.cli(*command, *down, env=env, code=1)
 
 
-@output("diagnostics that would name the value", "validate", "plan")
+@output("diagnostics that would name the value", "validate", "plan:text")
 def _diagnostics(run: Run) -> None:
     (run.root / "ws" / "bad.yaml").write_text(
         "profilePools:\n  - name: \"{{ secret('TOKEN') }}\"\n"
@@ -301,7 +301,7 @@ def _diagnostics(run: Run) -> None:
     assert "at most 4000 characters" in run.cli("validate", code=1, record=False)
 
 
-@output("a crash (a bug) whose message holds the value", "plan")
+@output("a crash (a bug) whose message holds the value", "plan:text")
 def _crash(run: Run) -> None:
     from agentform.output import text
 
@@ -335,9 +335,24 @@ EXEMPT = {
 }
 
 
-def test_every_command_has_an_output() -> None:
+def test_every_command_and_format_has_an_output() -> None:
+    """Each command, and each of its --format choices ("plan:json"), is an output
+    some entry of OUTPUTS runs: a new command or format joins the matrix here."""
     assert isinstance(cli, click.Group)
-    missing = set(cli.commands) - set(COMMANDS) - set(EXEMPT)
+    ctx = click.Context(cli)
+    wanted = set()
+    for name in cli.list_commands(ctx):
+        if name in EXEMPT:
+            continue
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        formats = [
+            p.type.choices
+            for p in command.params
+            if "--format" in getattr(p, "opts", ()) and isinstance(p.type, click.Choice)
+        ]
+        wanted |= {f"{name}:{f}" for f in formats[0]} if formats else {name}
+    missing = wanted - set(COMMANDS)
     assert not missing, f"add outputs of {sorted(missing)} to OUTPUTS in {__file__}"
 
 
