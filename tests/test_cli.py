@@ -14,15 +14,6 @@ from click.testing import CliRunner
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 
-QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
-
-
-@pytest.fixture
-def quickstart(tmp_path: Path) -> Path:
-    root = tmp_path / "quickstart"
-    shutil.copytree(QUICKSTART, root, ignore=shutil.ignore_patterns(".agentform"))
-    return root
-
 
 def run(*args: str, input: str | None = None, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
     return CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
@@ -88,6 +79,7 @@ def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
         "formatVersion": 1,
         "workspace": "quickstart",
         "succeeded": 0,
+        "alreadyInPlace": 0,
         "failed": 0,
         "notAttempted": 0,
         "changes": [],

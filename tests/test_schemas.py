@@ -33,9 +33,9 @@ def test_examples_validate_against_the_schema(example: Path) -> None:
     variables = yaml.safe_load((example / "agentform.yaml").read_text()).get("vars", {})
     diags = Diagnostics()
     for path in workspace_files(example):
-        text = renderer.render(path, variables, "example", diags)
-        assert text is not None and not diags.items, diags.items
-        jsonschema.validate(yaml.safe_load(text), schema)
+        rendered = renderer.render(path, variables, "example", diags)
+        assert rendered is not None and not diags.items, diags.items
+        jsonschema.validate(yaml.safe_load(rendered.text), schema)
 
 
 def test_schema_rejects_an_unknown_key() -> None:

@@ -27,13 +27,24 @@ class DiagnosticsError(AgentformError):
 class ApiError(AgentformError):
     """The service answered with an error, or could not be reached."""
 
-    def __init__(self, method: str, path: str, status: int | None, message: str) -> None:
+    def __init__(
+        self, method: str, path: str, status: int | None, message: str, retried: bool = False
+    ) -> None:
         self.method = method
         self.path = path
         self.status = status
         self.message = message
+        self.retried = retried  # an earlier attempt of the call may have been carried out
         where = f"{method} {path}"
         super().__init__(f"{where}: {status} {message}" if status else f"{where}: {message}")
+
+
+class UnexpectedAnswer(ApiError):
+    """A successful status with a body that is not what the API answers (an HTML
+    login page of a proxy, a web server that is not the service)."""
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class ReadError(AgentformError):

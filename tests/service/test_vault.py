@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agentform.service.vault_rules import field_key
+from agentform.rules.vault_templates import field_key
 
 from .conftest import ACME, OTHER, Api, assert_error
 

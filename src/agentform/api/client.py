@@ -29,6 +29,8 @@ from typing import Any
 import httpx
 
 from ..errors import ApiError, ReadError
+from ..sensitive import reveal
+from .answers import base_path_hint, decoded
 from .clock import Clock, SkippedWaits, SystemClock
 from .concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
 from .ratelimit import RateLimiter
@@ -115,6 +117,7 @@ class ApiClient:
         `lookup` is given for a create: it finds what an earlier attempt made."""
         if lookup is not None:
             json = self.scoped(json)
+        json, params = reveal(json), reveal(params)  # sensitive values leave only here
         safe = (
             method in ("GET", "HEAD", "PUT", "PATCH", "DELETE")
             if idempotent is None
@@ -131,7 +134,7 @@ class ApiClient:
                 never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
                 reason = f"cannot reach the service ({type(exc).__name__})"
                 if last or not (safe or never_sent or lookup):
-                    raise ApiError(method, path, None, reason) from None
+                    raise ApiError(method, path, None, reason, retried=may_have_applied) from None
                 if not never_sent:
                     may_have_applied = True
                     if lookup and not safe and (found := await lookup()) is not None:
@@ -160,8 +163,9 @@ class ApiClient:
             if status == 404 and method == "DELETE" and may_have_applied:
                 return None  # an earlier attempt deleted it
             if status >= 400:
-                raise ApiError(method, path, status, _message(response))
-            return response.json() if response.content else None
+                message = _message(response) + base_path_hint(self.sender.base_url, status)
+                raise ApiError(method, path, status, message, retried=may_have_applied)
+            return decoded(response, method)
 
     def _wait(self, response: httpx.Response, attempt: int) -> float:
         header = response.headers.get("Retry-After")

@@ -21,7 +21,9 @@ class Organization:
     name: str
 
 
-def pick_organization(context: dict[str, Any], wanted: str | None) -> tuple[Organization, bool]:
+def pick_organization(
+    context: dict[str, Any], wanted: str | None, source: str = "organizationId in agentform.yaml"
+) -> tuple[Organization, bool]:
     """The organization of the run, and whether requests must name it (several reachable)."""
     listed = [
         Organization(str(o["id"]), str(o.get("name") or o["id"]))
@@ -38,9 +40,7 @@ def pick_organization(context: dict[str, Any], wanted: str | None) -> tuple[Orga
             if org.id.lower() == wanted.lower():
                 return org, len(listed) > 1
         which = "belongs to organization" if len(listed) == 1 else "reaches the organizations"
-        raise AgentformError(
-            f"the API key {which} {choices}, not {wanted} (organizationId in agentform.yaml)"
-        )
+        raise AgentformError(f"the API key {which} {choices}, not {wanted} ({source})")
     if len(listed) > 1:
         raise AgentformError(
             f"the API key reaches {len(listed)} organizations: {choices}; choose one with "
@@ -49,12 +49,15 @@ def pick_organization(context: dict[str, Any], wanted: str | None) -> tuple[Orga
     return listed[0], False
 
 
-async def resolve_organization(api: Any, wanted: str | None) -> Organization:
-    """Reads /context, picks the organization, and scopes the client to it if needed."""
+async def resolve_organization(
+    api: Any, wanted: str | None, source: str = "organizationId in agentform.yaml"
+) -> Organization:
+    """Reads /context, picks the organization (`wanted`, given by `source`), and
+    scopes the client to it if needed."""
     context = await api.request("GET", "/context")
     if not isinstance(context, dict):
         raise AgentformError("GET /context did not answer an object")
-    org, must_name = pick_organization(context, wanted)
+    org, must_name = pick_organization(context, wanted, source)
     if must_name:
         api.scope_to(org.id)
     return org

@@ -27,6 +27,7 @@ from .common import (
     workspace_options,
 )
 from .conventions import stdout_is_terminal
+from .lock import lock_timeout_option, workspace_lock
 from .plan_options import plan_options
 from .views import format_option, markdown_errors, markdown_view, text_view
 
@@ -65,6 +66,7 @@ def progress_for(opts: Options, view: TextView, fmt: str, total: int) -> Any:
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
 @format_option
 @plan_options
+@lock_timeout_option
 @workspace_options
 @guarded
 def apply(
@@ -73,6 +75,7 @@ def apply(
     auto_approve: bool,
     fmt: str,
     options: PlanOptions,
+    lock_timeout: float,
 ) -> int:
     """Make the live workspace match the files (or execute a saved plan).
 
@@ -106,7 +109,11 @@ def apply(
             with progress as hooks:
                 return the_plan, await apply_plan(the_plan, api, opts.parallelism, hooks, values)
 
-        _, report = with_api(opts, workspace, go)
+        locked = workspace_lock(
+            workspace.root, lock_timeout, "apply", lambda m: click.echo(m, err=True)
+        )
+        with locked:
+            _, report = with_api(opts, workspace, go)
     if report is None:
         click.echo("Apply cancelled; nothing was changed.", err=True)
         return 1

@@ -1,4 +1,11 @@
-"""--record-cassette: the run's HTTP exchanges as a vcrpy cassette, credentials scrubbed."""
+"""--record-cassette: the run's HTTP exchanges as a vcrpy cassette, scrubbed.
+
+Credential headers are replaced whole. Then, when the cassette is saved at the
+end of the run, every known sensitive value (the API key, the secrets' values,
+and their earlier values learned while planning) is scrubbed in every encoding
+it can take, in requests and responses, URIs, headers and bodies: the last line
+of defence behind the Sensitive type.
+"""
 
 from __future__ import annotations
 
@@ -8,53 +15,77 @@ from pathlib import Path
 from typing import Any
 
 import vcr
+from vcr.persisters.filesystem import FilesystemPersister
+from vcr.serializers import compat
 
-from ..config.render import Secrets
+from ..sensitive import Secrets
 
 REDACTED = "REDACTED"
 CREDENTIAL_HEADERS = ("x-api-key", "x-service-agents-api-key", "authorization", "cookie")
+CASSETTE_FORMAT_VERSION = 1
 
 
-def _scrubber(secrets: Secrets, api_key: str | None) -> Any:
-    values = [v for v in [*secrets.values.values(), api_key or ""] if v]
+def scrubbed(value: Any, secrets: Secrets) -> Any:
+    """`value` (a cassette's data) with every known value replaced by REDACTED."""
+    if isinstance(value, str):
+        return secrets.scrub(value, REDACTED)
+    if isinstance(value, bytes):
+        return secrets.scrub_bytes(value, REDACTED.encode())
+    if isinstance(value, dict):
+        return {scrubbed(k, secrets): scrubbed(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrubbed(v, secrets) for v in value]
+    return value
 
-    def scrub(text: str) -> str:
-        for val in sorted(values, key=len, reverse=True):
-            text = text.replace(val, REDACTED)
-        return text
 
-    return scrub
+def _persister(secrets: Secrets) -> type:
+    class ScrubbingPersister(FilesystemPersister):
+        @staticmethod
+        def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
+            interactions = [
+                {
+                    "request": compat.convert_to_unicode(scrubbed(request._to_dict(), secrets)),
+                    "response": compat.convert_to_unicode(scrubbed(response, secrets)),
+                }
+                for request, response in zip(
+                    cassette_dict["requests"], cassette_dict["responses"], strict=True
+                )
+            ]
+            data = {"interactions": interactions, "version": CASSETTE_FORMAT_VERSION}
+            path = Path(cassette_path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(secrets.scrub(serializer.serialize(data), REDACTED))
+
+    return ScrubbingPersister
 
 
-def cassette_vcr(secrets: Secrets, api_key: str | None, record_mode: str = "all") -> vcr.VCR:
-    scrub = _scrubber(secrets, api_key)
+def cassette_vcr(
+    secrets: Secrets, api_key: str | None = None, record_mode: str = "all"
+) -> vcr.VCR:
+    """A vcr that scrubs as it records and again as it saves. Requests are also
+    scrubbed before they are matched, so a replay finds the recorded (scrubbed)
+    request of a run whose secrets are `secrets`."""
+    secrets.add_other(api_key)
 
     def before_request(request: Any) -> Any:
+        request.uri = scrubbed(request.uri, secrets)
         if request.body:
-            body = request.body.decode() if isinstance(request.body, bytes) else request.body
-            request.body = scrub(body).encode()
-        request.uri = scrub(request.uri)
+            request.body = scrubbed(request.body, secrets)
         return request
 
-    def before_response(response: dict[str, Any]) -> dict[str, Any]:
-        body = response.get("body", {}).get("string")
-        if body:
-            text = body.decode() if isinstance(body, bytes) else body
-            response["body"]["string"] = scrub(text).encode()
-        return response
-
-    return vcr.VCR(
+    recorder = vcr.VCR(
         record_mode=record_mode,
         filter_headers=[(h, REDACTED) for h in CREDENTIAL_HEADERS],
         before_record_request=before_request,
-        before_record_response=before_response,
         decode_compressed_response=True,
         match_on=["method", "scheme", "host", "port", "path", "query"],
     )
+    recorder.register_persister(_persister(secrets))
+    return recorder
 
 
 @contextmanager
-def recording(path: Path, secrets: Secrets, api_key: str | None) -> Iterator[None]:
+def recording(path: Path, secrets: Secrets, api_key: str | None = None) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         path.unlink()  # a recording is of this run only

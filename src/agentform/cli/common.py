@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import sys
-import tempfile
 import traceback
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ from .conventions import (
     merged_globals,
     stdout_is_terminal,
 )
+from .safety import run_secrets, start_run, write_crash_log
 
 if TYPE_CHECKING:  # imported when a command calls the API: validate never loads httpx
     from ..api.client import ApiClient
@@ -77,10 +77,17 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def load(opts: Options) -> Workspace:
-    workspace = load_workspace(opts.workspace_dir, opts.vars, opts.var_files)
+def load(opts: Options, unset_secrets_allowed: bool = False) -> Workspace:
+    workspace = load_workspace(
+        opts.workspace_dir,
+        opts.vars,
+        opts.var_files,
+        secrets=run_secrets(),
+        unset_secrets_allowed=unset_secrets_allowed,
+    )
     if opts.organization_id:
         workspace.settings.organization_id = opts.organization_id
+        workspace.settings.organization_from = "--organization-id"
     return workspace
 
 
@@ -88,15 +95,17 @@ def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
     from ..api.connect import Endpoint, resolve_api_key
 
     url = opts.endpoint or workspace.settings.endpoint
-    return Endpoint(url, resolve_api_key(opts.api_key_file, url == "local"))
+    key = resolve_api_key(opts.api_key_file, url == "local")
+    workspace.secrets.add_other(key)
+    return Endpoint(url, key)
 
 
 @contextmanager
-def _recording(opts: Options, workspace: Workspace, api_key: str | None) -> Iterator[None]:
+def _recording(opts: Options, workspace: Workspace) -> Iterator[None]:
     if opts.record_cassette:
         from .cassette import recording  # vcrpy is loaded only to record
 
-        with recording(opts.record_cassette, workspace.secrets, api_key):
+        with recording(opts.record_cassette, workspace.secrets):
             yield
     else:
         yield
@@ -119,7 +128,7 @@ def with_api(
         async with client as api:
             return await fn(api)
 
-    with _recording(opts, workspace, endpoint.api_key):
+    with _recording(opts, workspace):
         return asyncio.run(go())
 
 
@@ -128,22 +137,23 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> None:
+        secrets = start_run()
         try:
             code = command(*args, **kwargs)
         except DiagnosticsError as exc:
             for d in exc.diagnostics:
-                click.echo(d.render(), err=True)
+                click.echo(secrets.scrub(d.render()), err=True)
             n = sum(d.severity == "error" for d in exc.diagnostics)
             click.echo(f"{n} problem{'s' if n != 1 else ''}; nothing was changed.", err=True)
             code = 1
         except AgentformError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(secrets.scrub(f"Error: {exc}"), err=True)
             code = 1
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except Exception:
-            log = Path(tempfile.gettempdir()) / "agentform-crash.log"
-            log.write_text(traceback.format_exc())
+            opts = next((a for a in args if isinstance(a, Options)), None)
+            log = write_crash_log(opts.workspace_dir if opts else None, traceback.format_exc())
             click.echo(f"Unexpected error (a bug in agentform); details in {log}", err=True)
             code = 1
         sys.exit(code)

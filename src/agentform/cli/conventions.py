@@ -64,7 +64,12 @@ def global_options() -> list[Callable[[Any], Any]]:
             type=click.Path(dir_okay=False, path_type=Path),
             help="File holding the API key (default: $AGENTFORM_API_KEY).",
         ),
-        click.option("--organization-id", help="The organization the key must belong to."),
+        click.option(
+            "--organization-id",
+            type=click.UUID,
+            callback=lambda _, __, value: str(value) if value else None,
+            help="The organization the key must belong to (a UUID).",
+        ),
         click.option(
             "--record-cassette",
             type=click.Path(dir_okay=False, path_type=Path),

@@ -17,11 +17,12 @@ import yaml
 
 from ..config.files import root_file
 from ..config.loader import Settings, Workspace
-from ..config.render import Secrets
 from ..engine.export import export_live, secrets_named
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared
+from ..output.yaml_view import workspace_yaml
 from .common import Options, guarded, load, with_api, workspace_options
+from .safety import run_secrets
 from .init_cmd import GITIGNORE_LINES, MODELINE
 from .schema_cmd import SCHEMA_FILE, render_schema
 
@@ -29,7 +30,7 @@ from .schema_cmd import SCHEMA_FILE, render_schema
 def _workspace(opts: Options, out: Path | None) -> Workspace:
     """The workspace of -C, or, where there is none, one made of the options alone."""
     if root_file(opts.workspace_dir) is not None:
-        return load(opts)
+        return load(opts, unset_secrets_allowed=True)
     if not opts.endpoint:
         raise click.UsageError(
             f"no agentform.yaml in {opts.workspace_dir}: name the service with --endpoint "
@@ -40,7 +41,7 @@ def _workspace(opts: Options, out: Path | None) -> Workspace:
         workspace=name, endpoint=opts.endpoint, organization_id=opts.organization_id
     )
     declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
-    return Workspace(opts.workspace_dir.resolve(), settings, declared, Secrets(), "", [])
+    return Workspace(opts.workspace_dir.resolve(), settings, declared, run_secrets(), "", [])
 
 
 @click.command("export")
@@ -64,11 +65,15 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
     workspace = _workspace(opts, out)
     chosen = list(kinds) or None
 
+    warnings: list[str] = []
+
     async def read(api):  # type: ignore[no-untyped-def]
         context = await api.request("GET", "/context")
-        return context["organizationId"], await export_live(workspace, api, chosen)
+        return context["organizationId"], await export_live(workspace, api, chosen, warnings)
 
     organization_id, documents = with_api(opts, workspace, read)
+    for warning in warnings:
+        click.echo(workspace.secrets.scrub(f"Warning: {warning}"), err=True)
     needed = secrets_named(documents)
     if needed:
         click.echo(
@@ -77,7 +82,7 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
             err=True,
         )
     if out is None:
-        click.echo(yaml.safe_dump(documents, sort_keys=False, allow_unicode=True), nl=False)
+        click.echo(workspace.secrets.scrub(workspace_yaml(documents)), nl=False)
         return 0
     endpoint = opts.endpoint or workspace.settings.endpoint
     settings = {
@@ -87,7 +92,7 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
     }
     files = {f"{kind}.yaml": {kind: items} for kind, items in documents.items()}
     texts = {
-        name: MODELINE + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+        name: MODELINE + workspace.secrets.scrub(workspace_yaml(doc))
         for name, doc in files.items()
     }
     texts["agentform.yaml"] = MODELINE + yaml.safe_dump(settings, sort_keys=False)

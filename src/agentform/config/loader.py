@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,13 +17,18 @@ from pydantic import ValidationError
 from ..gcpause import collector_paused
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
+from ..sensitive import Secrets, Sensitive
 from .diagnostics import Diagnostic, Diagnostics, Position, relative
 from .document import SETTINGS, allowed_keys, document_model
 from .files import IGNORE_FILE, root_file, workspace_files
-from .render import Renderer, Secrets
-from .yamlpos import Located, parse
+from .protect import check_protected
+from .render import Renderer
+from .secret_tokens import substitute
+from .yamlpos import Located, PathKey, parse
 
 ROOT_FILE = "agentform.yaml"
+# errors about a Sensitive value that its type allowed (a length, a pattern)
+SENSITIVE_OK = ("string_too_long", "string_too_short", "string_pattern_mismatch")
 
 
 @dataclass
@@ -31,6 +36,7 @@ class Settings:
     workspace: str
     endpoint: str = "local"
     organization_id: str | None = None
+    organization_from: str = f"organizationId in {ROOT_FILE}"  # where the id was given
     prune: list[str] = field(default_factory=list)
     protect: dict[str, list[str]] = field(default_factory=dict)
 
@@ -59,10 +65,16 @@ def load_workspace(
     cli_vars: Mapping[str, Any] | None = None,
     var_files: list[Path] | None = None,
     environ: Mapping[str, str] | None = None,
+    secrets: Secrets | None = None,
+    unset_secrets_allowed: bool = False,
 ) -> Workspace:
-    """The validated workspace, or DiagnosticsError listing every problem."""
+    """The validated workspace, or DiagnosticsError listing every problem.
+
+    `secrets`: the run's registry, filled with the values secret() finds.
+    `unset_secrets_allowed`: an unset secret is not an error (export writes it
+    as a placeholder); its values are Sensitive but unresolved."""
     with collector_paused():
-        return _load(root, cli_vars, var_files, environ)
+        return _load(root, cli_vars, var_files, environ, secrets, unset_secrets_allowed)
 
 
 def _load(
@@ -70,6 +82,8 @@ def _load(
     cli_vars: Mapping[str, Any] | None,
     var_files: list[Path] | None,
     environ: Mapping[str, str] | None,
+    secrets: Secrets | None,
+    unset_secrets_allowed: bool,
 ) -> Workspace:
     diags = Diagnostics()
     root = root.resolve()
@@ -82,7 +96,7 @@ def _load(
         diags.raise_if_errors()
     assert root_path is not None
     variables = _variables(root_path, cli_vars or {}, var_files or [], diags)
-    renderer = Renderer(root, environ)
+    renderer = Renderer(root, environ, secrets, unset_secrets_allowed)
     declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
     settings: Settings | None = None
     digest = hashlib.sha256()
@@ -90,14 +104,19 @@ def _load(
     for path in files:
         name = relative(path, root)
         workspace = settings.workspace if settings else None
-        problems_before = len(diags.items)
-        text = renderer.render(path, variables, workspace, diags)
-        if text is None or len(diags.items) > problems_before:
+        rendered = renderer.render(path, variables, workspace, diags)
+        if rendered is None:
             continue  # values rendered from missing variables would only add noise
-        digest.update(name.encode() + b"\0" + renderer.secrets.scrub(text).encode() + b"\0")
-        doc = _parse(text, name, diags)
+        digest.update(name.encode() + b"\0" + renderer.tokens.replace(rendered.text).encode())
+        digest.update(b"\0")
+        where = _Where(name, rendered.source_line, rendered.text)
+        doc = _parse(rendered.text, where, diags)
         if doc is None:
             continue
+        where.doc = doc
+        doc.data, problems = substitute(doc.data, renderer.tokens)
+        for at, message in problems:
+            diags.error(f"{_dotted(at)}: {message}", where(at))
         if path != root_path and doc.data and not set(doc.data) & _known_keys():
             diags.error(
                 "not a workspace file: none of its keys is a kind or a setting "
@@ -108,26 +127,27 @@ def _load(
         if path != root_path:
             for key in SETTINGS:
                 if key in doc.data:
-                    line, col = doc.where((key,))
                     diags.error(
                         f"'{key}' is a workspace setting: it belongs in {root_path.name}",
-                        Position(name, line, col),
+                        where((key,)),
                     )
-        model = _validate(doc, name, diags)
+        model = _validate(doc, where, diags)
         if model is None:
             continue
         if path == root_path:
             settings = _settings(model, name, diags)
         for kind in top_level_kinds():
             for i, item in enumerate(getattr(model, kind.name) or []):
-                line, col = doc.where((kind.name, i))
-                written = Declared(item, Position(name, line, col))
+                written = Declared(item, where((kind.name, i)), locate=where.inside(kind.name, i))
                 parent, read = kind.expand(written, path.parent, diags)
                 for extra, content in read:
                     digest.update(relative(extra, root).encode() + b"\0" + content + b"\0")
                 declared[kind.name].append(parent)
-                _declare_children(kind, parent, (kind.name, i), doc, name, declared, diags)
+                _declare_children(kind, parent, (kind.name, i), where, declared, diags)
+        where.doc = None  # positions asked for later parse the text again (errors only)
     _check_unique(declared, diags)
+    if settings is not None:
+        check_protected(settings.protect, declared, diags)
     for kind in kinds_in_order():
         kind.check(declared[kind.name], diags)
         for name, value in kind.sensitive_values(declared[kind.name]).items():
@@ -153,8 +173,7 @@ def _declare_children(
     kind: Kind,
     parent: Declared,
     path: tuple[str | int, ...],
-    doc: Located,
-    file: str,
+    where: _Where,
     declared: dict[str, list[Declared]],
     diags: Diagnostics,
 ) -> None:
@@ -162,16 +181,45 @@ def _declare_children(
     for field_name, child_kind in kind.children.items():
         items = getattr(parent.model, field_name, None) or []
         if items and not parent.present:
-            line, col = doc.where((*path, field_name))
             diags.error(
                 f"{kind.label} {getattr(parent.model, 'name', '')} is declared absent: "
                 f"its {field_name} cannot be declared",
-                Position(file, line, col),
+                where((*path, field_name)),
             )
             continue
         for j, child in enumerate(items):
-            line, col = doc.where((*path, field_name, j))
-            declared[child_kind].append(Declared(child, Position(file, line, col), parent))
+            at = (*path, field_name, j)
+            child_declared = Declared(child, where(at), parent, locate=where.inside(*at))
+            declared[child_kind].append(child_declared)
+
+
+class _Where:
+    """Positions in one file: lines of the rendered text mapped to the file's lines.
+    The parsed document is kept while the file is loaded; a position asked for
+    later (a plan-time error inside an object) parses the rendered text again."""
+
+    def __init__(self, file: str, source_line: Callable[[int], int], text: str) -> None:
+        self.file = file
+        self.source_line = source_line
+        self.text = text
+        self.doc: Located | None = None
+
+    def line(self, line: int, column: int = 1) -> Position:
+        return Position(self.file, self.source_line(line), column)
+
+    def __call__(self, path: PathKey, at_key: bool = True) -> Position:
+        if self.doc is None:
+            self.doc = parse(self.text)
+        line, column = self.doc.where(path, at_key=at_key)
+        return self.line(line, column)
+
+    def inside(self, *base: str | int) -> Callable[[PathKey], Position]:
+        """Where values inside the object at `base` were written (by their path in it)."""
+        return lambda path: self((*base, *path), at_key=False)
+
+
+def _dotted(path: PathKey) -> str:
+    return ".".join(str(p) for p in path)
 
 
 def _variables(
@@ -199,26 +247,26 @@ def _variables(
     return merged
 
 
-def _parse(text: str, name: str, diags: Diagnostics) -> Located | None:
+def _parse(text: str, where: _Where, diags: Diagnostics) -> Located | None:
     try:
         doc = parse(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
-        diags.error(f"invalid YAML: {exc.problem or exc.context}", Position(name, line, col))
+        position = where.line(mark.line + 1, mark.column + 1) if mark else Position(where.file)
+        diags.error(f"invalid YAML: {exc.problem or exc.context}", position)
         return None
     except yaml.YAMLError as exc:
-        diags.error(f"invalid YAML: {exc}", Position(name))
+        diags.error(f"invalid YAML: {exc}", Position(where.file))
         return None
     for key, line, col in doc.duplicates:
-        diags.error(f"duplicate key '{key}'", Position(name, line, col))
+        diags.error(f"duplicate key '{key}'", where.line(line, col))
     if not isinstance(doc.data, dict):
-        diags.error("a workspace file must be a mapping of kind lists", Position(name, 1, 1))
+        diags.error("a workspace file must be a mapping of kind lists", where.line(1, 1))
         return None
     return doc
 
 
-def _validate(doc: Located, name: str, diags: Diagnostics) -> Any:
+def _validate(doc: Located, where: _Where, diags: Diagnostics) -> Any:
     try:
         return document_model().model_validate(doc.data)
     except ValidationError as exc:
@@ -228,13 +276,18 @@ def _validate(doc: Located, name: str, diags: Diagnostics) -> Any:
             loc = tuple(err["loc"])
             if err["type"] == "too_short" and any(o[: len(loc)] == loc != o for o in inner):
                 continue  # a list emptied by its own bad entries: those entries say why
-            line, col = doc.where(loc, at_key=err["type"] == "extra_forbidden")
-            diags.error(_message(err, loc), Position(name, line, col))
+            diags.error(_message(err, loc), where(loc, at_key=err["type"] == "extra_forbidden"))
         return None
 
 
 def _message(err: Any, loc: tuple[Any, ...]) -> str:
     where = ".".join(str(p) for p in loc)
+    if isinstance(err.get("input"), Sensitive) and err["type"] not in SENSITIVE_OK:
+        return (
+            f"{where}: a secret() value cannot be used here: only in text fields "
+            "(descriptions, hints, instructions, members, header values), not in names, "
+            "labels, keys or choices"
+        )
     if err["type"] == "extra_forbidden":
         key = str(loc[-1])
         message = f"unknown key '{key}'"

@@ -1,9 +1,9 @@
 """Jinja2 rendering of workspace files (strict undefined).
 
-Templates see `vars`, `workspace`, `env('NAME')` and `secret('NAME')`. A missing
-environment variable does not stop rendering: it is recorded with its line so
-every problem of every file is reported at once. Values that came through
-`secret()` are remembered, so they can be scrubbed from anything shown or saved.
+Templates see `vars`, `workspace`, `env('NAME')` and `secret('NAME')`. A
+missing environment variable or an undefined variable does not stop rendering:
+each is recorded with its line, so every problem of every file is reported at
+once. `secret()` renders an opaque token, never the value (secret_tokens.py).
 """
 
 from __future__ import annotations
@@ -11,47 +11,107 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import jinja2
 
+from ..sensitive import Secrets
 from .diagnostics import Diagnostics, Position, relative
+from .lines import instrument, line_map
+from .secret_tokens import SecretTokens
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")  # what Jinja2 turns into "\n"
+__all__ = ["Rendered", "Renderer", "Secrets"]
+
+_on_undefined: ContextVar[Callable[[str], None] | None] = ContextVar("on_undefined", default=None)
 
 
-class Secrets:
-    """The sensitive values of a run; `scrub` hides them in any text."""
+class _RecordingUndefined(jinja2.StrictUndefined):
+    """Strict, but a use is recorded and rendering goes on, so every undefined
+    name of a file is reported, not only the first."""
 
-    MASK = "(sensitive)"
+    def _record(self) -> None:
+        record = _on_undefined.get()
+        if record is None:
+            self._fail_with_undefined_error()
+        else:
+            record(self._undefined_message)
 
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}  # NAME -> value
+    def _fail_or_self(self, *args: Any, **kwargs: Any) -> Any:
+        if _on_undefined.get() is None:
+            return self._fail_with_undefined_error()
+        self._record()
+        return self
 
-    def add(self, name: str, value: str) -> None:
-        self.values[name] = value
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail_or_self
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _fail_or_self
+    __mod__ = __rmod__ = __pos__ = __neg__ = __call__ = __getitem__ = _fail_or_self
+    __lt__ = __le__ = __gt__ = __ge__ = __pow__ = __rpow__ = _fail_or_self
 
-    def is_sensitive(self, text: str) -> bool:
-        return any(v and v in text for v in self.values.values())
+    def __getattr__(self, name: str) -> Any:
+        if name[:2] == "__":
+            raise AttributeError(name)
+        return self._fail_or_self()
 
-    def scrub(self, text: str) -> str:
-        for value in sorted(self.values.values(), key=len, reverse=True):
-            if value:
-                text = text.replace(value, self.MASK)
-        return text
+    def __str__(self) -> str:  # type: ignore[override]
+        self._record()
+        return ""
+
+    def __iter__(self) -> Iterator[Any]:  # type: ignore[override]
+        self._record()
+        return iter(())
+
+    def __len__(self) -> int:  # type: ignore[override]
+        self._record()
+        return 0
+
+    def __bool__(self) -> bool:  # type: ignore[override]
+        self._record()
+        return False
+
+    def __eq__(self, other: object) -> bool:  # type: ignore[override]
+        self._record()
+        return False
+
+    def __ne__(self, other: object) -> bool:  # type: ignore[override]
+        self._record()
+        return True
+
+    def __contains__(self, item: object) -> bool:  # type: ignore[override]
+        self._record()
+        return False
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return id(self)
+
+
+@dataclass
+class Rendered:
+    text: str  # secrets as tokens
+    source_line: Callable[[int], int]  # a line of `text` -> the line of the file
 
 
 class Renderer:
-    def __init__(self, root: Path, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        environ: Mapping[str, str] | None = None,
+        secrets: Secrets | None = None,
+        unset_secrets_allowed: bool = False,
+    ) -> None:
         self.root = root
         self.environ = os.environ if environ is None else environ
-        self.secrets = Secrets()
+        self.secrets = secrets if secrets is not None else Secrets()
+        self.tokens = SecretTokens(self.secrets)
+        self.unset_secrets_allowed = unset_secrets_allowed  # export: a placeholder is enough
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(root)),
-            undefined=jinja2.StrictUndefined,
+            undefined=_RecordingUndefined,
             keep_trailing_newline=True,
             autoescape=False,
         )
@@ -64,7 +124,7 @@ class Renderer:
         variables: Mapping[str, Any],
         workspace: str | None,
         diagnostics: Diagnostics,
-    ) -> str | None:
+    ) -> Rendered | None:
         """The rendered text of `path`, or None when it could not be rendered."""
         name = relative(path, self.root)
         try:
@@ -77,13 +137,16 @@ class Renderer:
         if not any(mark in source for mark in self.markers):
             # Nothing to render: the text as Jinja2 would give it back, without the cost of
             # compiling a template (a large plain file takes longer to compile than to parse).
-            return _NEWLINES.sub("\n", source) if "\r" in source else source
+            text = _NEWLINES.sub("\n", source) if "\r" in source else source
+            return Rendered(text, lambda line: line)
         try:
             template = self.env.get_template(Path(name).as_posix())
         except jinja2.TemplateSyntaxError as exc:
-            diagnostics.error(f"template error: {exc.message}", Position(name, exc.lineno or 0, 1))
+            message = self.tokens.replace(exc.message or str(exc), "source")
+            diagnostics.error(f"template error: {message}", Position(name, exc.lineno or 0, 1))
             return None
         filename = template.filename or ""
+        seen: set[tuple[str, int]] = set()
 
         def line_here() -> Position:
             frame = sys._getframe(2)
@@ -93,31 +156,62 @@ class Renderer:
                 frame = frame.f_back  # type: ignore[assignment]
             return Position(name)
 
+        def problem(message: str) -> None:
+            where = line_here()
+            if (message, where.line) not in seen:
+                seen.add((message, where.line))
+                diagnostics.error(message, where)
+
         def env(var: str, default: str | None = None) -> str:
             value = self.environ.get(var, default)
             if value is None:
-                diagnostics.error(f"environment variable {var} is not set", line_here())
+                problem(f"environment variable {var} is not set")
                 return ""
             return value
 
         def secret(var: str) -> str:
             value = self.environ.get(var)
             if value is None:
-                diagnostics.error(f"secret {var}: environment variable is not set", line_here())
-                return ""
-            self.secrets.add(var, value)
-            return value
+                self.secrets.unset.add(var)
+                if not self.unset_secrets_allowed:
+                    problem(f"secret {var}: environment variable is not set")
+            else:
+                self.secrets.add(var, value)
+            return self.tokens.token(var)
 
-        context = {"vars": dict(variables), "env": env, "secret": secret}
+        context: dict[str, Any] = {"vars": dict(variables), "env": env, "secret": secret}
         if workspace is not None:
             context["workspace"] = workspace
+        errors_before = len(diagnostics.items)
+        token = _on_undefined.set(lambda message: problem(f"template error: {message}"))
         try:
-            return template.render(context)
-        except jinja2.TemplateError as exc:
+            text = template.render(context)
+        except Exception as exc:  # a template may fail in any way: it is the user's input
             line = _template_line(exc.__traceback__, filename)
-            message = self.secrets.scrub(getattr(exc, "message", None) or str(exc))
+            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            message = self.tokens.replace(self.secrets.scrub(message), "source")
             diagnostics.error(f"template error: {message}", Position(name, line, 1))
             return None
+        finally:
+            _on_undefined.reset(token)
+        if len(diagnostics.items) > errors_before:
+            return None  # values rendered from missing names would only add noise
+        return Rendered(text, self._line_map(source, context, text))
+
+    def _line_map(self, source: str, context: dict[str, Any], text: str) -> Callable[[int], int]:
+        source = _NEWLINES.sub("\n", source)
+        if "{%" not in source and text.count("\n") == source.count("\n"):
+            return lambda line: line
+        quiet = {**context, "env": lambda var, default=None: self.environ.get(var, default) or ""}
+        quiet["secret"] = self.tokens.token
+        token = _on_undefined.set(lambda message: None)
+        try:
+            marked = self.env.from_string(instrument(source)).render(quiet)
+        except Exception:
+            return lambda line: line
+        finally:
+            _on_undefined.reset(token)
+        return line_map(marked, text)
 
 
 def _template_line(tb: TracebackType | None, filename: str) -> int:

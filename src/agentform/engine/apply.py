@@ -12,14 +12,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ..errors import AgentformError
+from ..errors import AgentformError, ApiError
 from ..kinds import Kind
 from ..kinds.keys import Key
+from .goals import adopted, reached
 from .model import Change, Plan
 from .order import stages
 from .slots import fill
 
-Status = Literal["succeeded", "failed", "not attempted"]
+Status = Literal["succeeded", "already in place", "failed", "not attempted"]
+DONE: tuple[Status, ...] = ("succeeded", "already in place")
 
 
 @dataclass
@@ -39,7 +41,7 @@ class ApplyReport:
 
     @property
     def ok(self) -> bool:
-        return all(r.status == "succeeded" for r in self.results)
+        return all(r.status in DONE for r in self.results)
 
 
 class ApplyHooks(Protocol):
@@ -63,25 +65,34 @@ def sensitive_needed(plan: Plan) -> set[str]:
 
 async def _execute(
     change: Change, api: Any, created: dict[str, str], values: Mapping[str, str]
-) -> int:
-    """Makes the change's calls in order; returns how many were made."""
+) -> tuple[int, int]:
+    """Makes the change's calls in order; returns how many were made, and how many
+    failed with their goal found reached (goals.py)."""
     kind = Kind.registry[change.kind]
-    made = 0
+    key = Key.parse(change.key)
+    made = in_place = 0
     for call in change.calls:
         path, body = fill(call, created, values)
         lookup = None
         if call.creates:
 
             async def lookup(body: Any = body) -> Any:
-                return await kind.find_created(api, Key.parse(change.key), body)
+                return await adopted(api, kind, key, body)
 
-        answer = await api.request(
-            call.method, path, json=body, lookup=lookup, idempotent=call.idempotent or None
-        )
-        made += 1
+        try:
+            answer = await api.request(
+                call.method, path, json=body, lookup=lookup, idempotent=call.idempotent or None
+            )
+            made += 1
+        except ApiError as exc:
+            goal = await reached(api, kind, key, call, path, body, exc)
+            if goal is None:
+                raise
+            answer = goal.answer
+            made, in_place = (made + 1, in_place) if goal.ours else (made, in_place + 1)
         if call.creates:
             created[change.id] = answer["id"]
-    return made
+    return made, in_place
 
 
 async def apply_plan(
@@ -111,7 +122,7 @@ async def apply_plan(
 
     async def run(change: Change) -> ChangeResult:
         before = [await done[d] for d in change.dependsOn]
-        blocked = [r.change.id for r in before if r.status != "succeeded"]
+        blocked = [r.change.id for r in before if r.status not in DONE]
         if blocked:
             result = ChangeResult(
                 change, "not attempted", f"depends on {', '.join(blocked)}, which did not succeed"
@@ -120,8 +131,9 @@ async def apply_plan(
             async with slots:
                 hooks.started(change)
                 try:
-                    made = await _execute(change, api, created, values)
-                    result = ChangeResult(change, "succeeded", calls_made=made)
+                    made, in_place = await _execute(change, api, created, values)
+                    status: Status = "already in place" if in_place and not made else "succeeded"
+                    result = ChangeResult(change, status, calls_made=made)
                 except AgentformError as exc:
                     result = ChangeResult(change, "failed", str(exc))
         done[change.id].set_result(result)

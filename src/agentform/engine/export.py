@@ -1,23 +1,37 @@
-"""Export: the live workspace as YAML documents that plan to no changes."""
+"""Export: the live workspace as YAML documents that plan to no changes.
+
+Secrets stay secrets: a live value in a field the files fill with secret(), or
+a live value that holds a declared secret's value (current or earlier), is
+exported as a Sensitive, which the YAML view writes as its `secret()` call.
+Where the files' secret is not set, or the live value is not the secret's
+current value, the field is still exported as the `secret()` call, with a
+warning (a plan on the export will show the difference).
+"""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import LiveObject
 from ..kinds.context import PlanContext
 from ..kinds.keys import Key
+from ..sensitive import SecretRef, Sensitive
 from .live import Everything, read_live
 
 
 async def export_live(
-    workspace: Workspace, api: Any, kinds: list[str] | None = None
+    workspace: Workspace,
+    api: Any,
+    kinds: list[str] | None = None,
+    warnings: list[str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """kind -> the YAML of each live object of it (presets left out, children
-    written inside their parents), sorted by key."""
+    written inside their parents), sorted by key. What export could not write as
+    it is live is added to `warnings`."""
     chosen = [
         k
         for k in kinds_in_order()
@@ -29,7 +43,24 @@ async def export_live(
         depth={k.name: Everything() for k in chosen},
         references={r for k in chosen for r in (*k.references, *k.key_references)},
     )
-    ctx = PlanContext(live.references, live=live.objects)
+    ctx = PlanContext(live.references, Diagnostics(), live=live.objects)
+    said = warnings if warnings is not None else []
+    declared = {
+        k.name: {k.key_of(d, live.references): d for d in workspace.declared[k.name] if d.present}
+        for k in chosen
+    }
+
+    def exported(kind: Kind, key: Key, obj: LiveObject, inside: dict[str, Any]) -> dict[str, Any]:
+        shown = kind.export(obj, ctx, inside)
+        item = declared[kind.name].get(key)
+        desired = kind.desired_state(item, ctx, obj) if item is not None else None
+        if desired is not None:
+            where = f"{kind.name}/{key}"
+            shown = _as_declared(shown, kind.show(desired, ctx), where, said)
+        shown = workspace.secrets.mark(shown)
+        _warn_earlier(shown, f"{kind.name}/{key}", said)
+        return shown
+
     children: dict[tuple[str, Key], dict[str, list[dict[str, Any]]]] = {}
     for kind in chosen:
         if kind.parent is None:
@@ -37,11 +68,11 @@ async def export_live(
         for key, obj in sorted(live.objects[kind.name].items()):
             owner = (kind.parent, kind.parent_key(key))
             children.setdefault(owner, {}).setdefault(kind.name, []).append(
-                kind.export(obj, ctx, {})
+                exported(kind, key, obj, {})
             )
 
     def written(kind: Kind, key: Key, obj: LiveObject) -> dict[str, Any]:
-        return kind.export(obj, ctx, children.get((kind.name, key), {}))
+        return exported(kind, key, obj, children.get((kind.name, key), {}))
 
     return {
         k.name: [
@@ -74,3 +105,49 @@ def secrets_named(documents: dict[str, list[dict[str, Any]]]) -> list[str]:
 
     walk(documents)
     return sorted(found)
+
+
+def _as_declared(live: Any, wanted: Any, where: str, warnings: list[str], at: str = "") -> Any:
+    """`live` with the declared Sensitive at each place the files fill with secret()."""
+    if isinstance(wanted, Sensitive) and isinstance(live, str):
+        names = ", ".join(sorted(wanted.secret_names()))
+        if not wanted.resolved:
+            warnings.append(
+                f"{where} {at}: secret {names} is not set; exported as its secret() call, "
+                "not compared with the live value"
+            )
+        elif wanted != live:
+            warnings.append(
+                f"{where} {at}: the live value is not the current value of secret {names}; "
+                "exported as its secret() call (a plan will update it)"
+            )
+        return wanted
+    if isinstance(wanted, dict) and isinstance(live, dict):
+        return {
+            k: _as_declared(v, wanted.get(k), where, warnings, f"{at}.{k}".lstrip("."))
+            for k, v in live.items()
+        }
+    same_length = isinstance(wanted, list | tuple) and isinstance(live, list | tuple)
+    if same_length and len(wanted) == len(live):
+        return [
+            _as_declared(v, w, where, warnings, f"{at}[{i}]")
+            for i, (v, w) in enumerate(zip(live, wanted, strict=True))
+        ]
+    return live
+
+
+def _warn_earlier(value: Any, where: str, warnings: list[str]) -> None:
+    if isinstance(value, Sensitive):
+        parts = value.parts or ()
+        earlier = sorted({p.name for p in parts if isinstance(p, SecretRef) and p.previous})
+        if earlier:
+            warnings.append(
+                f"{where}: a live value holds an earlier value of secret {', '.join(earlier)}; "
+                "exported as its secret() call (a plan will update it)"
+            )
+    elif isinstance(value, dict):
+        for v in value.values():
+            _warn_earlier(v, where, warnings)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _warn_earlier(v, where, warnings)

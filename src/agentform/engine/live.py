@@ -9,13 +9,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..api.context import resolve_organization
+from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
 from ..errors import ReadError
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import LiveObject
-from ..kinds.context import Everything, LiveRead
+from ..kinds.context import Everything, LiveRead, PlanContext
 from ..kinds.keys import Key
 from ..kinds.references import References
+from ..sensitive import contains_sensitive
 
 __all__ = ["Everything", "LiveState", "managed_keys", "read_live"]
 
@@ -56,7 +58,10 @@ async def read_live(
     references: set[str] | None = None,
 ) -> LiveState:
     """Every kind's collection (one list read each) plus deep reads of managed keys."""
-    organization = await resolve_organization(api, workspace.settings.organization_id)
+    settings = workspace.settings
+    organization = await resolve_organization(
+        api, settings.organization_id, settings.organization_from
+    )
     kinds = kinds_in_order()
     refs = References(api)
     needed = (
@@ -101,7 +106,28 @@ async def read_live(
     for result in results:
         if isinstance(result, BaseException):
             raise result
+    _learn_earlier_values(workspace, objects, refs)
     return LiveState(organization.id, organization.name, objects, presets, refs, reads)
+
+
+def _learn_earlier_values(
+    workspace: Workspace, objects: dict[str, dict[Key, LiveObject]], refs: References
+) -> None:
+    """The live value of a field the files fill with secret() is an earlier value
+    of that secret (after a rotation): learned as soon as it is read, so whatever
+    the run shows or records next masks it (plan, apply of a saved plan, export)."""
+    if not workspace.secrets.values and not workspace.secrets.unset:
+        return  # no secret() in the files
+    ctx = PlanContext(refs, Diagnostics(), live=objects)
+    for kind in kinds_in_order():
+        for item in workspace.declared[kind.name]:
+            if not item.present or not contains_sensitive(item.model.model_dump()):
+                continue
+            obj = objects.get(kind.name, {}).get(kind.key_of(item, refs))
+            desired = kind.desired_state(item, ctx, obj) if obj is not None else None
+            if obj is not None and desired is not None:
+                wanted = kind.show(desired, ctx)
+                workspace.secrets.learn(kind.show(obj.state, ctx), wanted, kind.set_fields)
 
 
 def _by_key(kind: Kind, live: list[LiveObject], presets: dict[str, int]) -> dict[Key, LiveObject]:

@@ -8,34 +8,25 @@ files changed, or a secret's value is not the one the plan was made with.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Container
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..config.loader import Workspace
-from ..config.render import Secrets
 from ..errors import AgentformError, StalePlanError
 from ..kinds.keys import Key
+from ..sensitive import Part, SecretRef, Secrets, Sensitive, as_marked
 from .fingerprint import fingerprint, secret_digest
 from .model import FORMAT_VERSION, Plan
 from .planner import read_live
 
 
-def _marker(name: str) -> str:
-    return f"((secret:{name}))"
-
-
-def _escaped(text: str) -> str:
-    return json.dumps(text)[1:-1]
-
-
 def dump_plan(plan: Plan, secrets: Secrets) -> str:
-    text = plan.model_dump_json(indent=2)
-    for name, val in sorted(secrets.values.items(), key=lambda kv: -len(kv[1])):
-        if val:
-            text = text.replace(_escaped(val), _marker(name))
-    return text + "\n"
+    """The plan as JSON: each sensitive value as its `((secret:NAME))` markers (or
+    the mask), and, as a last line of defence, no known value in any encoding."""
+    return secrets.scrub(plan.model_dump_json(indent=2, fallback=as_marked)) + "\n"
 
 
 def load_plan(text: str) -> Plan:
@@ -57,7 +48,8 @@ def load_plan(text: str) -> Plan:
 
 
 def unmask(plan: Plan, workspace: Workspace) -> Plan:
-    """The plan with secret markers replaced by the values resolved now (digests checked)."""
+    """The plan with its secret markers made Sensitive values again, from the values
+    resolved now (refused when a digest differs from the plan's)."""
     values = workspace.secrets.values
     moved = [
         n
@@ -68,10 +60,34 @@ def unmask(plan: Plan, workspace: Workspace) -> Plan:
         raise StalePlanError(
             f"plan is stale: secret {', '.join(sorted(moved))} changed since the plan was made"
         )
-    text = plan.model_dump_json()
-    for name, val in values.items():
-        text = text.replace(_marker(name), _escaped(val))
-    return Plan.model_validate_json(text)
+    return Plan.model_validate(_restored(plan.model_dump(), values))
+
+
+_MARKER = re.compile(r"\(\(secret:([^():]+)(:previous)?\)\)")
+
+
+def _restored(value: Any, values: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        if not _MARKER.search(value):
+            return value
+        parts: list[Part] = []
+        at = 0
+        for match in _MARKER.finditer(value):
+            if match.start() > at:
+                parts.append(value[at : match.start()])
+            parts.append(SecretRef(match.group(1), previous=bool(match.group(2))))
+            at = match.end()
+        if at < len(value):
+            parts.append(value[at:])
+        if any(isinstance(p, SecretRef) and (p.previous or p.name not in values) for p in parts):
+            return Sensitive(None, tuple(parts))  # an earlier value: shown masked, never sent
+        text = "".join(values[p.name] if isinstance(p, SecretRef) else p for p in parts)
+        return Sensitive(text, tuple(parts))
+    if isinstance(value, dict):
+        return {k: _restored(v, values) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_restored(v, values) for v in value]
+    return value
 
 
 async def check_fresh(plan: Plan, workspace: Workspace, api: Any) -> None:

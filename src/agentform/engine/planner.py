@@ -9,20 +9,19 @@ is decided: their ids become slots, "(known after create)" in the plan.
 
 from __future__ import annotations
 
-import fnmatch
-import json
 import secrets as pysecrets
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
-from ..config.render import Secrets
+from ..config.protect import is_protected
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Decision, Declared, FieldChange, LiveObject
 from ..kinds.context import PlanContext, PlanOptions
 from ..kinds.keys import Key, address
 from ..kinds.references import References
+from ..sensitive import Secrets, contains_sensitive
 from .fingerprint import fingerprint, secret_digest
 from .live import LiveState, managed_keys, read_live
 from .model import Change, NoOp, Plan, PlanWarning, summarise
@@ -34,8 +33,7 @@ __all__ = ["LiveState", "diff_plan", "make_plan", "managed_keys", "read_live"]
 
 
 def _protected(workspace: Workspace, kind: Kind, key: Key) -> bool:
-    globs = workspace.settings.protect.get(kind.name, [])
-    return any(fnmatch.fnmatchcase(str(key), g) for g in globs)
+    return is_protected(workspace.settings.protect, kind.name, str(key))
 
 
 async def make_plan(
@@ -120,19 +118,16 @@ def _declared(
     ctx = out.ctx
     cid = address(kind.name, key)
     out.fingerprints[cid] = fingerprint(obj.raw if obj else None)
-    if not item.present:
+    secrets = workspace.secrets
+    if not item.present:  # protect was checked with the files
         if obj is None:
             out.noops.append(
                 NoOp(kind=kind.name, key=str(key), reason="declared absent, not in live")
             )
-        elif _protected(workspace, kind, key):
-            ctx.diagnostics.error(
-                f"{kind.name} {key} is declared absent but protected (protect in agentform.yaml)",
-                item.position,
-            )
         else:
             decision = kind.decide_delete(obj, "declared absent", ctx)
-            out.record(kind, key, decision, item, obj, before=kind.show(obj.state, ctx))
+            before = secrets.mark(kind.show(obj.state, ctx))
+            out.record(kind, key, decision, item, obj, before=before)
         return
     desired = kind.desired_state(item, ctx, obj)
     if desired is None:
@@ -146,36 +141,46 @@ def _declared(
             )
             return
         decision = kind.decide_create(desired, ctx, item)
-        out.record(kind, key, decision, item, after=kind.show(desired, ctx))
+        out.record(kind, key, decision, item, after=secrets.mark(kind.show(desired, ctx)))
         return
-    field_changes = [_hide_secrets(c, workspace.secrets) for c in kind.diff(desired, obj, ctx)]
+    field_changes = [_hide_secrets(c, secrets) for c in kind.diff(desired, obj, ctx)]
     if not field_changes:
         out.noops.append(NoOp(kind=kind.name, key=str(key), reason="matches live"))
         return
     decision = kind.decide_update(obj, desired, field_changes, ctx)
+    after = secrets.mark(kind.show(desired, ctx))
     out.record(
         kind,
         key,
         decision,
         item,
         obj,
-        before=_masked(kind.show(obj.state, ctx), field_changes),
-        after=_masked(kind.show(desired, ctx), field_changes),
+        before=secrets.mark(secrets.learn(kind.show(obj.state, ctx), after, kind.set_fields)),
+        after=after,
         changed=field_changes,
     )
 
 
 def _hide_secrets(change: FieldChange, secrets: Secrets) -> FieldChange:
-    """A change of a value that holds a secret() shows no value, only that it changed."""
-    values = json.dumps([change.before, change.after], default=str)
-    if not secrets.is_sensitive(values):
+    """A change of a value that holds a sensitive value shows no value, only that
+    it changed (a set shows which of its elements are sensitive). The live value
+    of a field the files fill with secret() is an earlier value of that secret:
+    it is learned, so it is masked everywhere."""
+    if change.sensitive:
         return change
+    after = secrets.mark(change.after)
+    is_set = change.added is not None or change.removed is not None
+    before = secrets.mark(change.before if is_set else secrets.learn(change.before, after))
+    if not (contains_sensitive(after) or contains_sensitive(before)):
+        return change
+    if is_set:
+        return change.but(
+            before=before,
+            after=after,
+            added=secrets.mark(change.added),
+            removed=secrets.mark(change.removed),
+        )
     return FieldChange(field=change.field, sensitive=True)
-
-
-def _masked(shown: dict[str, Any], changes: list[FieldChange]) -> dict[str, Any]:
-    hidden = {c.field for c in changes if c.sensitive and c.keys is None}
-    return {k: Secrets.MASK if k in hidden else v for k, v in shown.items()}
 
 
 def _undeclared(
@@ -190,7 +195,8 @@ def _undeclared(
                 f for f, c in Kind.registry[kind.parent].children.items() if c == kind.name
             )
             decision = kind.decide_delete(obj, f"not in the {field_name} of {parent}", out.ctx)
-            out.record(kind, obj.key, decision, None, obj, before=kind.show(obj.state, out.ctx))
+            before = workspace.secrets.mark(kind.show(obj.state, out.ctx))
+            out.record(kind, obj.key, decision, None, obj, before=before)
             return
         why = f"not managed ({parent} does not list its {kind.label}s)"
     else:
@@ -198,7 +204,8 @@ def _undeclared(
         if pruned and not _protected(workspace, kind, obj.key):
             out.fingerprints[cid] = fingerprint(obj.raw)
             decision = kind.decide_delete(obj, "pruned: not declared", out.ctx)
-            out.record(kind, obj.key, decision, None, obj, before=kind.show(obj.state, out.ctx))
+            before = workspace.secrets.mark(kind.show(obj.state, out.ctx))
+            out.record(kind, obj.key, decision, None, obj, before=before)
             return
         why = "not managed (protected)" if pruned else "not managed (not declared)"
     out.noops.append(NoOp(kind=kind.name, key=str(obj.key), reason=why))

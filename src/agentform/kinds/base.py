@@ -10,7 +10,9 @@ object of its own in the API: it diffs, plans and applies as changes of its own.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, Self
@@ -60,10 +62,19 @@ class Declared:
     model: BaseModel
     position: Position
     parent: Declared | None = None
+    # where a value inside the object was written, by its path in the object
+    locate: Callable[[tuple[str | int, ...]], Position] | None = dataclasses.field(
+        default=None, compare=False
+    )
 
     @property
     def present(self) -> bool:
         return getattr(self.model, "ensure", "present") == "present"
+
+    def at(self, *path: str | int) -> Position:
+        """Where the value at `path` inside the object was written (or its nearest
+        enclosing value, or the object)."""
+        return self.locate(path) if self.locate is not None and path else self.position
 
 
 @dataclass(frozen=True)
@@ -173,6 +184,16 @@ class Kind(ABC):
         items = await api.list_all(self.collection, {"searchName": key[0]})
         return next((i for i in items if i["name"] == key[0]), None)
 
+    def created_differs(self, body: dict[str, Any], found: dict[str, Any]) -> list[str]:
+        """The fields of a create's (or update's) `body` that the live object `found`
+        does not hold, by name (never values): what stops a live object of the key
+        from being adopted as this create's. Fields the API does not answer are not
+        compared; a kind whose answers hold a field differently (digests for
+        values) overrides this."""
+        return sorted(
+            k for k, v in body.items() if v is not None and k in found and not _holds(v, found[k])
+        )
+
     # -- offline -------------------------------------------------------------
     def expand(
         self, declared: Declared, folder: Path, diagnostics: Diagnostics
@@ -246,7 +267,7 @@ class Kind(ABC):
         """A state value as the user writes it (e.g. profile names for ids)."""
         if field in self.sensitive_fields and isinstance(value, dict):
             return {k: SENSITIVE for k in sorted(value)}
-        return _plain(value)
+        return plain(value)
 
     def required_to_create(self) -> tuple[str, ...]:
         """Fields that may be left out to leave them unmanaged, but are needed to create."""
@@ -300,15 +321,32 @@ class Kind(ABC):
         return out
 
 
-def _plain(value: Any) -> Any:
+def _holds(asked: Any, found: Any) -> bool:
+    """Whether `found` holds everything `asked` says (dicts: their asked keys)."""
+    if isinstance(asked, dict):
+        return isinstance(found, dict) and all(
+            _holds(v, found.get(k)) for k, v in asked.items() if v is not None
+        )
+    if isinstance(asked, list | tuple):
+        return (
+            isinstance(found, list | tuple)
+            and len(asked) == len(found)
+            and all(_holds(a, f) for a, f in zip(asked, found, strict=True))
+        )
+    return bool(asked == found)
+
+
+def plain(value: Any) -> Any:
+    """A state value as JSON-like data (lists, dicts, no None fields, sets sorted);
+    Sensitive values stay what they are."""
     if isinstance(value, frozenset):
-        return sorted((_plain(v) for v in value), key=repr)
+        return sorted((plain(v) for v in value), key=repr)
     if isinstance(value, tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, BaseModel):
-        return {k: _plain(v) for k, v in value.model_dump(exclude_none=True).items()}
+        return {k: plain(v) for k, v in value.model_dump(exclude_none=True).items()}
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     return value
 
 

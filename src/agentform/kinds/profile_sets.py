@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from ..contract import SelectionStrategy as Strategy
+from ..sensitive import Text, shown
 from .base import (
     ApiCall,
     Declared,
@@ -28,7 +29,7 @@ class ProfileSetDesired(DesiredModel):
     name: str = Field(min_length=1, max_length=255)
     selectionStrategy: Strategy | None = None
     allowConcurrentUse: bool | None = None
-    members: list[str] | None = Field(
+    members: list[Text] | None = Field(
         None, description="Profile names or ids: the complete member set. Omit to leave unmanaged."
     )
 
@@ -86,13 +87,13 @@ class ProfileSetKind(Kind):
         if model.members is not None:
             profiles = ctx.references["profiles"]
             ids = []
-            for ref in model.members:
+            for i, ref in enumerate(model.members):
                 resolved = profiles.resolve(ref)
                 if resolved is None:
                     ctx.diagnostics.error(
-                        f"{self.label} {model.name}: no profile named '{ref}'"
-                        + profiles.suggest(ref),
-                        declared.position,
+                        f"{self.label} {model.name}: members.{i}: no profile named "
+                        f"{shown(ref)}{profiles.suggest(ref)}",
+                        declared.at("members", i),
                     )
                 else:
                     ids.append(resolved)

@@ -8,6 +8,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..sensitive import Sensitive, UnresolvedSecret
+
 
 @dataclass
 class ReferenceList:
@@ -25,13 +27,13 @@ class ReferenceList:
             {i["id"]: i for i in items},
         )
 
-    def resolve(self, ref: str) -> str | None:
+    def resolve(self, ref: str | Sensitive) -> str | None:
         """An id for a name, or for an id (in any case); None when it names nothing."""
         if ref in self.by_name:
-            return self.by_name[ref]
+            return self.by_name[ref]  # type: ignore[index]
         try:
-            canonical = str(uuid.UUID(ref))
-        except ValueError:
+            canonical = str(uuid.UUID(ref.reveal() if isinstance(ref, Sensitive) else ref))
+        except (ValueError, UnresolvedSecret):
             return None
         return canonical if canonical in self.by_id else None
 
@@ -43,8 +45,10 @@ class ReferenceList:
         found = self.resolve(ref)
         return self.by_id[found] if found is not None else ref
 
-    def suggest(self, ref: str) -> str:
-        """' (did you mean 'x'?)' for a close name, or ''."""
+    def suggest(self, ref: object) -> str:
+        """' (did you mean 'x'?)' for a close name, or '' (never for a sensitive ref)."""
+        if not isinstance(ref, str):
+            return ""
         close = difflib.get_close_matches(ref, list(self.by_name), n=1)
         return f" (did you mean '{close[0]}'?)" if close else ""
 

@@ -1,15 +1,20 @@
-"""The `vaultTemplates` kind (API.md §7): ordered fields and steps; presets untouched."""
+"""The `vaultTemplates` kind (API.md §7): ordered fields and steps; presets untouched.
+
+The field types, limits and the rules between fields and steps are the shared
+rules of `rules/vault_templates.py`, the ones the service enforces.
+"""
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..config.diagnostics import Diagnostics
-from ..contract import FieldType, TemplateKind
-from .base import ApiCall, Declared, DesiredModel, Kind, LiveObject, State
+from ..rules import vault_templates as rules
+from ..rules.vault_templates import FieldType, TemplateKind
+from ..sensitive import AllowSensitive, Sensitive
+from .base import ApiCall, Declared, DesiredModel, Kind, LiveObject, State, plain
 from .context import LiveRead, PlanContext
 from .keys import Key
 
@@ -17,38 +22,33 @@ from .keys import Key
 class TemplateField(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     type: FieldType
-    label: str = Field(min_length=1, max_length=200)
+    label: rules.Label
     required: bool
-    hint: str | None = Field(None, max_length=500)
+    hint: Annotated[str | Sensitive, AllowSensitive(rules.Hint)] | None = None
 
 
 class TemplateStep(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    key: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)
-    title: str = Field(min_length=1, max_length=200)
-    instructions: str | None = Field(None, max_length=4000)
-    fieldKeys: tuple[str, ...] = ()
+    key: rules.StepKey
+    title: Annotated[str | Sensitive, AllowSensitive(rules.Title)]
+    instructions: Annotated[str | Sensitive, AllowSensitive(rules.Instructions)] | None = None
+    fieldKeys: tuple[rules.FieldKey, ...] = ()
 
 
 class VaultTemplateDesired(DesiredModel):
-    name: str = Field(min_length=1, max_length=200)
+    name: rules.Name
     kind: TemplateKind | None = None
-    description: str | None = None
+    description: Annotated[str | Sensitive, AllowSensitive(rules.Description)] | None = None
     fields: list[TemplateField] | None = Field(None, min_length=1)
-    steps: list[TemplateStep] | None = Field(None, max_length=20)
+    steps: list[TemplateStep] | None = Field(None, max_length=rules.MAX_STEPS)
 
 
 class VaultTemplateState(State):
     name: str
     kind: str | None = None
-    description: str | None = None
+    description: Annotated[str | Sensitive, AllowSensitive(rules.Description)] | None = None
     fields: tuple[TemplateField, ...] = ()
     steps: tuple[TemplateStep, ...] = ()
-
-
-def field_key(label: str) -> str:
-    """The key the service derives from a label: "API key" -> "API_KEY"."""
-    return re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_").upper()
 
 
 class VaultTemplates(Kind):
@@ -58,49 +58,16 @@ class VaultTemplates(Kind):
     desired_model = VaultTemplateDesired
 
     def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:
+        """The service's template rules, offline: every problem, at the value at fault."""
         for item in declared:
             model = item.model
             assert isinstance(model, VaultTemplateDesired)
-            keys: dict[str, str] = {}
-            for f in model.fields or []:
-                key = field_key(f.label)
-                if not key:
-                    diagnostics.error(
-                        f"vault template {model.name}: label '{f.label}' gives an empty key",
-                        item.position,
-                    )
-                elif key in keys:
-                    diagnostics.error(
-                        f"vault template {model.name}: labels '{keys[key]}' and "
-                        f"'{f.label}' both give key {key}",
-                        item.position,
-                    )
-                keys[key] = f.label
-            if model.fields is None:
-                continue
-            used: dict[str, str] = {}
-            for step in model.steps or []:
-                if not step.fieldKeys and not step.instructions:
-                    diagnostics.error(
-                        f"vault template {model.name}: step {step.key} needs "
-                        "fieldKeys or instructions",
-                        item.position,
-                    )
-                for key in step.fieldKeys:
-                    if key not in keys:
-                        hint = f" (fields: {', '.join(keys)})" if keys else ""
-                        diagnostics.error(
-                            f"vault template {model.name}: step {step.key} names "
-                            f"field {key}, which does not exist{hint}",
-                            item.position,
-                        )
-                    elif key in used:
-                        diagnostics.error(
-                            f"vault template {model.name}: field {key} is in "
-                            f"steps {used[key]} and {step.key}",
-                            item.position,
-                        )
-                    used[key] = step.key
+            labels = None if model.fields is None else [f.label for f in model.fields]
+            for problem in rules.template_problems(labels, model.steps or []):
+                diagnostics.error(
+                    f"vault template {model.name}: {problem.parameter}: {problem.detail}",
+                    item.at(*(int(p) if p.isdigit() else p for p in problem.parameter.split("."))),
+                )
 
     async def read_live(self, read: LiveRead) -> list[LiveObject]:
         out = []
@@ -143,11 +110,7 @@ class VaultTemplates(Kind):
         return ("kind", "fields")
 
     def _body(self, state: State, names: set[str]) -> dict[str, Any]:
-        dumped = state.model_dump(include=names, mode="json")
-        for name in ("fields", "steps"):
-            if name in dumped:
-                dumped[name] = [{k: v for k, v in i.items() if v is not None} for i in dumped[name]]
-        return dumped
+        return {name: plain(getattr(state, name)) for name in sorted(names)}
 
     def create_calls(self, desired: State) -> list[ApiCall]:
         return [

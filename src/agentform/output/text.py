@@ -130,6 +130,8 @@ class TextView:
         change = result.change
         if result.status == "succeeded":
             mark = self._style("done", "green")
+        elif result.status == "already in place":
+            mark = self._style("already in place", "green")
         elif result.status == "failed":
             mark = self._style("FAILED", "red", bold=True)
         else:
@@ -138,8 +140,10 @@ class TextView:
         return self.scrub(text + (f" ({result.error})" if result.error else ""))
 
     def report(self, report: ApplyReport) -> str:
+        in_place = report.count("already in place")
         line = (
-            f"Apply: {report.count('succeeded')} succeeded, {report.count('failed')} failed, "
-            f"{report.count('not attempted')} not attempted."
+            f"Apply: {report.count('succeeded')} succeeded, "
+            + (f"{in_place} already in place, " if in_place else "")
+            + f"{report.count('failed')} failed, {report.count('not attempted')} not attempted."
         )
         return self.scrub(self._style(line, "green" if report.ok else "red", bold=True))

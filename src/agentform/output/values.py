@@ -17,6 +17,7 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from ..kinds.base import FieldChange
+from ..sensitive import MASK, Sensitive, contains_sensitive, masked
 
 SENSITIVE_CHANGED = "(sensitive, changed)"
 SENSITIVE_KEYS = {
@@ -28,7 +29,10 @@ SENSITIVE_KEYS = {
 
 
 def value(v: Any) -> str:
-    return json.dumps(v, ensure_ascii=False)
+    """A value as JSON, every sensitive value in it masked."""
+    if isinstance(v, Sensitive):
+        return MASK
+    return json.dumps(v, ensure_ascii=False, default=masked)
 
 
 def _item_text(entry: Any) -> str:
@@ -50,7 +54,7 @@ def summarised(entries: list[Any] | tuple[Any, ...], verbose: bool) -> tuple[str
     or with -v; else the count, a digest of the whole list and the first few."""
     if verbose or len(entries) <= 2 * SHOWN_ENTRIES:
         return "", list(entries)
-    canonical = json.dumps(entries, sort_keys=True, separators=(",", ":"))
+    canonical = json.dumps(entries, sort_keys=True, separators=(",", ":"), default=masked)
     digest = hashlib.sha256(canonical.encode()).hexdigest()[:16]
     heading = (
         f" {len(entries)} entries, digest sha256:{digest}, first {SHOWN_ENTRIES} "
@@ -71,8 +75,10 @@ class Edit:
 
 
 def edits(change: FieldChange) -> list[Edit]:
-    """The edits of one field change, in reading order."""
-    if change.sensitive:
+    """The edits of one field change, in reading order; a value that holds a
+    sensitive one is never shown (a set shows its elements, masked one by one)."""
+    is_set = change.added is not None or change.removed is not None
+    if change.sensitive or (not is_set and contains_sensitive([change.before, change.after])):
         if change.keys is None:
             return [Edit("sensitive", change.field, note=SENSITIVE_CHANGED)]
         out = []

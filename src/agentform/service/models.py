@@ -7,16 +7,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from ..contract import FieldType, SelectionStrategy, TemplateKind
+from ..contract import SelectionStrategy
+from ..rules import vault_templates as vault
+from ..rules.vault_templates import FieldType, TemplateKind
 
 Name255 = Annotated[str, StringConstraints(min_length=1, max_length=255)]
-Name200 = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 # Request ids: parsed from JSON strings (strict mode would refuse a str for a UUID).
 Id = Annotated[uuid.UUID, Field(strict=False)]
-# A label must give a non-empty key (API.md §7).
-Label = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"[A-Za-z0-9]")]
-# Free text is bounded everywhere (API.md §7: a template description is at most 4,000).
-Description4000 = Annotated[str, StringConstraints(max_length=4000)]
 
 
 def omittable() -> Any:
@@ -167,16 +164,16 @@ class MembersRequest(Request):
 
 class TemplateFieldIn(Request):
     type: FieldType
-    label: Label
+    label: vault.Label
     required: bool
-    hint: Annotated[str, StringConstraints(max_length=500)] | None = None
+    hint: vault.Hint | None = None
 
 
 class TemplateStep(Request):
-    key: Annotated[str, StringConstraints(max_length=64, pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
-    title: Name200
-    instructions: Description4000 | None = None
-    fieldKeys: list[Annotated[str, StringConstraints(max_length=200)]]
+    key: vault.StepKey
+    title: vault.Title
+    instructions: vault.Instructions | None = None
+    fieldKeys: list[vault.FieldKey]
 
 
 class TemplateField(BaseModel):
@@ -189,19 +186,19 @@ class TemplateField(BaseModel):
 
 class TemplateCreate(Request):
     kind: TemplateKind
-    name: Name200
-    description: Description4000 | None = None
+    name: vault.Name
+    description: vault.Description | None = None
     fields: Annotated[list[TemplateFieldIn], Field(min_length=1)]
-    steps: Annotated[list[TemplateStep], Field(max_length=20)] = []
+    steps: Annotated[list[TemplateStep], Field(max_length=vault.MAX_STEPS)] = []
     organizationId: Id | None = None
 
 
 class TemplateUpdate(Request):
     kind: TemplateKind = omittable()
-    name: Name200 = omittable()
-    description: Description4000 | None = None
+    name: vault.Name = omittable()
+    description: vault.Description | None = None
     fields: Annotated[list[TemplateFieldIn], Field(min_length=1)] = omittable()
-    steps: Annotated[list[TemplateStep], Field(max_length=20)] = omittable()
+    steps: Annotated[list[TemplateStep], Field(max_length=vault.MAX_STEPS)] = omittable()
 
 
 class Template(BaseModel):

@@ -7,7 +7,7 @@ from typing import Any
 from .db import Conn
 from .models import TemplateFieldIn, TemplateStep
 from .store import vault_templates
-from .vault_rules import build_fields
+from .vault_rules import build_template
 
 PRESET_TIME = "2024-01-01T00:00:00.000000Z"
 
@@ -72,7 +72,12 @@ def install_presets(conn: Conn) -> None:
             preset["kind"],
             preset["name"],
             preset["description"],
-            build_fields([TemplateFieldIn.model_validate(f) for f in preset["fields"]]),
-            [TemplateStep.model_validate(s) for s in preset["steps"]],
+            *_fields_and_steps(preset),
             PRESET_TIME,
         )
+
+
+def _fields_and_steps(preset: dict[str, Any]) -> tuple[list[Any], list[TemplateStep]]:
+    steps = [TemplateStep.model_validate(s) for s in preset["steps"]]
+    fields = [TemplateFieldIn.model_validate(f) for f in preset["fields"]]
+    return build_template(fields, steps), steps

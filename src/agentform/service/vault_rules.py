@@ -1,59 +1,29 @@
-"""Vault template rules (API.md §7): field keys derived from labels, step checks."""
+"""The service's side of the vault template rules: the shared rules
+(`agentform.rules.vault_templates`) turned into a 400 naming every field at fault."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from ..rules.vault_templates import StepLike, field_key, template_problems
 from .errors import ServiceError
-from .models import TemplateField, TemplateFieldIn, TemplateStep
-
-_NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+from .models import TemplateField, TemplateFieldIn
 
 
-def field_key(label: str) -> str:
-    """The label in UPPER_SNAKE: "API key" -> "API_KEY"."""
-    return _NON_ALNUM.sub("_", label).strip("_").upper()
-
-
-def _fail(parameter: str, detail: str) -> ServiceError:
-    return ServiceError(400, f"{parameter}: {detail}", [(parameter, detail)])
-
-
-def build_fields(fields: Sequence[TemplateFieldIn]) -> list[TemplateField]:
-    out: list[TemplateField] = []
-    seen: dict[str, int] = {}
-    for i, f in enumerate(fields):
-        key = field_key(f.label)
-        if not key:
-            raise _fail(f"fields.{i}.label", "must contain a letter or digit")
-        if key in seen:
-            raise _fail(
-                f"fields.{i}.label",
-                f"gives key {key}, the same as fields.{seen[key]}",
-            )
-        seen[key] = i
-        out.append(
-            TemplateField(type=f.type, label=f.label, required=f.required, hint=f.hint, key=key)
+def build_template(
+    fields: Sequence[TemplateFieldIn | TemplateField], steps: Sequence[StepLike]
+) -> list[TemplateField]:
+    """The fields with their derived keys; ServiceError 400 listing every problem."""
+    problems = template_problems([f.label for f in fields], steps)
+    if problems:
+        raise ServiceError(
+            400,
+            "; ".join(str(p) for p in problems),
+            [(p.parameter, p.detail) for p in problems],
         )
-    return out
-
-
-def check_steps(steps: Sequence[TemplateStep], fields: Sequence[TemplateField]) -> None:
-    keys = {f.key for f in fields}
-    step_keys: dict[str, int] = {}
-    used_by: dict[str, int] = {}
-    for i, step in enumerate(steps):
-        if step.key in step_keys:
-            raise _fail(
-                f"steps.{i}.key", f"'{step.key}' is already used by steps.{step_keys[step.key]}"
-            )
-        step_keys[step.key] = i
-        if not step.fieldKeys and not step.instructions:
-            raise _fail(f"steps.{i}.fieldKeys", "may be empty only when instructions are set")
-        for key in step.fieldKeys:
-            if key not in keys:
-                raise _fail(f"steps.{i}.fieldKeys", f"'{key}' is not a field of the template")
-            if key in used_by:
-                raise _fail(f"steps.{i}.fieldKeys", f"'{key}' is already in steps.{used_by[key]}")
-            used_by[key] = i
+    return [
+        TemplateField(
+            type=f.type, label=f.label, required=f.required, hint=f.hint, key=field_key(f.label)
+        )
+        for f in fields
+    ]

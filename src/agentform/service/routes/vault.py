@@ -12,7 +12,7 @@ from ..gate import api_router
 from ..models import Template, TemplateCreate, TemplateStep, TemplateUpdate
 from ..paging import ListQuery, Page, search_query
 from ..store import vault_templates
-from ..vault_rules import build_fields, check_steps
+from ..vault_rules import build_template
 
 router = api_router(prefix="/vault/templates", tags=["Vault"])
 
@@ -30,8 +30,7 @@ def create_template(
     body: TemplateCreate, who: Caller = Depends(caller), db: Database = Depends(database)
 ) -> Template:
     who.check_organization(body.organizationId)
-    fields = build_fields(body.fields)
-    check_steps(body.steps, fields)
+    fields = build_template(body.fields, body.steps)
     with db.write() as conn:
         return vault_templates.create_template(
             conn, who.organization_id, body.kind, body.name, body.description, fields, body.steps
@@ -55,11 +54,10 @@ def update_template(
 ) -> Template:
     with db.write() as conn:
         current = vault_templates.get_writable(conn, who.organization_id, templateId)
-        fields = build_fields(body.fields) if body.fields is not None else current.fields
         steps = body.steps if body.steps is not None else current.steps
         # Steps are checked against the fields the template will have after the change.
         steps = [TemplateStep.model_validate(s.model_dump()) for s in steps]
-        check_steps(steps, fields)
+        fields = build_template(body.fields if body.fields is not None else current.fields, steps)
         sent = body.model_fields_set
         return vault_templates.replace_template(
             conn,

@@ -1,0 +1,62 @@
+"""Reading an answer's body: JSON or a clear error, and hints about the endpoint.
+
+A proxy or a web server that is not the service answers 200 with an HTML page;
+that is an `UnexpectedAnswer` naming the call and what came back, never a
+traceback. A 404 on an endpoint that does not end in the API's base path says
+where the base path is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from ..errors import UnexpectedAnswer
+
+BASE_PATH = "/agents/v2"
+
+
+def decoded(response: httpx.Response, method: str) -> Any:
+    """The JSON body of a successful answer (None when empty)."""
+    if not response.content:
+        return None
+    media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    where = f"{method} {_url(response)}" if _has_request(response) else method
+    if media and media != "application/json" and not media.endswith("+json"):
+        raise UnexpectedAnswer(method, where, response.status_code, _expected(where, media))
+    try:
+        return response.json()
+    except ValueError:
+        raise UnexpectedAnswer(
+            method, where, response.status_code, _expected(where, "a body that is not JSON")
+        ) from None
+
+
+def _expected(where: str, got: str) -> str:
+    return f"expected JSON from {where}, got {got}"
+
+
+def _url(response: httpx.Response) -> str:
+    return str(response.request.url.copy_with(query=None))
+
+
+def _has_request(response: httpx.Response) -> bool:
+    try:
+        response.request  # noqa: B018 (a response built by hand has none)
+    except RuntimeError:
+        return False
+    return True
+
+
+def base_path_hint(base_url: str, status: int) -> str:
+    """For a 404 when the endpoint does not end in /agents/v2: where it should."""
+    url = httpx.URL(base_url)
+    path = url.path.rstrip("/")
+    if status != 404 or path.endswith(BASE_PATH):
+        return ""
+    suggested = url.copy_with(path=path + BASE_PATH)
+    return (
+        f" (the endpoint is the service's base URL, which ends in {BASE_PATH}: "
+        f"did you mean {suggested}?)"
+    )

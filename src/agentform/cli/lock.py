@@ -1,0 +1,108 @@
+"""The workspace lock: one apply at a time per workspace on this machine.
+
+An advisory lock (`flock`) on `.agentform/lock`, as Terraform locks its state:
+a second apply waits up to `--lock-timeout` (default 0: it stops at once), then
+says who holds the lock. The kernel releases the lock when its process ends,
+so a crashed run never leaves a stale lock behind. Applies on other machines
+are not seen: for them, a change found already made is "already in place".
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import socket
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from ..errors import AgentformError
+
+sleep = time.sleep  # replaced in tests, so waiting needs no real time
+POLL = 0.5
+
+
+class WorkspaceLocked(AgentformError):
+    """Another run holds the workspace lock."""
+
+
+def duration(text: str) -> float:
+    """Seconds in a duration written as Terraform writes them: `0`, `30s`, `5m`, `1h`."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*", text)
+    if not match:
+        raise ValueError(f"{text!r} is not a duration (like 0s, 30s, 5m)")
+    scale = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[match.group(2) or "s"]
+    return float(match.group(1)) * scale
+
+
+class Duration(click.ParamType):
+    name = "duration"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, int | float):
+            return float(value)
+        try:
+            return duration(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+lock_timeout_option = click.option(
+    "--lock-timeout",
+    type=Duration(),
+    default="0s",
+    show_default=True,
+    help="How long to wait for another run's workspace lock (e.g. 30s, 5m).",
+)
+
+
+@contextmanager
+def workspace_lock(
+    root: Path, timeout: float, what: str, say: Callable[[str], None] | None = None
+) -> Iterator[None]:
+    """Holds `.agentform/lock` of the workspace at `root` for the block."""
+    folder = root / ".agentform"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        _acquire(fd, timeout, say)
+        os.ftruncate(fd, 0)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        os.pwrite(
+            fd, f"pid {os.getpid()} on {socket.gethostname()}: {what} since {stamp}".encode(), 0
+        )
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _acquire(fd: int, timeout: float, say: Callable[[str], None] | None) -> None:
+    deadline = time.monotonic() + timeout
+    told = False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            holder = os.pread(fd, 1000, 0).decode(errors="replace").strip() or "a run"
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WorkspaceLocked(
+                    f"the workspace is locked by another agentform run ({holder}); "
+                    "nothing was changed. Wait for it to finish, or wait for the lock "
+                    "with --lock-timeout (e.g. --lock-timeout 5m)"
+                ) from None
+            if not told and say is not None:
+                say(f"Waiting for the workspace lock, held by {holder} …")
+                told = True
+            sleep(min(POLL, left))

@@ -1,0 +1,40 @@
+"""`protect`: name globs per kind that are never deleted, whatever the files say.
+
+The rule is checked offline (`validate`) for objects declared absent, and by the
+planner for objects that prune would delete.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from .diagnostics import Diagnostics
+
+if TYPE_CHECKING:
+    from ..kinds.base import Declared
+
+
+def is_protected(protect: Mapping[str, Sequence[str]], kind: str, key: str) -> bool:
+    return any(fnmatch.fnmatchcase(key, glob) for glob in protect.get(kind, []))
+
+
+def check_protected(
+    protect: Mapping[str, Sequence[str]],
+    declared: Mapping[str, Sequence[Declared]],
+    diagnostics: Diagnostics,
+) -> None:
+    """An object declared absent that `protect` matches is an error, live or not."""
+    from ..kinds import Kind
+
+    for kind, items in declared.items():
+        for item in items:
+            if item.present or not protect.get(kind):
+                continue
+            key = str(Kind.registry[kind].key_of(item))
+            if is_protected(protect, kind, key):
+                diagnostics.error(
+                    f"{kind} {key} is declared absent but protected (protect in agentform.yaml)",
+                    item.position,
+                )

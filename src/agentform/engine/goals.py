@@ -1,0 +1,90 @@
+"""When a call fails, is what it was for already so?
+
+Another apply may have made the same change (two pipelines at once), or this
+apply's own earlier attempt may have landed after its answer was lost. Each
+kind of call has a goal that can be read back: a create, the object as asked
+(found as its kind finds it, compared as its kind compares it); a delete, the
+object gone; a member change, the members in or out; an update, the fields as
+sent. When a failed call's goal is found
+reached, the change goes on, and it is reported "already in place" — or
+"succeeded" when this apply's own earlier attempt may be what landed. An object
+found under the name that is not what was asked is a conflict, never adopted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import AgentformError, ApiError
+from ..kinds import Kind
+from ..kinds.base import ApiCall
+from ..kinds.keys import Key
+
+
+class Conflict(AgentformError):
+    """An object of the name exists and is not what the files ask for."""
+
+
+@dataclass(frozen=True)
+class Reached:
+    answer: Any  # what the call would have answered (a create: the object found)
+    ours: bool  # this apply's own earlier attempt may be what made it so
+
+
+async def adopted(api: Any, kind: Kind, key: Key, body: Any) -> Any:
+    """The object a create of `key` made (found as the kind finds it), or None;
+    Conflict when one exists and is not what `body` asked for."""
+    found = await kind.find_created(api, key, body)
+    if found is not None and isinstance(body, dict):
+        differing = kind.created_differs(body, found)
+        if differing:
+            raise Conflict(
+                f"{kind.label} '{key}' exists already and differs from the files "
+                f"({', '.join(differing)}); nothing was changed"
+            )
+    return found
+
+
+async def reached(
+    api: Any, kind: Kind, key: Key, call: ApiCall, path: str, body: Any, error: ApiError
+) -> Reached | None:
+    """The goal of `call` (sent to `path` with `body`, failed with `error`), when it
+    is reached.
+
+    A call refused as bad (400, 401, 403) at its only attempt made nothing; any
+    other failure may hide a goal reached (an earlier attempt that landed, or
+    another run). A read that fails here leaves the call failed."""
+    status = error.status
+    if status in (400, 401, 403) and not error.retried:
+        return None
+    ours = error.retried or status is None or status >= 500
+    try:
+        if call.creates:
+            found = await adopted(api, kind, key, body)
+            return Reached(found, ours) if found is not None else None
+        if call.method == "DELETE" and body is None:
+            if status == 404:
+                return Reached(None, ours=error.retried)
+            return None if await _exists(api, path) else Reached(None, ours)
+        if path.endswith("/members") and isinstance(body, dict):
+            members = {m["id"] for m in await api.list_all(path)}
+            wanted = set(body.get("profileIds", []))
+            done = wanted <= members if call.method == "POST" else not (wanted & members)
+            return Reached(None, ours) if done else None
+        if call.method == "PATCH":
+            current = await api.request("GET", path)
+            return Reached(current, ours) if not kind.created_differs(body, current) else None
+    except ApiError:
+        return None
+    return None
+
+
+async def _exists(api: Any, path: str) -> bool:
+    try:
+        await api.request("GET", path)
+    except ApiError as exc:
+        if exc.status == 404:
+            return False
+        raise
+    return True

@@ -1,0 +1,421 @@
+"""Sensitive values: a type, not a string to search for later.
+
+`secret('NAME')` in a workspace file gives a `Sensitive`: an object that holds
+the value but is not a `str`, so it cannot be concatenated, formatted or
+JSON-encoded by accident (`str()` and `format()` give "(sensitive)", `json.dumps`
+refuses it). It travels through the desired models, the plan's values and the
+diff; every view masks it; only `reveal` — called where a request body is
+sent — gives the value.
+
+A Sensitive also knows how it is written in the files: its `parts`, plain text
+and `SecretRef`s, so export can write `{{ secret("NAME") }}` and a saved plan
+can hold `((secret:NAME))` instead of the value.
+
+`Secrets` is the registry of one run: the values of the declared secrets (and
+the previous values learned from the live workspace after a rotation), the API
+key, and anything else sensitive. It marks live values that hold a known value,
+and scrubs every known value, in every encoding it can take, from text that
+leaves the process anyway (cassettes, crash logs, error messages of a service):
+the last line of defence behind the type.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any
+from urllib.parse import quote, quote_plus
+
+from pydantic import GetCoreSchemaHandler, ValidationError
+from pydantic_core import PydanticCustomError, core_schema
+
+from .errors import AgentformError
+
+MASK = "(sensitive)"
+MIN_SEARCHED = 4  # shorter values are masked where marked, but never searched for in text
+
+
+@dataclass(frozen=True)
+class SecretRef:
+    """Where a secret's value stands in a Sensitive; `previous`: an earlier value of it."""
+
+    name: str
+    previous: bool = False
+
+    def source(self, quote: str = '"') -> str:
+        return "{{ secret(" + quote + self.name + quote + ") }}"
+
+    def marker(self) -> str:
+        return f"((secret:{self.name}:previous))" if self.previous else f"((secret:{self.name}))"
+
+
+Part = str | SecretRef
+
+
+class Sensitive:
+    """A string value that must never be shown; compares and hashes as its value."""
+
+    __slots__ = ("_value", "parts")
+
+    def __init__(self, value: str | None, parts: tuple[Part, ...] | None = None) -> None:
+        self._value = value  # None: not resolved (an unset secret, export only)
+        self.parts = parts  # how it is written with secret(); None when not known
+
+    # -- the value, for the one place that sends it ----------------------------
+    def reveal(self) -> str:
+        if self._value is None:
+            names = ", ".join(sorted(self.secret_names())) or "a secret"
+            raise UnresolvedSecret(f"secret {names} is not set")
+        return self._value
+
+    @property
+    def resolved(self) -> bool:
+        return self._value is not None
+
+    def secret_names(self) -> set[str]:
+        return {p.name for p in self.parts or () if isinstance(p, SecretRef)}
+
+    # -- safe forms ------------------------------------------------------------
+    def source(self, quote: str = '"') -> str | None:
+        """As written in a workspace file (`{{ secret("NAME") }}`), or None if unknown."""
+        if self.parts is None:
+            return None
+        return "".join(p.source(quote) if isinstance(p, SecretRef) else p for p in self.parts)
+
+    def marked(self) -> str:
+        """The form saved plans hold: `((secret:NAME))` for each secret, else the mask."""
+        if self.parts is None:
+            return MASK
+        return "".join(p.marker() if isinstance(p, SecretRef) else p for p in self.parts)
+
+    def __str__(self) -> str:
+        return MASK
+
+    __repr__ = __str__
+
+    def __format__(self, spec: str) -> str:
+        return format(MASK, spec)
+
+    # -- comparisons by value, so a Sensitive diffs like the string it holds ---
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sensitive):
+            return self._value == other._value
+        if isinstance(other, str):
+            return self._value == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __lt__(self, other: object) -> bool:
+        return _order(self) < _order(other)
+
+    def __bool__(self) -> bool:
+        return self._value != ""
+
+    def __copy__(self) -> Sensitive:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Sensitive:
+        return self
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a sensitive value cannot be pickled")
+
+    # -- pydantic: kept as is in models, masked by any JSON dump -----------------
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        return core_schema.is_instance_schema(
+            cls, serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v)
+        )
+
+
+class UnresolvedSecret(AgentformError):
+    """A secret whose variable is not set was needed for its value."""
+
+
+def _order(value: object) -> str:
+    if isinstance(value, Sensitive):
+        return value._value or ""
+    return str(value)
+
+
+def reveal(value: Any) -> Any:
+    """`value` with every Sensitive replaced by its value: only for a request being sent."""
+    if isinstance(value, Sensitive):
+        return value.reveal()
+    if isinstance(value, dict):
+        return {k: reveal(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [reveal(v) for v in value]
+    return value
+
+
+def contains_sensitive(value: Any) -> bool:
+    if isinstance(value, Sensitive):
+        return True
+    if isinstance(value, dict):
+        return any(contains_sensitive(v) for v in value.values())
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(contains_sensitive(v) for v in value)
+    return False
+
+
+def masked(value: Any) -> Any:
+    """A JSON fallback for views: every Sensitive becomes the mask."""
+    if isinstance(value, Sensitive):
+        return MASK
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def as_marked(value: Any) -> Any:
+    """A JSON fallback for saved plans: `((secret:NAME))` markers, never values."""
+    if isinstance(value, Sensitive):
+        return value.marked()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def shown(value: Any) -> str:
+    """A value in a message: quoted when plain, the mask when sensitive."""
+    return MASK if isinstance(value, Sensitive) else f"'{value}'"
+
+
+# -- pydantic fields that accept a Sensitive ------------------------------------
+
+
+class AllowSensitive:
+    """Validates a str field as `inner` says, and accepts a Sensitive whose value
+    passes the same constraints (the error never carries the value)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        def validate(value: Any, check: Any) -> Any:
+            if not isinstance(value, Sensitive):
+                return check(value)
+            if value.resolved:
+                try:
+                    check(value.reveal())
+                except ValidationError as exc:
+                    err = exc.errors()[0]
+                    raise PydanticCustomError(err["type"], err["msg"]) from None
+            return value
+
+        return core_schema.no_info_wrap_validator_function(
+            validate,
+            handler.generate_schema(self.inner),
+            serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v),
+        )
+
+
+Text = Annotated[str | Sensitive, AllowSensitive(str)]
+"""Free text that may come from secret(); `Annotated[str | Sensitive,
+AllowSensitive(T)]` is the same with the constraints of the str type T."""
+
+
+# -- the registry of a run --------------------------------------------------------
+
+
+class Secrets:
+    """The sensitive values of one run: marks live values, scrubs text."""
+
+    MASK = MASK
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}  # NAME -> current value
+        self.previous: dict[str, set[str]] = {}  # NAME -> values it had before
+        self.unset: set[str] = set()  # NAMEs used in the files but not set
+        self.others: set[str] = set()  # API keys and other values with no NAME
+        self._forms: list[str] | None = None
+
+    def add(self, name: str, value: str | Sensitive) -> None:
+        """Registers a named sensitive value (a secret() variable, or a value a kind
+        names for its slots, which may already be a Sensitive)."""
+        if isinstance(value, Sensitive):
+            if not value.resolved:
+                return
+            value = value.reveal()
+        self.values[name] = value
+        self._forms = None
+
+    def add_previous(self, name: str, value: str) -> None:
+        if value and value != self.values.get(name):
+            self.previous.setdefault(name, set()).add(value)
+            self._forms = None
+
+    def add_other(self, value: str | None) -> None:
+        if value:
+            self.others.add(value)
+            self._forms = None
+
+    def known(self) -> list[tuple[str, SecretRef]]:
+        """Every named value with what it is, longest first."""
+        pairs = [(v, SecretRef(n)) for n, v in self.values.items() if v]
+        pairs += [(v, SecretRef(n, True)) for n, vs in self.previous.items() for v in vs]
+        return sorted(pairs, key=lambda p: (-len(p[0]), p[1].previous, p[1].name))
+
+    def everything(self) -> set[str]:
+        return {v for v, _ in self.known()} | self.others
+
+    # -- marking ---------------------------------------------------------------
+    def split(self, text: str) -> tuple[Part, ...] | None:
+        """`text` as parts when it holds a known value (whole, or searched for when
+        long enough), else None."""
+        for value, ref in self.known():
+            if text == value:
+                return (ref,)
+        searched = [(v, r) for v, r in self.known() if len(v) >= MIN_SEARCHED and v in text]
+        if not searched:
+            return None
+        pattern = re.compile("|".join(re.escape(v) for v, _ in searched))
+        refs = dict(searched)
+        parts: list[Part] = []
+        at = 0
+        for match in pattern.finditer(text):
+            if match.start() > at:
+                parts.append(text[at : match.start()])
+            parts.append(refs[match.group(0)])
+            at = match.end()
+        if at < len(text):
+            parts.append(text[at:])
+        return tuple(parts)
+
+    def mark(self, value: Any) -> Any:
+        """`value` (JSON-like) with each string that holds a known value made Sensitive."""
+        if isinstance(value, str):
+            parts = self.split(value)
+            return value if parts is None else Sensitive(value, parts)
+        if isinstance(value, dict):
+            return {k: self.mark(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.mark(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.mark(v) for v in value)
+        return value
+
+    def learn(self, live: Any, desired: Any, sets: tuple[str, ...] = ()) -> Any:
+        """`live` with every value at a place `desired` holds a Sensitive marked
+        sensitive too: the live value of a secret field is an earlier value of it.
+        The secrets' earlier values are learned where the live text fits how the
+        field is written (`token {{ secret("T") }}` against `token OLD`). `sets`:
+        keys of fields that are sets, whose elements do not pair by position."""
+        if isinstance(desired, Sensitive):
+            if isinstance(live, str):
+                return self._learned(live, desired)
+            return live
+        if isinstance(desired, dict) and isinstance(live, dict):
+            return {k: v if k in sets else self.learn(v, desired.get(k)) for k, v in live.items()}
+        if isinstance(desired, list | tuple) and isinstance(live, list | tuple):
+            learned = [self.learn(v, d) for v, d in zip(live, desired, strict=False)]
+            return type(live)([*learned, *live[len(desired) :]])
+        return live
+
+    def _learned(self, live: str, desired: Sensitive) -> Sensitive:
+        if desired.parts is not None:
+            pattern = "".join(
+                f"(?P<s{i}>.*?)" if isinstance(p, SecretRef) else re.escape(p)
+                for i, p in enumerate(desired.parts)
+            )
+            match = re.fullmatch(pattern, live, re.DOTALL)
+            if match:
+                for i, p in enumerate(desired.parts):
+                    if isinstance(p, SecretRef):
+                        self.add_previous(p.name, match.group(f"s{i}"))
+        if live and live != desired:
+            self.others.add(live)  # scrubbed whole, even when it does not fit
+            self._forms = None
+        return Sensitive(live, self.split(live))
+
+    # -- scrubbing -------------------------------------------------------------
+    def forms(self) -> list[str]:
+        """Every searchable form of every known value, longest first."""
+        if self._forms is None:
+            found: set[str] = set()
+            for value in self.everything():
+                if len(value) >= MIN_SEARCHED:
+                    found.update(encodings(value))
+            self._forms = sorted((f for f in found if f), key=len, reverse=True)
+        return self._forms
+
+    def scrub(self, text: str, mask: str = MASK) -> str:
+        """`text` with every known value, in any encoding, replaced by `mask`."""
+        forms = self.forms()
+        if not forms or not text:
+            return text
+        return _pattern(tuple(forms)).sub(mask, text)
+
+    def scrub_bytes(self, data: bytes, mask: bytes = MASK.encode()) -> bytes:
+        forms = self.forms()
+        if not forms or not data:
+            return data
+        for form in forms:
+            data = data.replace(form.encode("utf-8"), mask)
+        return data
+
+    def is_sensitive(self, text: str) -> bool:
+        return bool(self.forms()) and _pattern(tuple(self.forms())).search(text) is not None
+
+
+_patterns: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+
+def _pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
+    if forms not in _patterns:
+        _patterns.clear()
+        _patterns[forms] = re.compile("|".join(re.escape(f) for f in forms))
+    return _patterns[forms]
+
+
+def encodings(value: str) -> set[str]:
+    """The forms `value` can take in a request, a response, a cassette or a log:
+    raw, JSON-escaped (ASCII or not, either hex case), YAML- and Python-escaped,
+    URL- and form-encoded, and Base64 (standard and URL-safe, at each alignment)."""
+    out = {value}
+    for ascii_only in (True, False):
+        escaped = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
+        out |= {escaped, _upper_hex(escaped)}
+    out |= {_yaml_escaped(value), repr(value)[1:-1], ascii(value)[1:-1]}
+    out.add(value.encode("unicode_escape").decode())  # Python's escapes (tracebacks)
+    out |= {quote(value, safe=""), quote(value), quote_plus(value)}
+    out |= {_upper_hex(quote(value, safe="")).lower()}
+    out |= set(base64_fragments(value.encode("utf-8")))
+    return out
+
+
+def _upper_hex(text: str) -> str:
+    return re.sub(r"\\u([0-9a-f]{4})", lambda m: "\\u" + m.group(1).upper(), text)
+
+
+def _yaml_escaped(value: str) -> str:
+    out = []
+    for ch in value:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        elif code < 0x100:
+            out.append(f"\\x{code:02X}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(f"\\U{code:08X}")
+    return "".join(out)
+
+
+def base64_fragments(data: bytes) -> Iterable[str]:
+    """The Base64 characters that stand for `data` wherever it sits in a longer
+    encoded text: for each of the three alignments, the characters that depend
+    on `data`'s bytes alone."""
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data).decode()
+        start = -(-8 * offset // 6)
+        end = (8 * (offset + len(data))) // 6
+        fragment = encoded[start:end]
+        if len(fragment) >= MIN_SEARCHED:
+            yield fragment
+            yield fragment.replace("+", "-").replace("/", "_")

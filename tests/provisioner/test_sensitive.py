@@ -1,0 +1,166 @@
+"""The Sensitive type and the run's registry: a value that cannot be shown by
+accident, marks that survive parsing and planning, export that writes secret()
+calls and plans clean, and scrubbing in every encoding."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agentform.config.loader import load_workspace
+from agentform.engine.export import export_live
+from agentform.engine.planfile import dump_plan
+from agentform.output.text import TextView
+from agentform.output.yaml_view import workspace_yaml
+from agentform.sensitive import MASK, SecretRef, Secrets, Sensitive, reveal
+
+from .harness import Service, write_workspace
+
+VALUE = 'tok-"ü\\1234'
+
+
+def test_a_sensitive_value_cannot_be_shown_by_accident() -> None:
+    secret = Sensitive(VALUE, (SecretRef("T"),))
+    assert str(secret) == repr(secret) == f"{secret}" == f"{secret:>3}".strip() == MASK
+    with pytest.raises(TypeError):
+        json.dumps({"x": secret})
+    with pytest.raises(TypeError):
+        _ = "Bearer " + secret  # type: ignore[operator]
+    assert secret == VALUE and hash(secret) == hash(VALUE)  # it diffs as its value
+    assert reveal({"a": [secret]}) == {"a": [VALUE]}
+    assert secret.source() == '{{ secret("T") }}' and secret.marked() == "((secret:T))"
+
+
+def test_secret_values_never_enter_the_rendered_text_and_come_out_marked(ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            # plain, single- and double-quoted, inside text: the value's quote and
+            # backslash would break the YAML if the value were rendered into it
+            "t.yaml": "vaultTemplates:\n  - name: T\n    kind: custom\n"
+            "    description: {{ secret('TOKEN') }}\n"
+            "    fields:\n"
+            "      - {type: text, label: A, required: true, hint: 'x {{ secret(\"TOKEN\") }} y'}\n"
+            "      - {type: text, label: B, required: true, hint: \"{{ secret('TOKEN') }}\"}\n",
+        },
+    )
+    workspace = load_workspace(ws, environ={"TOKEN": VALUE})
+    (item,) = workspace.declared["vaultTemplates"]
+    model: Any = item.model
+    assert isinstance(model.description, Sensitive) and model.description == VALUE
+    hints = [f.hint for f in model.fields]
+    assert [type(h) for h in hints] == [Sensitive, Sensitive]
+    assert hints[0] == f"x {VALUE} y" and hints[0].source() == 'x {{ secret("TOKEN") }} y'
+    assert workspace.secrets.values == {"TOKEN": VALUE}
+
+
+def test_a_filter_that_changes_a_secret_is_refused(ws: Path) -> None:
+    from agentform.errors import DiagnosticsError
+
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "t.yaml": "vaultTemplates:\n  - name: T\n    kind: custom\n"
+            "    description: \"{{ secret('TOKEN') | upper }}\"\n"
+            "    fields: [{type: text, label: A, required: true}]\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError, match="changed by a filter"):
+        load_workspace(ws, environ={"TOKEN": VALUE})
+
+
+def test_export_writes_secret_calls_that_plan_clean(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "t.yaml": "vaultTemplates:\n  - name: T\n    kind: custom\n"
+            "    description: \"token {{ secret('TOKEN') }}\"\n"
+            "    fields: [{type: text, label: A, required: true}]\n",
+        },
+    )
+    env = {"TOKEN": VALUE}
+    workspace = load_workspace(ws, environ=env)
+
+    async def apply_then_export(api: Any) -> dict[str, Any]:
+        from agentform.engine.apply import apply_plan
+        from agentform.engine.planner import make_plan
+
+        assert (await apply_plan(await make_plan(workspace, api, "t"), api)).ok
+        return await export_live(load_workspace(ws, environ=env), api)
+
+    documents = service.run(apply_then_export)
+    text = workspace_yaml(documents)
+    assert VALUE not in text and 'token {{ secret("TOKEN") }}' in text
+    (ws / "t.yaml").unlink()
+    for kind, items in documents.items():
+        (ws / f"{kind}.yaml").write_text(workspace_yaml({kind: items}))
+    assert not service.plan(ws, environ=env).has_changes
+
+
+def test_a_rotated_secret_is_masked_before_and_after(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "t.yaml": "vaultTemplates:\n  - name: T\n    kind: custom\n"
+            "    description: \"token {{ secret('TOKEN') }}\"\n"
+            "    fields: [{type: text, label: A, required: true, hint: old-one-too}]\n",
+        },
+    )
+    old, new = "old-value-1234", "new-value-5678"
+
+    async def apply_with(api: Any, value: str) -> Any:
+        from agentform.engine.apply import apply_plan
+        from agentform.engine.planner import make_plan
+
+        workspace = load_workspace(ws, environ={"TOKEN": value})
+        plan = await make_plan(workspace, api, "t")
+        await apply_plan(plan, api)
+        return workspace, plan
+
+    service.run(lambda api: apply_with(api, old))
+    plan = service.plan(ws, environ={"TOKEN": new})
+    # planning learned the earlier value from the live template
+    secrets = plan_secrets(service, ws, new)
+    assert secrets.previous == {"TOKEN": {old}}
+    shown = TextView(scrub=secrets.scrub).plan(plan) + dump_plan(plan, secrets)
+    assert old not in shown and new not in shown
+    assert "description: (sensitive, changed)" in shown
+
+
+def plan_secrets(service: Service, ws: Path, value: str) -> Secrets:
+    from agentform.engine.planner import make_plan
+
+    workspace = load_workspace(ws, environ={"TOKEN": value})
+    service.run(lambda api: make_plan(workspace, api, "t"))
+    return workspace.secrets
+
+
+@pytest.mark.parametrize("value", ["plain-Value-99", "ünï-cödé-7", 'q"u\\o/te+&=?'])
+def test_scrub_finds_a_value_in_every_encoding(value: str) -> None:
+    from urllib.parse import quote, quote_plus
+
+    secrets = Secrets()
+    secrets.add("X", value)
+    wrapped = base64.b64encode(b"{'k': '" + value.encode() + b"'}").decode()
+    for form in (
+        value,
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        quote(value, safe=""),
+        quote_plus(value),
+        repr(value)[1:-1],
+        wrapped,
+        yaml.dump(value).strip().strip('"'),
+    ):
+        assert secrets.is_sensitive(f"before {form} after"), form
+        assert value not in secrets.scrub(f"before {form} after")
+    assert secrets.scrub_bytes(b"x " + value.encode() + b" y") == f"x {MASK} y".encode()

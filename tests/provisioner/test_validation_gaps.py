@@ -1,0 +1,186 @@
+"""Validation before any call (issue 10, defect 7): protect against ensure: absent
+offline, the service's template rules offline with the service's own words,
+reference errors at the member with a "did you mean", source lines after a
+Jinja2 loop, and every undefined name of a file at once."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentform.config.loader import load_workspace
+from agentform.errors import DiagnosticsError
+
+from .harness import Service, write_workspace
+
+
+def problems(ws: Path, environ: dict[str, str] | None = None) -> list[str]:
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws, environ=environ or {})
+    return [d.render() for d in info.value.diagnostics]
+
+
+def test_absent_on_a_protected_name_fails_validate_without_a_live_object(ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\nprotect:\n  profilePools: ['prod-*']\n",
+            "pools.yaml": "profilePools:\n  - {name: prod-eu, ensure: absent}\n"
+            "  - {name: dev, ensure: absent}\n",
+        },
+    )
+    assert problems(ws) == [
+        "pools.yaml:2:5: error: profilePools prod-eu is declared absent but protected "
+        "(protect in agentform.yaml)"
+    ]
+
+
+STEP = {"key": "a", "title": "t", "fieldKeys": ["USER"]}
+BAD_TEMPLATES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]]]] = [
+    ("duplicate step keys", [{"label": "User"}], [STEP, {**STEP, "fieldKeys": []}]),
+    ("two labels, one key", [{"label": "User"}, {"label": "user"}], [STEP]),
+    ("a label with no key", [{"label": "!!"}], []),
+    ("a step naming no field", [{"label": "User"}], [{**STEP, "fieldKeys": ["USR"]}]),
+    ("a field in two steps", [{"label": "User"}], [STEP, {**STEP, "key": "b"}]),
+    ("an empty step", [{"label": "User"}], [{"key": "a", "title": "t", "fieldKeys": []}]),
+]
+
+
+@pytest.mark.parametrize(
+    ("fields", "steps"), [(f, s) for _, f, s in BAD_TEMPLATES], ids=[n for n, *_ in BAD_TEMPLATES]
+)
+def test_template_rules_are_refused_offline_as_the_service_refuses_them(
+    service: Service, ws: Path, fields: list[dict[str, Any]], steps: list[dict[str, Any]]
+) -> None:
+    body = {
+        "kind": "custom",
+        "name": "T",
+        "fields": [{"type": "text", "required": True, **f} for f in fields],
+        "steps": steps,
+    }
+
+    async def create(api):  # type: ignore[no-untyped-def]
+        response = await api.sender.send("POST", "/vault/templates", body)
+        return response.status_code, response.json()
+
+    status, answer = service.run(create)
+    assert status == 400
+    said_by_service = sorted(f"{e['parameter']}: {e['detail']}" for e in answer["errors"])
+
+    write_workspace(
+        ws,
+        {"agentform.yaml": "workspace: w\n", "t.yaml": "vaultTemplates:\n  - " + json.dumps(body)},
+    )
+    offline = sorted(
+        re.sub(r"^.*error: vault template T: ", "", p)
+        for p in problems(ws)
+        if "vault template T:" in p
+    )
+    assert offline == said_by_service
+
+
+def test_template_problems_point_at_the_value_at_fault(ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "t.yaml": "vaultTemplates:\n"
+            "  - name: T\n"
+            "    kind: login\n"
+            "    fields:\n"
+            "      - {type: username, label: User, required: true}\n"
+            "    steps:\n"
+            "      - key: a\n"
+            "        title: A\n"
+            "        fieldKeys: [USER]\n"
+            "      - key: a\n"
+            "        title: B\n"
+            "        fieldKeys: [USR]\n",
+        },
+    )
+    assert problems(ws) == [
+        "t.yaml:10:14: error: vault template T: steps.1.key: 'a' is already used by steps.0",
+        "t.yaml:12:21: error: vault template T: steps.1.fieldKeys.0: 'USR' is not a field "
+        "of the template (did you mean 'USER'?)",
+    ]
+
+
+def test_an_unknown_member_is_shown_at_the_member_with_a_suggestion(
+    service: Service, ws: Path
+) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "pools.yaml": "profilePools:\n  - name: p\n    members:\n"
+            "      - bot-1\n      - bto-2\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    assert str(info.value) == (
+        "pools.yaml:5:9: error: pool p: members.1: no profile named 'bto-2' (did you mean 'bot-2'?)"
+    )
+
+
+def test_line_numbers_after_a_loop_are_lines_of_the_file(ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "pools.yaml": "profilePools:\n"
+            "{% for region in ['eu', 'us', 'ap'] %}\n"
+            "  - name: pool-{{ region }}\n"
+            "    selectionStrategy: least_recently_used\n"
+            "{% endfor %}\n"
+            "  - name: last\n"
+            "    colour: red\n",
+        },
+    )
+    assert problems(ws) == ["pools.yaml:7:5: error: unknown key 'colour' at profilePools.3.colour"]
+
+
+def test_lines_inside_a_loop_and_after_whitespace_control(ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "pools.yaml": "profilePools:\n"
+            "{%- for region in ['eu', 'us'] %}\n"
+            "  - name: pool-{{ region }}\n"
+            "    allowConcurrentUse: {{ 'sometimes' if region == 'us' else 'false' }}\n"
+            "{%- endfor %}\n"
+            "  - {name: last, colour: red}\n",
+        },
+    )
+    found = problems(ws)
+    assert found[0].startswith("pools.yaml:4:")  # the line of the field, in the loop
+    assert "profilePools.1.allowConcurrentUse" in found[0]
+    assert found[1].startswith("pools.yaml:6:")
+
+
+def test_every_undefined_name_of_a_file_is_reported_at_once(ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "pools.yaml": "profilePools:\n"
+            "  - name: '{{ vars.first }}'\n"
+            "  - name: '{{ vars.second.deeper }}'\n"
+            "  - name: '{{ env(\"AGENTFORM_TEST_UNSET_A\") }}'\n"
+            "  - name: x\n"
+            "    members: ['{{ secret(\"AGENTFORM_TEST_UNSET_B\") }}']\n"
+            "{% for p in vars.pools %}\n  - name: '{{ p }}'\n{% endfor %}\n",
+        },
+    )
+    assert problems(ws) == [
+        "pools.yaml:2:1: error: template error: 'dict object' has no attribute 'first'",
+        "pools.yaml:3:1: error: template error: 'dict object' has no attribute 'second'",
+        "pools.yaml:4:1: error: environment variable AGENTFORM_TEST_UNSET_A is not set",
+        "pools.yaml:6:1: error: secret AGENTFORM_TEST_UNSET_B: environment variable is not set",
+        "pools.yaml:7:1: error: template error: 'dict object' has no attribute 'pools'",
+    ]

@@ -1,0 +1,373 @@
+"""The canary matrix: secret() values are found in no output, in no encoding.
+
+Three canaries (plain ASCII, non-ASCII, one holding `"` and `\\`), each with an
+earlier value (the rotation case: the live workspace still holds the earlier
+value). Every output agentform produces is a function registered in OUTPUTS;
+the one parametrised test runs each output with each canary, records a
+cassette where the command calls the API, and looks for the canaries in all it
+produced: stdout, stderr, written files (plans, exports, cassettes, crash
+logs), raw and in every encoding a value can take. A new command must add its
+outputs here: `test_every_command_has_an_output` fails until it does.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+import click
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from agentform.cli.main import cli
+from agentform.service import DEMO_ADMIN_KEY
+
+
+@dataclass(frozen=True)
+class Canary:
+    name: str
+    current: str
+    earlier: str
+
+    def values(self) -> tuple[str, str]:
+        return (self.current, self.earlier)
+
+
+CANARIES = [
+    Canary("ascii", "cnryAlpha-7Qx2Lm9", "cnryAlphaOld-3Vb8Kp4"),
+    Canary("non-ascii", "cnryEcho-üé-1U6", "cnryEchoOld-ñø-5T2"),
+    Canary("quote-backslash", 'cnryFox"q\\z2V7', 'cnryFoxOld\\"w9K4'),
+]
+
+FILES = {
+    "agentform.yaml": "workspace: canaries\nendpoint: local\n",
+    "pools.yaml": "profilePools:\n  - {name: canary-pool, members: [bot-1]}\n",
+    "vault.yaml": """\
+vaultTemplates:
+  - name: Canary login
+    kind: login
+    description: "{{ secret('TOKEN') }}"
+    fields:
+      - {type: username, label: User, required: true, hint: "use {{ secret('TOKEN') }} here"}
+      - {type: password, label: Password, required: true}
+    steps:
+      - key: sign-in
+        title: Sign in
+        instructions: "{{ secret('TOKEN') }}"
+        fieldKeys: [USER, PASSWORD]
+""",
+}
+
+
+# -- finding a canary ------------------------------------------------------------
+
+
+def _forms(value: str) -> set[str]:
+    """The encodings a value can take, written independently of agentform's scrubber."""
+    data = value.encode()
+    forms = {
+        value,
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        quote(value),
+        quote(value, safe=""),
+        quote_plus(value),
+        value.encode("unicode_escape").decode(),
+    }
+    for pad in range(3):
+        encoded = base64.b64encode(b"\0" * pad + data).decode()
+        middle = encoded[(pad * 8 + 5) // 6 : (8 * (pad + len(data))) // 6]
+        forms |= {middle, middle.replace("+", "-").replace("/", "_")}
+    stem = value[:8]  # "cnryXxxx": an ASCII stem no other text holds
+    forms.add(stem)
+    return forms
+
+
+def _decoded_strings(blob: bytes) -> Iterator[str]:
+    """Every string inside a blob that is YAML or JSON (a cassette, a plan, an export),
+    Base64 bodies decoded."""
+    try:
+        data = yaml.safe_load(blob.decode("utf-8", "replace"))
+    except yaml.YAMLError:
+        return
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, bytes):
+            yield item.decode("utf-8", "replace")
+        elif isinstance(item, dict):
+            stack += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            stack += item
+
+
+def leaks(blob: bytes, canary: Canary) -> list[str]:
+    found = []
+    text = blob.decode("utf-8", "replace")
+    for value in canary.values():
+        for form in _forms(value):
+            if form in text or form.lower() in text.lower():
+                found.append(f"{form!r} (a form of {value!r})")
+        if any(value in s or value[:8] in s for s in _decoded_strings(blob)):
+            found.append(f"{value!r} inside a decoded string")
+    return found
+
+
+def test_the_leak_finder_finds_each_form() -> None:
+    for canary in CANARIES:
+        for value in canary.values():
+            for form in _forms(value):
+                assert leaks(f"x {form} y".encode(), canary), form
+            wrapped = base64.b64encode(b"prefix-" + value.encode() + b"-suffix")
+            assert leaks(b"body: " + wrapped, canary)
+        assert leaks(b"", canary) == []
+
+
+# -- running outputs ---------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One output's run: a workspace copy, the canary's environment, what was produced."""
+
+    root: Path
+    canary: Canary
+    produced: list[tuple[str, bytes]] = field(default_factory=list)
+    cassettes: int = 0
+
+    @property
+    def ws(self) -> str:
+        return str(self.root / "ws")
+
+    def env(self, **extra: str | None) -> dict[str, str | None]:
+        return {"TOKEN": self.canary.current, "AGENTFORM_API_KEY": None, **extra}
+
+    def cli(
+        self,
+        *args: str,
+        code: int | None = 0,
+        env: dict[str, str | None] | None = None,
+        record: bool = True,
+    ) -> str:
+        """Runs agentform (with --record-cassette when `record`), keeps all it produced."""
+        args = (*args, "-C", self.ws)
+        if record:
+            self.cassettes += 1
+            args = (*args, "--record-cassette", str(self.root / f"run-{self.cassettes}.yaml"))
+        result = CliRunner().invoke(cli, list(args), env=env or self.env())
+        label = " ".join(args[:2])
+        self.produced.append((f"stdout of {label}", result.stdout.encode()))
+        self.produced.append((f"stderr of {label}", result.stderr.encode()))
+        if code is not None:
+            assert result.exit_code == code, (label, result.output)
+        return result.output
+
+    def input(self, name: str, text: str) -> Path:
+        """A file the run reads (not searched: it holds the canary on purpose)."""
+        path = self.root.parent / "inputs" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def files(self) -> Iterator[tuple[str, bytes]]:
+        """Every file the run wrote (the service's database holds the values: it is
+        the service's state, not agentform's output)."""
+        for path in sorted(self.root.rglob("*")):
+            if path.is_file() and not path.name.startswith("service.db"):
+                yield str(path.relative_to(self.root)), path.read_bytes()
+
+
+Output = Callable[[Run], None]
+OUTPUTS: dict[str, Output] = {}
+COMMANDS: dict[str, set[str]] = {}  # "command" or "command:format" -> outputs running it
+
+
+def output(name: str, *commands: str) -> Callable[[Output], Output]:
+    def register(fn: Output) -> Output:
+        OUTPUTS[name] = fn
+        for command in commands:
+            COMMANDS.setdefault(command, set()).add(name)
+        return fn
+
+    return register
+
+
+@output("validate", "validate")
+def _validate(run: Run) -> None:
+    run.cli("validate", record=False)
+
+
+@output("plan text, new objects", "plan:text")
+def _plan_text(run: Run) -> None:
+    run.cli("plan", "--detailed-exitcode", code=2)
+
+
+@output("plan json, new objects", "plan:json")
+def _plan_json(run: Run) -> None:
+    run.cli("plan", "--format", "json")
+
+
+@output("plan -v after a rotation", "plan:text")
+def _plan_verbose(run: Run) -> None:
+    rotate(run)
+    assert "(sensitive, changed)" in run.cli("plan", "-v")
+
+
+@output("plan --out after a rotation", "plan:text", "plan:json")
+def _plan_out(run: Run) -> None:
+    rotate(run)
+    run.cli("plan", "--out", str(run.root / "plan.json"))
+    run.cli("plan", "--format", "json", "--out", str(run.root / "plan2.json"))
+
+
+@output("apply, new objects", "apply:text")
+def _apply(run: Run) -> None:
+    run.cli("apply", "--auto-approve")
+    assert "REDACTED" in (run.root / "run-1.yaml").read_text()  # recorded, and scrubbed
+
+
+@output("apply after a rotation, text and json", "apply:text", "apply:json")
+def _apply_rotated(run: Run) -> None:
+    rotate(run)
+    run.cli("apply", "--auto-approve", "-v")
+    rotate(run, back=True)
+    run.cli("apply", "--auto-approve", "--format", "json", env=run.env(TOKEN=run.canary.earlier))
+
+
+@output("apply of a saved plan after a rotation", "apply:text", "plan:text")
+def _apply_saved(run: Run) -> None:
+    rotate(run)
+    plan = str(run.root / "plan.json")
+    run.cli("plan", "--out", plan)
+    run.cli("apply", plan)
+    assert "No changes." in run.cli("plan")
+
+
+@output("export after a rotation, stdout and --out", "export")
+def _export(run: Run) -> None:
+    rotate(run)
+    printed = run.cli("export")
+    assert "secret(" in printed
+    run.cli("export", "--out", str(run.root / "exported"))
+
+
+@output("export with the secret unset", "export")
+def _export_unset(run: Run) -> None:
+    rotate(run)
+    printed = run.cli("export", env=run.env(TOKEN=None))
+    assert "TOKEN is not set" in printed
+
+
+@output("a wrong API key (the canary itself)", "plan:text", "apply:text")
+def _wrong_key(run: Run) -> None:
+    key = run.input("key", run.canary.current)
+    run.cli("plan", "--api-key-file", str(key), code=1)
+    run.cli("apply", "--auto-approve", env=run.env(AGENTFORM_API_KEY=run.canary.earlier), code=1)
+
+
+@output("the service down", "plan:text", "apply:text", "export")
+def _service_down(run: Run) -> None:
+    down = ("--endpoint", "http://127.0.0.1:9/agents/v2")
+    env = run.env(AGENTFORM_API_KEY=DEMO_ADMIN_KEY)
+    for command in (("plan",), ("apply", "--auto-approve"), ("export",)):
+        assert "cannot reach" in run.cli(*command, *down, env=env, code=1)
+
+
+@output("diagnostics that would name the value", "validate", "plan:text")
+def _diagnostics(run: Run) -> None:
+    (run.root / "ws" / "bad.yaml").write_text(
+        "profilePools:\n  - name: \"{{ secret('TOKEN') }}\"\n"
+        "profileGroups:\n  - name: g\n    members: [\"{{ secret('TOKEN') }}\", bot-1]\n"
+        "  - name: h\n    selectionStrategy: \"{{ secret('TOKEN') }}\"\n"
+    )
+    assert "secret() value cannot be used here" in run.cli("validate", code=1, record=False)
+    (run.root / "ws" / "bad.yaml").write_text(
+        "profileGroups:\n  - name: g\n    members: [\"{{ secret('TOKEN') }}\", bot-1]\n"
+    )
+    assert "no profile named (sensitive)" in run.cli("plan", code=1)
+    (run.root / "ws" / "bad.yaml").write_text(
+        "vaultTemplates:\n  - name: Long\n    kind: custom\n"
+        "    description: \"{{ secret('TOKEN') }}{{ 'x' * 4000 }}\"\n"
+        "    fields: [{type: text, label: A, required: true}]\n"
+    )
+    assert "at most 4000 characters" in run.cli("validate", code=1, record=False)
+
+
+@output("a crash (a bug) whose message holds the value", "plan:text")
+def _crash(run: Run) -> None:
+    from agentform.output import text
+
+    rotate(run)  # the earlier value is known once the plan has read it
+
+    def broken(self: Any, plan: Any) -> str:
+        raise RuntimeError(f"boom near {run.canary.current!r} and {run.canary.earlier}")
+
+    original = text.TextView.plan
+    text.TextView.plan = broken  # type: ignore[method-assign]
+    try:
+        assert "Unexpected error" in run.cli("plan", code=1)
+    finally:
+        text.TextView.plan = original  # type: ignore[method-assign]
+    logs = list((run.root / "ws" / ".agentform").glob("crash-*.log"))
+    assert len(logs) == 1 and "RuntimeError: boom near" in logs[0].read_text()
+
+
+def rotate(run: Run, back: bool = False) -> None:
+    """The live workspace holds the other value (applied before the secret changed)."""
+    value = run.canary.current if back else run.canary.earlier
+    CliRunner().invoke(cli, ["apply", "--auto-approve", "-C", run.ws], env=run.env(TOKEN=value))
+
+
+EXEMPT = {
+    "init": "writes a scaffold, reads no workspace",
+    "schema": "writes the JSON Schema, reads no workspace",
+    "service": "serves the API; its callers' secrets are theirs",
+    "webhook": "verify reads the files it is given; listen prints one line per delivery "
+    "(no header, no value) and uses the workspace only for its endpoint and key",
+}
+
+
+def test_every_command_and_format_has_an_output() -> None:
+    """Each command, and each of its --format choices ("plan:json"), is an output
+    some entry of OUTPUTS runs: a new command or format joins the matrix here."""
+    assert isinstance(cli, click.Group)
+    ctx = click.Context(cli)
+    wanted = set()
+    for name in cli.list_commands(ctx):
+        if name in EXEMPT:
+            continue
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        formats = [
+            p.type.choices
+            for p in command.params
+            if "--format" in getattr(p, "opts", ()) and isinstance(p.type, click.Choice)
+        ]
+        wanted |= {f"{name}:{f}" for f in formats[0]} if formats else {name}
+    missing = wanted - set(COMMANDS)
+    assert not missing, f"add outputs of {sorted(missing)} to OUTPUTS in {__file__}"
+
+
+@pytest.mark.parametrize("canary", CANARIES, ids=lambda c: c.name)
+@pytest.mark.parametrize("name", sorted(OUTPUTS))
+def test_no_output_holds_a_canary(name: str, canary: Canary, tmp_path: Path) -> None:
+    root = tmp_path / "out"
+    (root / "ws").mkdir(parents=True)
+    for file, text in FILES.items():
+        (root / "ws" / file).write_text(text)
+    run = Run(root, canary)
+    OUTPUTS[name](run)
+    found = {
+        where: problems
+        for where, blob in [*run.produced, *run.files()]
+        if (problems := leaks(blob, canary))
+    }
+    assert not found, found

@@ -1,0 +1,141 @@
+"""Safety defects of issue 10 found by running the CLI as a new user would:
+answers that are not JSON (1), the crash log (1), the organization and endpoint
+options (8), a busy port (8), and what validate accepts (8)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from starlette.responses import HTMLResponse
+from starlette.types import Receive, Scope, Send
+
+from agentform.cli.main import cli
+from agentform.service import DEMO_ADMIN_KEY, create_app
+
+from .loopback import serving
+
+OTHER_ORG = "11111111-1111-4111-8111-111111111111"
+
+
+@pytest.fixture
+def ws(quickstart: Path) -> Path:
+    return quickstart
+
+
+def agentform(*args: str, env: dict[str, str | None] | None = None):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, list(args), env=env)
+
+
+async def login_page(scope: Scope, receive: Receive, send: Send) -> None:
+    """What a proxy in front of the service answers: 200, an HTML login page."""
+    await HTMLResponse("<html><body>Please sign in</body></html>")(scope, receive, send)
+
+
+def test_an_html_page_is_a_clean_error_not_a_crash(ws: Path) -> None:
+    with serving(login_page) as origin:
+        result = agentform(
+            "plan",
+            "-C",
+            str(ws),
+            "--endpoint",
+            f"{origin}/agents/v2",
+            env={"AGENTFORM_API_KEY": DEMO_ADMIN_KEY},
+        )
+    assert result.exit_code == 1, result.output
+    assert f"expected JSON from GET {origin}/agents/v2/context, got text/html" in result.output
+    assert "Traceback" not in result.output and "Unexpected error" not in result.output
+
+
+def test_a_crash_log_is_a_new_file_of_the_run_only_its_user_reads(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentform.cli import validate_cmd
+
+    def bug(*_: object, **__: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(validate_cmd, "load", bug)
+    shared = Path(os.environ.get("TMPDIR", "/tmp")) / "agentform-crash.log"
+    before = shared.stat().st_mtime if shared.exists() else None
+    first = agentform("validate", "-C", str(ws))
+    second = agentform("validate", "-C", str(ws))
+    assert first.exit_code == second.exit_code == 1
+    logs = sorted((ws / ".agentform").glob("crash-*.log"))
+    assert len(logs) == 2, logs  # one file per run, never reused
+    for log in logs:
+        assert str(log) in first.output + second.output
+        assert stat.S_IMODE(log.stat().st_mode) == 0o600
+        assert "RuntimeError: a bug" in log.read_text()
+    assert (shared.stat().st_mtime if shared.exists() else None) == before
+
+
+def test_organization_id_must_be_a_uuid(ws: Path) -> None:
+    result = agentform("plan", "-C", str(ws), "--organization-id", "acme")
+    assert result.exit_code != 0
+    assert "'acme' is not a valid UUID" in result.output
+
+
+def test_an_organization_mismatch_names_where_the_id_came_from(ws: Path) -> None:
+    result = agentform("plan", "-C", str(ws), "--organization-id", OTHER_ORG)
+    assert result.exit_code == 1
+    assert f"not {OTHER_ORG} (--organization-id)" in result.output
+    assert "agentform.yaml" not in result.output
+    root = ws / "agentform.yaml"
+    root.write_text(root.read_text() + f"organizationId: {OTHER_ORG}\n")
+    result = agentform("plan", "-C", str(ws))
+    assert f"not {OTHER_ORG} (organizationId in agentform.yaml)" in result.output
+
+
+def test_an_endpoint_without_the_base_path_gets_a_hint(ws: Path, tmp_path: Path) -> None:
+    with serving(create_app(tmp_path / "svc.db")) as origin:
+        result = agentform(
+            "plan",
+            "-C",
+            str(ws),
+            "--endpoint",
+            origin,
+            env={"AGENTFORM_API_KEY": DEMO_ADMIN_KEY},
+        )
+    assert result.exit_code == 1
+    assert "404" in result.output
+    assert f"did you mean {origin}/agents/v2?" in result.output
+
+
+def test_service_run_on_a_busy_port_fails_before_its_banner(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = agentform("service", "run", "--port", str(port), "--db", str(tmp_path / "s.db"))
+    assert result.exit_code == 1
+    assert "Agent Service on" not in result.output and "admin API key" not in result.output
+    assert f"127.0.0.1:{port} is in use" in result.output
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--record-cassette", "{tmp}/run.yaml"),
+        ("--endpoint", "http://127.0.0.1:9/agents/v2"),
+        ("--api-key-file", "{tmp}/no-such-file"),
+        ("--organization-id", str(uuid.UUID(int=1))),
+    ],
+)
+def test_validate_refuses_the_options_it_would_not_use(
+    ws: Path, flag: str, value: str, tmp_path: Path
+) -> None:
+    result = agentform("validate", "-C", str(ws), flag, value.format(tmp=tmp_path))
+    assert result.exit_code == 1, result.output
+    assert f"validate works offline: {flag} is not used" in result.output
+    assert not (tmp_path / "run.yaml").exists()
+
+
+def test_validate_still_runs_with_the_endpoint_from_the_environment(ws: Path) -> None:
+    result = agentform("validate", "-C", str(ws), env={"AGENTFORM_ENDPOINT": "http://x/agents/v2"})
+    assert result.exit_code == 0, result.output
