@@ -59,9 +59,7 @@ def _persister(secrets: Secrets) -> type:
     return ScrubbingPersister
 
 
-def cassette_vcr(
-    secrets: Secrets, api_key: str | None = None, record_mode: str = "all"
-) -> vcr.VCR:
+def cassette_vcr(secrets: Secrets, api_key: str | None = None, record_mode: str = "all") -> vcr.VCR:
     """A vcr that scrubs as it records and again as it saves. Requests are also
     scrubbed before they are matched, so a replay finds the recorded (scrubbed)
     request of a run whose secrets are `secrets`."""

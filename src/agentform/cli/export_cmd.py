@@ -22,8 +22,8 @@ from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared
 from ..output.yaml_view import workspace_yaml
 from .common import Options, guarded, load, with_api, workspace_options
-from .safety import run_secrets
 from .init_cmd import GITIGNORE_LINES, MODELINE
+from .safety import run_secrets
 from .schema_cmd import SCHEMA_FILE, render_schema
 
 
@@ -92,8 +92,7 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
     }
     files = {f"{kind}.yaml": {kind: items} for kind, items in documents.items()}
     texts = {
-        name: MODELINE + workspace.secrets.scrub(workspace_yaml(doc))
-        for name, doc in files.items()
+        name: MODELINE + workspace.secrets.scrub(workspace_yaml(doc)) for name, doc in files.items()
     }
     texts["agentform.yaml"] = MODELINE + yaml.safe_dump(settings, sort_keys=False)
     texts[SCHEMA_FILE] = render_schema()

@@ -14,20 +14,22 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field, StrictStr
+from pydantic_core import PydanticCustomError
 
 from ..frozen import FrozenDict, FrozenMap
 from ..rules.webhooks import (
     PAYLOAD_VERSION,
     AttachmentSettings,
-    HeaderMap,
     IntegrationName,
     IntegrationUrl,
     PayloadVersion,
     header_digest,
+    header_problems,
 )
+from ..sensitive import AllowSensitive, Sensitive
 from .base import ApiCall, Decision, Declared, DesiredModel, Kind, LiveObject, State
 from .context import LiveRead, PlanContext
 from .keys import Key, address
@@ -35,6 +37,32 @@ from .references import References
 from .slots import KNOWN_AFTER_CREATE, sensitive_value
 
 COLLECTION = "/webhook-integrations"
+
+
+def _plain(value: str | Sensitive) -> str:
+    """The value a digest is made of (the digest, never the value, is kept)."""
+    return value.reveal() if isinstance(value, Sensitive) else value
+
+
+def _check_desired_headers(headers: dict[str, str | Sensitive]) -> dict[str, str | Sensitive]:
+    """The shared header rules, on the values as far as they are known (never shown)."""
+    plain = {
+        name: (value.reveal() if value.resolved else None)
+        if isinstance(value, Sensitive)
+        else value
+        for name, value in headers.items()
+    }
+    problems = header_problems(plain)
+    if problems:
+        raise PydanticCustomError("value_error", "; ".join(f"{p}: {d}" for p, d in problems))
+    return headers
+
+
+# Header values may come from secret(): the map of the shared rules, values marked.
+DesiredHeaderMap = Annotated[
+    dict[StrictStr, Annotated[str | Sensitive, AllowSensitive(StrictStr)]],
+    AfterValidator(_check_desired_headers),
+]
 
 
 class AttachmentDesired(AttachmentSettings):
@@ -59,7 +87,7 @@ class WebhookDesired(DesiredModel):
     payloadVersion: PayloadVersion | None = Field(
         None, description="Only v2 (seed §6.1); leave out for the default"
     )
-    headers: HeaderMap | None = Field(
+    headers: DesiredHeaderMap | None = Field(
         None,
         description="Custom headers, the complete set (values are sensitive: use secret())",
     )
@@ -99,7 +127,7 @@ class Webhooks(Kind):
             model = item.model
             assert isinstance(model, WebhookDesired)
             for header, value in (model.headers or {}).items():
-                out[header_slot(model.name, header)] = value
+                out[header_slot(model.name, header)] = _plain(value)
         return out
 
     async def read_live(self, read: LiveRead) -> list[LiveObject]:
@@ -128,7 +156,9 @@ class Webhooks(Kind):
             # The live id reaches the comparison: digests are of (id, name, value).
             fields["headers"] = FrozenDict(
                 {
-                    header: header_digest(live.id, header, value) if live else KNOWN_AFTER_CREATE
+                    header: header_digest(live.id, header, _plain(value))
+                    if live
+                    else KNOWN_AFTER_CREATE
                     for header, value in model.headers.items()
                 }
             )
