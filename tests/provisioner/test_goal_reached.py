@@ -15,6 +15,7 @@ from starlette.types import Message, Receive, Scope, Send
 from agentform.config.loader import load_workspace
 from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.planner import make_plan
+from agentform.output.json_view import report_document
 
 from .harness import Service, write_workspace
 
@@ -95,7 +96,7 @@ def test_a_retried_create_answered_409_by_its_own_landing_is_adopted(
     )
     service.log.app = LandsLater(service)  # type: ignore[assignment]
     report = service.apply(ws)
-    assert report.ok, report.to_json()
+    assert report.ok, report_document(report, "ws")
     assert [r.status for r in report.results] == ["succeeded"]
     assert [p["name"] for p in pools(service)] == ["a"]
     assert not service.plan(ws).has_changes  # its member was added too
@@ -154,7 +155,7 @@ def test_two_applies_at_once_both_succeed_and_say_what_was_in_place(
         },
     )
     one, two = two_applies_at_once(service, ws)
-    assert one.ok and two.ok, (one.to_json(), two.to_json())
+    assert one.ok and two.ok, (report_document(one, "ws"), report_document(two, "ws"))
     statuses = sorted((r.change.id, r.status) for report in (one, two) for r in report.results)
     in_place = [cid for cid, status in statuses if status == "already in place"]
     # each create and delete was made by one apply and found made by the other
@@ -164,7 +165,9 @@ def test_two_applies_at_once_both_succeed_and_say_what_was_in_place(
     # the members itself (an add that changes nothing is a call made)
     for cid in ("profilePools/a", "profileGroups/g", "profilePools/keep"):
         assert statuses.count((cid, "succeeded")) == 2, statuses
-    assert one.to_json()["alreadyInPlace"] + two.to_json()["alreadyInPlace"] == len(in_place)
+    assert report_document(one, "ws")["alreadyInPlace"] + report_document(two, "ws")[
+        "alreadyInPlace"
+    ] == len(in_place)
     assert not service.plan(ws).has_changes
     assert sorted(p["name"] for p in pools(service)) == ["a", "b", "keep"]
 
@@ -187,4 +190,4 @@ def test_a_delete_answered_404_is_already_in_place(service: Service, ws: Path) -
     service.run(delete_it)
     report = service.apply(ws, plan)
     assert report.ok and [r.status for r in report.results] == ["already in place"]
-    assert report.to_json()["failed"] == 0
+    assert report_document(report, "ws")["failed"] == 0

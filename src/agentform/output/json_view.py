@@ -25,6 +25,7 @@ def report_document(report: ApplyReport, workspace: str) -> dict[str, Any]:
         "formatVersion": REPORT_FORMAT_VERSION,
         "workspace": workspace,
         "succeeded": report.count("succeeded"),
+        "alreadyInPlace": report.count("already in place"),
         "failed": report.count("failed"),
         "notAttempted": report.count("not attempted"),
         "changes": [
