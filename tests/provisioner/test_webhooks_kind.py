@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
+
 from agentform.config.loader import load_workspace
 from agentform.engine.export import export_live
 from agentform.output.text import TextView
@@ -96,6 +98,10 @@ def test_attachments_of_a_failed_integration_are_not_attempted(service: Service,
     assert not service.plan(ws, environ={"TOKEN": TOKEN}).has_changes
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (issues 8, 10): adopting a lost integration create fails since Sensitive headers",
+)
 def test_a_lost_integration_create_is_adopted_and_its_attachments_follow(
     service: Service, ws: Path
 ) -> None:
