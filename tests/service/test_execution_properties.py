@@ -1,7 +1,8 @@
 """A property of the execution status machine (hypothesis): any interleaving of execute,
 pause, resume, cancel, user messages and clock advances makes only allowed moves, a
 terminal status is final, every API answer agrees with the status it met, capacity is
-never exceeded, and the events tell the same story as the statuses.
+never exceeded, the events tell the same story as the statuses, and every event has
+exactly one webhook delivery per attachment that wants it (and none for the others).
 
 The organization allows 2 executions at once, so executes are refused or queued too.
 """
@@ -25,7 +26,9 @@ from agentform.service.executions.status import (
     RESUMABLE,
     TERMINAL,
 )
+from agentform.service.store import deliveries, events
 
+from ..webhooks.receiver import running_receiver
 from .conftest import Api
 from .execution_support import SMALL_KEY, event_names, make_app, service
 
@@ -67,6 +70,42 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
 def svc(app: FastAPI) -> Iterator[tuple[Api, Advance, dict[str, str]]]:
     with service(app, SMALL_KEY) as (api, advance):
         yield api, advance, api.ids("/agents")
+
+
+# Two attachments on every agent; which events each wants, said apart from the service.
+HOOKS = {
+    "pauses-and-cancels": (
+        {"eventRules": ["EXECUTION_PAUSED", "EXECUTION_CANCELLED"]},
+        lambda event: event.event in ("EXECUTION_PAUSED", "EXECUTION_CANCELLED"),
+    ),
+    "never": (
+        {"eventRules": ["*"], "metadataFilter": {"team": "nobody-has-this"}},
+        lambda event: False,
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def hooks(svc: tuple[Api, Advance, dict[str, str]]) -> Iterator[dict[str, Callable[..., bool]]]:
+    """integration id -> whether an event is for it."""
+    api, _, agents = svc
+    with running_receiver() as rx:
+        wants = {}
+        for name, (settings_, wanted) in HOOKS.items():
+            made = api.post("/webhook-integrations", json={"name": name, "url": rx.url})
+            for agent in agents.values():
+                api.request("PUT", f"/agents/{agent}/webhooks/{made.json()['id']}", json=settings_)
+            wants[made.json()["id"]] = wanted
+        yield wants
+
+
+def check_one_delivery_per_attachment_that_wants_it(
+    app: FastAPI, execution_id: str, wants: dict[str, Callable[..., bool]]
+) -> None:
+    with app.state.db.read() as conn:
+        for event in events.list_events(conn, execution_id=execution_id):
+            got = sorted(deliveries.deliveries_of_event(conn, event.id))
+            assert got == sorted(i for i, wanted in wants.items() if wanted(event)), event
 
 
 execute_op = st.tuples(
@@ -119,6 +158,7 @@ class Observed:
 def test_any_interleaving_keeps_the_status_machine(
     app: FastAPI,
     svc: tuple[Api, Advance, dict[str, str]],
+    hooks: dict[str, Callable[..., bool]],
     ops: list[tuple[str, object, object]],
 ) -> None:
     api, advance, agents = svc
@@ -154,6 +194,7 @@ def test_any_interleaving_keeps_the_status_machine(
         final = observed.look(api)
         for execution_id, status in final.items():
             check_events_tell_the_same_story(app, execution_id, status)
+            check_one_delivery_per_attachment_that_wants_it(app, execution_id, hooks)
     finally:
         for execution_id in observed.statuses:  # free the capacity for the next example
             api.post(f"/executions/{execution_id}/cancel")

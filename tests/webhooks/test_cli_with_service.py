@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,13 @@ def test_listen_receives_the_services_deliveries_verified(
                 execution_id="e-1",
             )
         line = process.stdout.readline()  # the wall clock's runner delivers it
-        deliveries = api.get(f"/webhook-integrations/{hook['id']}/deliveries").json()["items"]
+        # The line is printed before the answer goes back: the attempt is recorded after.
+        for _ in range(100):
+            path = f"/webhook-integrations/{hook['id']}/deliveries"
+            deliveries = api.get(path).json()["items"]
+            if deliveries and deliveries[0]["status"] != "pending":
+                break
+            time.sleep(0.05)
     app.state.db.close()
     assert "EXECUTION_STARTED" in line and "execution e-1" in line
     assert "agent checkout-agent" in line and line.rstrip().endswith("verified")
