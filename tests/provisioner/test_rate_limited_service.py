@@ -63,7 +63,7 @@ def test_plan_and_apply_succeed_slower_with_no_blind_retry(limited: str, tmp_pat
     workspace = load_workspace(root)
     recording = Recording()
 
-    async def run() -> None:
+    async def run() -> list[str]:
         async with ApiClient(limited, KEY["X-Api-Key"], transport=recording) as api:
             plan = await make_plan(workspace, api, limited)
             assert plan.summary.create == POOLS + 1
@@ -72,8 +72,10 @@ def test_plan_and_apply_succeed_slower_with_no_blind_retry(limited: str, tmp_pat
             again = await make_plan(workspace, api, limited)
             assert not again.has_changes
             assert api.limiter.pauses >= 1  # the service did push back
+            return [p["name"] for p in await api.list_all("/agent-profile-pools")]
 
-    asyncio.run(run())
+    names = asyncio.run(run())
+    assert sorted(names) == [f"limited-{i:02d}" for i in range(POOLS)]  # each made once
     statuses = {status for *_, status in recording.attempts}
     assert statuses <= {200, 201, 204, 429}, statuses  # no failure of any other kind
     assert 429 in statuses
@@ -83,11 +85,6 @@ def test_plan_and_apply_succeed_slower_with_no_blind_retry(limited: str, tmp_pat
             previous = seen.get((method, path, body))
             assert previous in (None, 429), f"{method} {path} sent again after {previous}"
             seen[(method, path, body)] = status
-    pools_live = httpx.get(
-        f"{limited}/agent-profile-pools", params={"pageSize": 100}, headers=KEY
-    ).json()
-    names = [p["name"] for p in pools_live["items"]]
-    assert sorted(names) == [f"limited-{i:02d}" for i in range(POOLS)]  # each made once
 
 
 def test_the_cli_plans_against_it_with_a_known_rate(limited: str, tmp_path: Path) -> None:
