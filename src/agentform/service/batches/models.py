@@ -34,7 +34,14 @@ class BatchCreate(Request):
     )
     # Documented as execution requests, checked item by item by the execute rules
     # (not here), so that every problem is named `items[N].field`.
-    items: Annotated[list[SkipValidation[ExecuteRequest]], ITEMS_LENGTH]
+    items: Annotated[
+        list[SkipValidation[ExecuteRequest]],
+        ITEMS_LENGTH,
+        Field(
+            description="1 to 10,000 execution requests, each checked with the execute rules; "
+            "an item does not say onCapacityLimit (a due item waits for capacity)."
+        ),
+    ]
 
 
 class ExecutionBatch(BaseModel):
