@@ -83,10 +83,12 @@ def test_plan_and_apply_succeed_slower_with_no_blind_retry(limited: str, tmp_pat
             previous = seen.get((method, path, body))
             assert previous in (None, 429), f"{method} {path} sent again after {previous}"
             seen[(method, path, body)] = status
-    pools_live = httpx.get(
-        f"{limited}/agent-profile-pools", params={"pageSize": 100}, headers=KEY
-    ).json()
-    names = [p["name"] for p in pools_live["items"]]
+
+    async def pools_live() -> list[dict[str, str]]:  # through the client: it waits out a 429
+        async with ApiClient(limited, KEY["X-Api-Key"]) as api:
+            return await api.list_all("/agent-profile-pools")  # type: ignore[no-any-return]
+
+    names = [p["name"] for p in asyncio.run(pools_live())]
     assert sorted(names) == [f"limited-{i:02d}" for i in range(POOLS)]  # each made once
 
 
