@@ -45,6 +45,7 @@ def test_replay_quickstart_plan() -> None:
     workspace = load_workspace(QUICKSTART)
     plan = replay("quickstart-plan", lambda api: make_plan(workspace, api, "local"))
     assert sorted((c.action, c.id) for c in plan.changes) == [
+        ("create", "batches/checkout-agent/nightly-reconcile"),
         ("create", "profileGroups/eu-profiles"),
         ("create", "profilePools/checkout-eu"),
         ("create", "profilePools/prod-eu"),
@@ -63,7 +64,7 @@ def test_replay_quickstart_apply() -> None:
         return await apply_plan(the_plan, api, 1, values=workspace.sensitive_values())
 
     report = replay("quickstart-apply", plan_and_apply, workspace.secrets)
-    assert report.ok and report.count("succeeded") == 7
+    assert report.ok and report.count("succeeded") == 8
 
 
 KNOWN_KEYS = [DEMO_ADMIN_KEY, "demo-read-key"]

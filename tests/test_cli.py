@@ -146,6 +146,7 @@ def test_export_into_an_empty_dir_is_a_workspace_that_plans_clean(
         ".gitignore",
         "agentform.schema.json",
         "agentform.yaml",
+        "batches.yaml",
         "profileGroups.yaml",
         "profilePools.yaml",
         "vaultTemplates.yaml",

@@ -29,7 +29,7 @@ from agentform.engine.model import Plan
 from agentform.errors import AgentformError
 from agentform.kinds import Kind
 from agentform.kinds.context import PlanOptions
-from agentform.output.markdown import MarkdownView
+from agentform.output.markdown import SIGNS, MarkdownView
 from agentform.output.text import TextView
 
 from ..markdown_check import structure
@@ -137,9 +137,7 @@ def check_markdown_structure(plan: Plan, markdown: str) -> None:
         assert section.info == "diff"
         heads = [line for line in section.code.splitlines() if re.match(r"[-+~] \S", line)]
         mine = [c for c in plan.changes if c.kind == section.summary.split(":")[0]]
-        assert [h.split(":")[0] for h in heads] == [
-            {"create": "+", "update": "~", "delete": "-"}[c.action] + " " + c.id for c in mine
-        ]
+        assert [h.split(":")[0] for h in heads] == [SIGNS[c.action] + " " + c.id for c in mine]
     if kinds:
         header, *rows = doc.tables[0]
         for row in rows:

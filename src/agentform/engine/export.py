@@ -15,6 +15,7 @@ from typing import Any
 
 from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
+from ..frozen import thaw
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import LiveObject
 from ..kinds.context import PlanContext
@@ -51,7 +52,8 @@ async def export_live(
     }
 
     def exported(kind: Kind, key: Key, obj: LiveObject, inside: dict[str, Any]) -> dict[str, Any]:
-        shown = kind.export(obj, ctx, inside)
+        # plain dicts and lists (states are frozen): what YAML writers and people expect
+        shown: dict[str, Any] = thaw(kind.export(obj, ctx, inside))
         item = declared[kind.name].get(key)
         desired = kind.desired_state(item, ctx, obj) if item is not None else None
         if desired is not None:

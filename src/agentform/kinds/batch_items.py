@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import uuid
 from pathlib import Path
 from typing import Any
@@ -21,13 +22,14 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from ..config.diagnostics import Diagnostics, Position
 from ..frozen import FrozenDict
+from ..rules.batches import CachedLookup, check_items, item_prefix, parse_items
 from ..rules.execute import (
     AgentVersions,
     ExecuteRequest,
     check_execute_request,
     parse_execute_request,
 )
-from ..rules.problems import RuleViolation, problems_from
+from ..rules.problems import Problem, RuleViolation, problems_from
 from .context import PlanContext
 from .slots import SENTINEL
 
@@ -55,8 +57,11 @@ def read_items_file(
     try:
         content = path.read_bytes()
         text = content.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        diagnostics.error(f"itemsFile {name}: cannot read it ({exc})", position)
+    except OSError as exc:
+        diagnostics.error(f"itemsFile {name}: cannot read it ({exc.strerror})", position)
+        return None
+    except UnicodeDecodeError:
+        diagnostics.error(f"itemsFile {name}: is not UTF-8 text", position)
         return None
     rows: list[tuple[int, Any]] | None
     if path.suffix.lower() == ".csv":
@@ -123,11 +128,10 @@ def _json_rows(
 
 class _Organization:
     """The execute rules' view of the organization at plan time: live profiles and
-    pools, and the pools this plan creates."""
+    pools, and the pools this plan creates (PENDING stands for their ids)."""
 
-    def __init__(self, ctx: PlanContext, files: dict[str, str]) -> None:
+    def __init__(self, ctx: PlanContext) -> None:
         self.ctx = ctx
-        self.files = files
 
     def profile_exists(self, profile_id: str) -> bool:
         return profile_id in self.ctx.references["profiles"].by_id
@@ -136,7 +140,7 @@ class _Organization:
         return pool_id == PENDING or self.ctx.resolve("profilePools", pool_id) is not None
 
     def staged_file_name(self, file_id: str) -> str | None:
-        return self.files.get(file_id)  # staged files are the service's to check
+        return None  # files staged for one run do not belong in a workspace
 
 
 PENDING = str(uuid.UUID(int=0))  # stands for an id known after create while rules run
@@ -156,11 +160,12 @@ def resolve_items(
     label: str,
     position: Position,
 ) -> tuple[FrozenDict, ...] | None:
-    """The items as the requests the service keeps (ids for names); None when any
-    item has a problem (each reported, the first few in full)."""
-    versions = agent_versions(ctx, agent_id)
+    """The items as the requests the service keeps (ids for names, in the shape the
+    batch rules give them); None when any item has a problem (each reported, the
+    first ones in full)."""
+    requests: list[dict[str, Any]] = []
+    pending: dict[tuple[int, str], str] = {}  # (item, field) -> id known after create
     problems: list[str] = []
-    out = []
     for index, item in enumerate(items):
         request = item.model_dump(mode="json", exclude_unset=True)
         for field, id_field in REFERENCE_FIELDS.items():
@@ -168,15 +173,22 @@ def resolve_items(
             if ref is None:
                 continue
             if id_field in request:
-                problems.append(f"items[{index}]: give {field} or {id_field}, not both")
+                problems.append(f"{item_prefix(index)}: give {field} or {id_field}, not both")
                 continue
-            resolved = _resolve(field, ref, ctx)
-            if isinstance(resolved, str) and resolved.startswith("!"):
-                problems.append(f"items[{index}].{field}: {resolved[1:]}")
+            found, why = _resolve(field, ref, ctx)
+            if found is None:
+                problems.append(f"{item_prefix(index)}.{field}: {why}")
+            elif SENTINEL.fullmatch(found):
+                pending[(index, id_field)] = found
+                request[id_field] = PENDING
             else:
-                request[id_field] = resolved
-        problems += _rule_problems(request, versions, ctx, index)
-        out.append(FrozenDict(request))
+                request[id_field] = found
+        requests.append(request)
+    if not problems:
+        named = {
+            (i, f) for i, item in enumerate(items) for f in REFERENCE_FIELDS if getattr(item, f)
+        }
+        problems = [_as_written(p, named) for p in _rule_problems(requests, agent_id, ctx)]
     if problems:
         for problem in problems[:SHOWN_PROBLEMS]:
             ctx.diagnostics.error(f"{label}: {problem}", position)
@@ -184,40 +196,69 @@ def resolve_items(
             more = len(problems) - SHOWN_PROBLEMS
             ctx.diagnostics.error(f"{label}: {more} more problems in items", position)
         return None
+    out = []
+    for index, parsed in enumerate(parse_items(requests)):
+        sent = parsed.as_sent()  # the form the service keeps, so /items compares equal
+        for (at, field), sentinel in pending.items():
+            if at == index:
+                sent[field] = sentinel
+        out.append(FrozenDict(sent))
     return tuple(out)
 
 
-def _resolve(field: str, ref: str, ctx: PlanContext) -> str:
-    """An id, or '!' and why there is none."""
+def _as_written(problem: Problem, named: set[tuple[int, str]]) -> str:
+    """A problem in the words of the file: `agentProfilePool` for a pool given by name."""
+    match = re.match(r"items\[(\d+)\]", problem.parameter)
+    parameter, detail = problem.parameter, problem.detail
+    if match:
+        for field, id_field in REFERENCE_FIELDS.items():
+            if (int(match.group(1)), field) in named:
+                parameter = re.sub(rf"\b{id_field}\b", field, parameter)
+                detail = re.sub(rf"\b{id_field}\b", field, detail)
+    return str(Problem(parameter, detail))
+
+
+def _resolve(field: str, ref: str, ctx: PlanContext) -> tuple[str | None, str]:
+    """(an id or None, why there is none)."""
     if field == "agentProfile":
         profiles = ctx.references["profiles"]
-        found = profiles.resolve(ref)
-        return found if found is not None else f"!no profile named '{ref}'{profiles.suggest(ref)}"
+        return profiles.resolve(ref), f"no profile named '{ref}'{profiles.suggest(ref)}"
     found = ctx.resolve("profilePools", ref)
-    if found is None:
-        return f"!no pool named '{ref}'{ctx.suggest('profilePools', ref)}"
-    return found
+    return found, f"no pool named '{ref}'{ctx.suggest('profilePools', ref)}"
 
 
 def _rule_problems(
-    request: dict[str, Any], versions: AgentVersions | None, ctx: PlanContext, index: int
-) -> list[str]:
-    """The execute rules' problems of one item (ids known after create stand in as
-    PENDING, which the organization view accepts)."""
-    checked = {
-        k: PENDING if isinstance(v, str) and SENTINEL.fullmatch(v) else v
-        for k, v in request.items()
-    }
-    prefix = f"items[{index}]"
+    requests: list[dict[str, Any]], agent_id: str, ctx: PlanContext
+) -> list[Problem]:
+    """The batch rules the service applies: the items' shapes, then the organization
+    checks (of every well-shaped item, so all problems show at once)."""
+    versions = agent_versions(ctx, agent_id)
     try:
-        parsed = parse_execute_request(checked, prefix)
+        parsed = parse_items(requests)
     except RuleViolation as exc:
-        return [str(p) for p in exc.problems]
-    files = {str(f.id): f.name for f in parsed.tempFiles or []}
-    if versions is None:  # an agent read without its versions: the service checks them
-        versions = AgentVersions([parsed.version] if parsed.version is not None else [], 0)
-    organization = _Organization(ctx, files)
-    return [str(p) for p in check_execute_request(parsed, versions, organization, prefix)]
+        problems = list(exc.problems)
+        shaped = []
+        for index, request in enumerate(requests):
+            try:
+                shaped.append((index, parse_execute_request(request, item_prefix(index))))
+            except RuleViolation:
+                continue
+        lookup = CachedLookup(_Organization(ctx))
+        for index, item in shaped:
+            agent = versions or _versions_used([item])
+            problems += check_execute_request(item, agent, lookup, item_prefix(index))
+        return problems
+    try:
+        check_items(parsed, versions or _versions_used(parsed), _Organization(ctx))
+    except RuleViolation as exc:
+        return list(exc.problems)
+    return []
+
+
+def _versions_used(items: list[ExecuteRequest]) -> AgentVersions:
+    """For an agent listed without its versions: any version is let through here,
+    the service checks them."""
+    return AgentVersions(sorted({i.version for i in items if i.version is not None}), 0)
 
 
 def shown_item(request: dict[str, Any], ctx: PlanContext) -> dict[str, Any]:

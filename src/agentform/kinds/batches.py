@@ -65,6 +65,12 @@ class BatchState(State):
     itemCount: int = 0  # live: totalCount
 
 
+def _group(batch: dict[str, Any]) -> str | None:
+    """A batch's concurrency group; None for its own id, the default (as if not set)."""
+    group = batch.get("concurrencyGroupId")
+    return None if group == batch["id"] else group
+
+
 def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
@@ -147,7 +153,7 @@ class Batches(Kind):
                 "agentId": batch["agentId"],
                 "startAt": iso(datetime.fromisoformat(batch["startAt"])),
                 "config": batch["config"],
-                "concurrencyGroupId": batch.get("concurrencyGroupId"),
+                "concurrencyGroupId": _group(batch),
                 "itemCount": batch.get("totalCount", 0),
             }
             if batch["id"] in items:
@@ -233,11 +239,12 @@ class Batches(Kind):
                 "cancelled and created again",
                 calls,
             )
+        verb = "differs" if len(changes) == 1 else "differ"
         return Decision(
             None,
             f"{status}: differs ({fields}) but cannot be changed",
-            warning=f"the batch is {status}: {fields} differ from the files, but a started or "
-            "finished batch cannot be changed; it is left as it is",
+            warning=f"the batch is {status}: {fields} {verb} from the files, but a started "
+            "or finished batch cannot be changed; it is left as it is",
         )
 
     def decide_delete(self, live: LiveObject, reason: str, ctx: PlanContext) -> Decision:
@@ -306,7 +313,7 @@ class Batches(Kind):
             "startAt": state.startAt,
             "config": dict(state.config),
         }
-        if state.concurrencyGroupId not in (None, live.id):
+        if state.concurrencyGroupId is not None:
             out["concurrencyGroupId"] = state.concurrencyGroupId
         out["items"] = self.display("items", state.items, ctx)
         return out

@@ -1,0 +1,198 @@
+"""Batches against the in-process service: minimal reads, 10,000 items from a file,
+a lost create found again by (agent, name), export, and the CLI's options."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from agentform.cli.main import cli
+from agentform.config.loader import load_workspace
+from agentform.engine.export import export_live
+from agentform.errors import DiagnosticsError
+from agentform.output.text import TextView
+
+from .harness import Service, write_workspace
+
+ROOT = "workspace: batches\n"
+START = "2030-01-01T00:00:00Z"
+
+
+def batch(name: str, items: str, agent: str = "support-agent", start: str = START) -> str:
+    return (
+        f"  - name: {name}\n    agent: {agent}\n    startAt: {start}\n"
+        "    config: {type: timeBatching, batchSize: 10, batchInterval: 60}\n"
+        f"    {items}\n"
+    )
+
+
+def gets(service: Service, suffix: str) -> list[str]:
+    return [p for m, p in service.log.calls if m == "GET" and p.endswith(suffix)]
+
+
+def test_an_unchanged_workspace_reads_items_only_of_declared_pending_batches(
+    service: Service, ws: Path
+) -> None:
+    declared = "".join(batch(f"b-{i:03d}", "items: [{inputs: {n: '1'}}]") for i in range(105))
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": "batches:\n" + declared})
+    assert service.apply(ws).ok
+    service.seed_live(
+        {
+            "batches": [  # live but not declared: not read in depth
+                {
+                    "name": "other",
+                    "agent": "support-agent",
+                    "startAt": START,
+                    "config": {"type": "timeBatching", "batchSize": 1, "batchInterval": 1},
+                    "items": [{}],
+                }
+            ]
+        }
+    )
+    service.log.reset()
+    plan = service.plan(ws)
+    assert not plan.has_changes, TextView().plan(plan)
+    assert service.log.writes() == []
+    assert len(gets(service, "/execution-batches")) == math.ceil(106 / 100)
+    item_reads = gets(service, "/items")
+    assert len(item_reads) == 105 == len(set(item_reads))  # one page each, declared only
+    assert plan.summary.unmanaged == 1
+
+
+def test_ten_thousand_items_from_a_csv_file(service: Service, ws: Path) -> None:
+    rows = ["order,metadata.shard"] + [f"O-{i:05d},{i % 7}" for i in range(10_000)]
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": ROOT,
+            "b.yaml": "batches:\n" + batch("big", "itemsFile: data/orders.csv"),
+            "data/orders.csv": "\n".join(rows) + "\n",
+        },
+    )
+    started = time.perf_counter()
+    plan = service.plan(ws)
+    planned = time.perf_counter() - started
+    (change,) = plan.changes
+    assert len(change.calls[0].body["items"]) == 10_000
+    text = TextView().plan(plan)
+    assert "items: 10000 entries, digest sha256:" in text and "O-00002" in text
+    assert "O-09999" not in text and len(text.splitlines()) < 30  # summarised
+    assert "O-09999" in TextView(verbose=True).plan(plan)  # -v prints them all
+    assert service.apply(ws, plan).ok
+    service.log.reset()
+    started = time.perf_counter()
+    again = service.plan(ws)
+    replanned = time.perf_counter() - started
+    assert not again.has_changes
+    assert len(gets(service, "/items")) == 100  # 10,000 items, 100 a page, compared one by one
+    assert planned < 30 and replanned < 30, (planned, replanned)
+    (ws / "data/orders.csv").write_text("\n".join(rows).replace("O-09999", "O-X") + "\n")
+    changed = service.plan(ws)
+    assert [c.action for c in changed.changes] == ["replace"]
+    shown = TextView().plan(changed)
+    assert '- items[9999]: {"inputs": {"order": "O-09999"}' in shown
+    assert '+ items[9999]: {"inputs": {"order": "O-X"}' in shown
+
+
+def test_items_file_problems_name_the_file_and_line(ws: Path) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": ROOT,
+            "b.yaml": "batches:\n" + batch("b", "itemsFile: rows.csv"),
+            "rows.csv": "order,version\nA-1,1\nA-2,two\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    assert "rows.csv:3:1: error: itemsFile item 2: version:" in str(info.value)
+
+
+def test_a_lost_batch_create_is_found_again_by_agent_and_name(service: Service, ws: Path) -> None:
+    write_workspace(
+        ws, {"agentform.yaml": ROOT, "b.yaml": "batches:\n" + batch("n", "items: [{}]")}
+    )
+    lost: list[int] = []
+
+    def lose_once(method: str, path: str) -> bool:
+        if (method, path) == ("POST", "/execution-batches") and not lost:
+            lost.append(1)
+            return True
+        return False
+
+    service.log.lose_answer = lose_once
+    assert service.apply(ws).ok
+    created = [c for c in service.log.calls if c == ("POST", "/execution-batches")]
+    assert len(created) == 1  # looked up by (agent, name), adopted, not sent again
+    assert not service.plan(ws).has_changes
+
+
+def test_export_leaves_finished_batches_out_and_plans_clean(
+    service: Service, ws: Path, tmp_path: Path
+) -> None:
+    files = "profilePools:\n  - {name: pool-a}\nbatches:\n"
+    files += batch("pending", "items: [{agentProfilePool: pool-a, inputs: {x: '1'}}, {}]")
+    files += batch("paused", "items: [{}]")
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": files})
+    assert service.apply(ws).ok
+    service.seed_live(
+        {
+            "batches": [
+                {
+                    "name": "done",
+                    "agent": "support-agent",
+                    "startAt": "2026-01-01T00:00:00Z",  # passed: it runs at once
+                    "config": {"type": "timeBatching", "batchSize": 5, "batchInterval": 60},
+                    "items": [{}],
+                }
+            ]
+        }
+    )
+
+    async def pause(api):  # type: ignore[no-untyped-def]
+        (paused,) = await api.list_all("/execution-batches", {"searchName": "paused"})
+        await api.request("POST", f"/execution-batches/{paused['id']}/pause")
+
+    service.run(pause)
+    statuses = {
+        b["name"]: b["status"] for b in service.run(lambda a: a.list_all("/execution-batches"))
+    }
+    assert statuses == {"pending": "pending", "paused": "paused", "done": "completed"}
+    documents = service.run(lambda api: export_live(load_workspace(ws), api))
+    assert [b["name"] for b in documents["batches"]] == ["paused", "pending"]
+    pending = next(b for b in documents["batches"] if b["name"] == "pending")
+    assert pending["items"] == [{"inputs": {"x": "1"}, "agentProfilePool": "pool-a"}, {}]
+    exported = write_workspace(
+        tmp_path / "exported", {"agentform.yaml": ROOT, "all.yaml": yaml.safe_dump(documents)}
+    )
+    plan = service.plan(exported)
+    assert not plan.has_changes, TextView().plan(plan)
+
+
+def test_the_cli_warns_and_allow_past_start_creates(tmp_path: Path) -> None:
+    ws = write_workspace(
+        tmp_path / "ws",
+        {
+            "agentform.yaml": "workspace: cli\nendpoint: local\n",
+            "b.yaml": "batches:\n" + batch("late", "items: [{}]", start="2026-01-01T00:00:00Z"),
+        },
+    )
+    runner = CliRunner()
+    plan = runner.invoke(cli, ["plan", "--detailed-exitcode", "-C", str(ws)])
+    assert plan.exit_code == 0, plan.output  # a warning is not a change
+    assert "Warning: batches/support-agent/late: startAt 2026-01-01T00:00:00Z has passed" in (
+        plan.output
+    )
+    as_json = runner.invoke(cli, ["plan", "--format", "json", "-C", str(ws)])
+    warnings = json.loads(as_json.output)["warnings"]
+    assert warnings[0]["address"] == "batches/support-agent/late"
+    assert warnings[0]["position"] == "b.yaml:2:5"
+    allowed = runner.invoke(cli, ["apply", "--auto-approve", "--allow-past-start", "-C", str(ws)])
+    assert allowed.exit_code == 0, allowed.output
+    assert "create batches/support-agent/late: done" in allowed.output
