@@ -35,8 +35,14 @@ class Canary:
     current: str
     earlier: str
 
-    def values(self) -> tuple[str, str]:
-        return (self.current, self.earlier)
+    def values(self) -> tuple[str, ...]:
+        forms = (self.current, self.earlier, header(self.current), header(self.earlier))
+        return tuple(dict.fromkeys(forms))
+
+
+def header(value: str) -> str:
+    """The canary as a header value can hold it (printable ASCII)."""
+    return value.encode("ascii", "backslashreplace").decode()
 
 
 CANARIES = [
@@ -48,6 +54,8 @@ CANARIES = [
 FILES = {
     "agentform.yaml": "workspace: canaries\nendpoint: local\n",
     "pools.yaml": "profilePools:\n  - {name: canary-pool, members: [bot-1]}\n",
+    "hooks.yaml": "webhooks:\n  - name: canary-hook\n    url: https://hooks.example.com/x\n"
+    "    headers: {Authorization: \"Bearer {{ secret('HEADER') }}\"}\n",
     "vault.yaml": """\
 vaultTemplates:
   - name: Canary login
@@ -147,8 +155,12 @@ class Run:
     def ws(self) -> str:
         return str(self.root / "ws")
 
-    def env(self, **extra: str | None) -> dict[str, str | None]:
-        return {"TOKEN": self.canary.current, "AGENTFORM_API_KEY": None, **extra}
+    def env(self, value: str | None = "", **extra: str | None) -> dict[str, str | None]:
+        """The canary's environment: TOKEN and HEADER hold `value` (default: the
+        current canary; None: unset)."""
+        value = self.canary.current if value == "" else value
+        secrets = {"TOKEN": value, "HEADER": None if value is None else header(value)}
+        return {**secrets, "AGENTFORM_API_KEY": None, **extra}
 
     def cli(
         self,
@@ -239,7 +251,7 @@ def _apply_rotated(run: Run) -> None:
     rotate(run)
     run.cli("apply", "--auto-approve", "-v")
     rotate(run, back=True)
-    run.cli("apply", "--auto-approve", "--format", "json", env=run.env(TOKEN=run.canary.earlier))
+    run.cli("apply", "--auto-approve", "--format", "json", env=run.env(run.canary.earlier))
 
 
 @output("apply of a saved plan after a rotation", "apply:text", "plan:text")
@@ -262,7 +274,7 @@ def _export(run: Run) -> None:
 @output("export with the secret unset", "export")
 def _export_unset(run: Run) -> None:
     rotate(run)
-    printed = run.cli("export", env=run.env(TOKEN=None))
+    printed = run.cli("export", env=run.env(None))
     assert "TOKEN is not set" in printed
 
 
@@ -320,10 +332,33 @@ def _crash(run: Run) -> None:
     assert len(logs) == 1 and "RuntimeError: boom near" in logs[0].read_text()
 
 
+@output("plan and apply, markdown, after a rotation", "plan:markdown", "apply:markdown")
+def _markdown(run: Run) -> None:
+    rotate(run)
+    run.cli("plan", "--format", "markdown")
+    run.cli("apply", "--auto-approve", "--format", "markdown")
+
+
+@output("drift after a rotation, every format", "drift:text", "drift:markdown", "drift:json")
+def _drift(run: Run) -> None:
+    rotate(run)
+    for fmt in ("text", "markdown", "json"):
+        run.cli("drift", "--format", fmt, code=2)
+
+
+@output("show of a saved plan, every format", "show:text", "show:markdown", "show:json")
+def _show(run: Run) -> None:
+    rotate(run)
+    plan = str(run.root / "plan.json")
+    run.cli("plan", "--out", plan)
+    for fmt in ("text", "markdown", "json"):
+        run.cli("show", plan, "--format", fmt)
+
+
 def rotate(run: Run, back: bool = False) -> None:
     """The live workspace holds the other value (applied before the secret changed)."""
     value = run.canary.current if back else run.canary.earlier
-    CliRunner().invoke(cli, ["apply", "--auto-approve", "-C", run.ws], env=run.env(TOKEN=value))
+    CliRunner().invoke(cli, ["apply", "--auto-approve", "-C", run.ws], env=run.env(value))
 
 
 EXEMPT = {
@@ -335,10 +370,6 @@ EXEMPT = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (issue 10): h7's markdown/drift/show outputs are not yet in the canary matrix",
-)
 def test_every_command_and_format_has_an_output() -> None:
     """Each command, and each of its --format choices ("plan:json"), is an output
     some entry of OUTPUTS runs: a new command or format joins the matrix here."""

@@ -19,6 +19,7 @@ from agentform.api.client import ApiClient, RetryPolicy
 from agentform.config.loader import Workspace, load_workspace
 from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.planner import make_plan
+from agentform.output.json_view import report_document
 from agentform.service import DEMO_ADMIN_KEY, create_app
 
 from .fault_proxy import FaultProxy, fault_proxy
@@ -205,7 +206,7 @@ def test_apply_through_faults_converges_and_reports_honestly(service: str, tmp_p
                 break
         injected = dict(proxy.injected)
 
-    assert not still_needed(service, workspace), [r.to_json() for r in reports]
+    assert not still_needed(service, workspace), [report_document(r, "w") for r in reports]
     assert reports[0].count("failed") > 0 or "FAULT_SEED" in os.environ  # judged above
     assert all(injected.get(f) for f in RATES), injected  # every kind of fault happened
     live = snapshot(service)

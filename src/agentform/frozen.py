@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, NoReturn
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, PlainSerializer
+
+from .sensitive import json_safe
 
 
 class FrozenDict(dict[Any, Any]):
@@ -60,7 +62,7 @@ def thaw(value: Any) -> Any:
     return value
 
 
-FrozenJson = Annotated[Any, AfterValidator(freeze)]
+FrozenJson = Annotated[Any, AfterValidator(freeze), PlainSerializer(json_safe, when_used="json")]
 """A JSON-like value (body, shown state) stored frozen in a model."""
 
 FrozenMap = Annotated[dict[str, Any], AfterValidator(freeze)]

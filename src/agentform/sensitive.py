@@ -24,7 +24,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import quote, quote_plus
@@ -143,15 +143,20 @@ def _order(value: object) -> str:
     return str(value)
 
 
+def _replaced(value: Any, how: Callable[[Sensitive], Any]) -> Any:
+    """`value` (JSON-like) with each Sensitive in it replaced by `how(it)`."""
+    if isinstance(value, Sensitive):
+        return how(value)
+    if isinstance(value, dict):
+        return {k: _replaced(v, how) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_replaced(v, how) for v in value]
+    return value
+
+
 def reveal(value: Any) -> Any:
     """`value` with every Sensitive replaced by its value: only for a request being sent."""
-    if isinstance(value, Sensitive):
-        return value.reveal()
-    if isinstance(value, dict):
-        return {k: reveal(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [reveal(v) for v in value]
-    return value
+    return _replaced(value, Sensitive.reveal)
 
 
 def contains_sensitive(value: Any) -> bool:
@@ -178,6 +183,12 @@ def as_marked(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+def json_safe(value: Any) -> Any:
+    """`value` with each Sensitive as its `((secret:NAME))` markers (or the mask): what
+    a model's JSON holds, so no JSON dump of a plan can carry or choke on a value."""
+    return _replaced(value, Sensitive.marked)
+
+
 def shown(value: Any) -> str:
     """A value in a message: quoted when plain, the mask when sensitive."""
     return MASK if isinstance(value, Sensitive) else f"'{value}'"
@@ -187,22 +198,23 @@ def shown(value: Any) -> str:
 
 
 class AllowSensitive:
-    """Validates a str field as `inner` says, and accepts a Sensitive whose value
-    passes the same constraints (the error never carries the value)."""
+    """Validates a field as the type `inner` says, and accepts Sensitive values in
+    it (a str, or the values of a map such as headers): they are checked by their
+    values, and kept marked; an error never carries a value. An unresolved secret
+    (export with the variable unset) is checked as a one-letter stand-in."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
         def validate(value: Any, check: Any) -> Any:
-            if not isinstance(value, Sensitive):
+            if not contains_sensitive(value):
                 return check(value)
-            if value.resolved:
-                try:
-                    check(value.reveal())
-                except ValidationError as exc:
-                    err = exc.errors()[0]
-                    raise PydanticCustomError(err["type"], err["msg"]) from None
+            try:
+                check(_stand_in(value))
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                raise PydanticCustomError(err["type"], err["msg"]) from None
             return value
 
         return core_schema.no_info_wrap_validator_function(
@@ -210,6 +222,11 @@ class AllowSensitive:
             handler.generate_schema(self.inner),
             serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v),
         )
+
+
+def _stand_in(value: Any) -> Any:
+    """`value` with each Sensitive as its value (an unresolved one as "x"), to check."""
+    return _replaced(value, lambda s: s.reveal() if s.resolved else "x")
 
 
 Text = Annotated[str | Sensitive, AllowSensitive(str)]
@@ -227,39 +244,55 @@ class Secrets:
 
     def __init__(self) -> None:
         self.values: dict[str, str] = {}  # NAME -> current value
+        self.marking: set[str] = set()  # the NAMEs of secret() variables
         self.previous: dict[str, set[str]] = {}  # NAME -> values it had before
         self.unset: set[str] = set()  # NAMEs used in the files but not set
         self.others: set[str] = set()  # API keys and other values with no NAME
         self._forms: list[str] | None = None
+        self._known: list[tuple[str, SecretRef]] | None = None
 
-    def add(self, name: str, value: str | Sensitive) -> None:
-        """Registers a named sensitive value (a secret() variable, or a value a kind
-        names for its slots, which may already be a Sensitive)."""
+    def add(self, name: str, value: str | Sensitive, marks: bool = True) -> None:
+        """Registers a named sensitive value: a secret() variable, which also marks
+        the live values that hold it, or (`marks` False) a value a kind names for its
+        slots (a header value written as it is), which is scrubbed but marks nothing
+        (a header `X-Team: payments` does not make every "payments" sensitive)."""
         if isinstance(value, Sensitive):
             if not value.resolved:
                 return
             value = value.reveal()
         self.values[name] = value
-        self._forms = None
+        if marks:
+            self.marking.add(name)
+        self._changed()
 
     def add_previous(self, name: str, value: str) -> None:
         if value and value != self.values.get(name):
             self.previous.setdefault(name, set()).add(value)
-            self._forms = None
+            self._changed()
 
     def add_other(self, value: str | None) -> None:
         if value:
             self.others.add(value)
-            self._forms = None
+            self._changed()
+
+    def _changed(self) -> None:
+        self._forms = self._known = None
 
     def known(self) -> list[tuple[str, SecretRef]]:
-        """Every named value with what it is, longest first."""
-        pairs = [(v, SecretRef(n)) for n, v in self.values.items() if v]
+        """Every named value that marks, with what it is, longest first."""
+        if self._known is None:
+            self._known = self._pairs()
+        return self._known
+
+    def _pairs(self) -> list[tuple[str, SecretRef]]:
+        pairs = [(v, SecretRef(n)) for n, v in self.values.items() if v and n in self.marking]
         pairs += [(v, SecretRef(n, True)) for n, vs in self.previous.items() for v in vs]
         return sorted(pairs, key=lambda p: (-len(p[0]), p[1].previous, p[1].name))
 
     def everything(self) -> set[str]:
-        return {v for v, _ in self.known()} | self.others
+        """Every value scrubbed from text: marking or not, current or earlier."""
+        earlier = {v for vs in self.previous.values() for v in vs}
+        return {v for v in self.values.values() if v} | earlier | self.others
 
     # -- marking ---------------------------------------------------------------
     def split(self, text: str) -> tuple[Part, ...] | None:
@@ -286,6 +319,8 @@ class Secrets:
 
     def mark(self, value: Any) -> Any:
         """`value` (JSON-like) with each string that holds a known value made Sensitive."""
+        if not self.marking and not self.previous:
+            return value  # no secret() in the files: nothing to mark
         if isinstance(value, str):
             parts = self.split(value)
             return value if parts is None else Sensitive(value, parts)
@@ -327,7 +362,7 @@ class Secrets:
                         self.add_previous(p.name, match.group(f"s{i}"))
         if live and live != desired:
             self.others.add(live)  # scrubbed whole, even when it does not fit
-            self._forms = None
+            self._changed()
         return Sensitive(live, self.split(live))
 
     # -- scrubbing -------------------------------------------------------------

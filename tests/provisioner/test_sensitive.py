@@ -164,3 +164,23 @@ def test_scrub_finds_a_value_in_every_encoding(value: str) -> None:
         assert secrets.is_sensitive(f"before {form} after"), form
         assert value not in secrets.scrub(f"before {form} after")
     assert secrets.scrub_bytes(b"x " + value.encode() + b" y") == f"x {MASK} y".encode()
+
+
+def test_export_writes_declared_header_values_as_the_files_write_them(
+    service: Service, ws: Path
+) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "hooks.yaml": "webhooks:\n  - name: h\n    url: https://hooks.example.com/x\n"
+            "    headers: {Authorization: \"Bearer {{ secret('TOKEN') }}\", X-Team: payments}\n",
+        },
+    )
+    env = {"TOKEN": 'hdr-"q\\1234'}  # a header value is printable ASCII
+    assert service.apply(ws, environ=env).ok
+    documents = service.run(lambda api: export_live(load_workspace(ws, environ=env), api))
+    text = workspace_yaml(documents)
+    assert env["TOKEN"] not in text and "payments" not in text  # header values never read back
+    assert "Authorization: 'Bearer {{ secret(\"TOKEN\") }}'" in text
+    assert "X-Team: '{{ secret(\"H_X_TEAM\") }}'" in text  # a plain value: its placeholder

@@ -51,10 +51,10 @@ class Workspace:
     files: list[str]
     warnings: list[Diagnostic] = field(default_factory=list)
 
-    def sensitive_values(self) -> dict[str, str]:
+    def sensitive_values(self) -> dict[str, str | Sensitive]:
         """The sensitive values a plan's slots name (webhook header values), by name;
         they are also among `secrets`, so every output scrubs them."""
-        out: dict[str, str] = {}
+        out: dict[str, str | Sensitive] = {}
         for kind in kinds_in_order():
             out.update(kind.sensitive_values(self.declared[kind.name]))
         return out
@@ -114,9 +114,10 @@ def _load(
         if doc is None:
             continue
         where.doc = doc
-        doc.data, problems = substitute(doc.data, renderer.tokens)
-        for at, message in problems:
-            diags.error(f"{_dotted(at)}: {message}", where(at))
+        if renderer.tokens.loose.search(rendered.text):  # the file calls secret()
+            doc.data, problems = substitute(doc.data, renderer.tokens)
+            for at, message in problems:
+                diags.error(f"{_dotted(at)}: {message}", where(at))
         if path != root_path and doc.data and not set(doc.data) & _known_keys():
             diags.error(
                 "not a workspace file: none of its keys is a kind or a setting "
@@ -151,7 +152,7 @@ def _load(
     for kind in kinds_in_order():
         kind.check(declared[kind.name], diags)
         for name, value in kind.sensitive_values(declared[kind.name]).items():
-            renderer.secrets.add(name, value)  # scrubbed wherever secret() values are
+            renderer.secrets.add(name, value, marks=False)  # scrubbed as secret() values are
     diags.raise_if_errors()
     assert settings is not None
     return Workspace(

@@ -84,6 +84,8 @@ def substitute(
 
     def walk(value: Any, at: tuple[str | int, ...]) -> Any:
         if isinstance(value, str):
+            if not tokens.loose.search(value):
+                return value
             parts = tokens.parts(value)
             if tokens.mangled(value):
                 problems.append(

@@ -64,7 +64,7 @@ def sensitive_needed(plan: Plan) -> set[str]:
 
 
 async def _execute(
-    change: Change, api: Any, created: dict[str, str], values: Mapping[str, str]
+    change: Change, api: Any, created: dict[str, str], values: Mapping[str, Any]
 ) -> tuple[int, int]:
     """Makes the change's calls in order; returns how many were made, and how many
     failed with their goal found reached (goals.py)."""
@@ -100,7 +100,7 @@ async def apply_plan(
     api: Any,
     parallelism: int = 8,
     hooks: ApplyHooks | None = None,
-    values: Mapping[str, str] | None = None,
+    values: Mapping[str, Any] | None = None,
 ) -> ApplyReport:
     """Executes `plan`; `values` holds the sensitive values its slots name (from
     `engine.sensitive.sensitive_values`): a missing one refuses before any write."""

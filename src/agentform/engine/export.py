@@ -17,7 +17,7 @@ from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
 from ..frozen import thaw
 from ..kinds import Kind, kinds_in_order
-from ..kinds.base import LiveObject
+from ..kinds.base import Declared, LiveObject
 from ..kinds.context import PlanContext
 from ..kinds.keys import Key
 from ..sensitive import SecretRef, Sensitive
@@ -59,6 +59,8 @@ async def export_live(
         if desired is not None:
             where = f"{kind.name}/{key}"
             shown = _as_declared(shown, kind.show(desired, ctx), where, said)
+        if item is not None:
+            shown = _declared_maps(kind, item, shown)
         shown = workspace.secrets.mark(shown)
         _warn_earlier(shown, f"{kind.name}/{key}", said)
         return shown
@@ -136,6 +138,21 @@ def _as_declared(live: Any, wanted: Any, where: str, warnings: list[str], at: st
             for i, (v, w) in enumerate(zip(live, wanted, strict=True))
         ]
     return live
+
+
+def _declared_maps(kind: Kind, item: Declared, shown: dict[str, Any]) -> dict[str, Any]:
+    """A map of values the service never answers (header values) is exported as its
+    placeholders, except where the files write a value with secret(): there, as the
+    files write it."""
+    out = dict(shown)
+    for field in kind.sensitive_fields:
+        written = getattr(item.model, field, None)
+        if isinstance(written, dict) and isinstance(out.get(field), dict):
+            out[field] = {
+                k: written[k] if isinstance(written.get(k), Sensitive) else v
+                for k, v in out[field].items()
+            }
+    return out
 
 
 def _warn_earlier(value: Any, where: str, warnings: list[str]) -> None:

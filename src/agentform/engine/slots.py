@@ -86,7 +86,7 @@ def ids_needed(call: ApiCall) -> set[str]:
     return {s.idOf for s in call.slots if s.idOf is not None}
 
 
-def fill(call: ApiCall, created: Mapping[str, str], values: Mapping[str, str]) -> tuple[str, Any]:
+def fill(call: ApiCall, created: Mapping[str, str], values: Mapping[str, Any]) -> tuple[str, Any]:
     """The path and body to send: slots filled with created ids and sensitive values."""
     if not call.slots:
         return call.path, call.body

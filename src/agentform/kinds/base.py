@@ -21,6 +21,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..config.diagnostics import Diagnostics, Position
 from ..frozen import FrozenJson, freeze
+from ..sensitive import Sensitive
 from .context import LiveRead, PlanContext
 from .keys import Key
 from .references import References
@@ -212,7 +213,7 @@ class Kind(ABC):
             return {*self.references, *self.key_references}
         return set()
 
-    def sensitive_values(self, declared: list[Declared]) -> dict[str, str]:
+    def sensitive_values(self, declared: list[Declared]) -> dict[str, str | Sensitive]:
         """Sensitive values of the declarations, by the name their slots use."""
         return {}
 

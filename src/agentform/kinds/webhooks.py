@@ -16,20 +16,19 @@ import json
 import re
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, ConfigDict, Field, StrictStr
-from pydantic_core import PydanticCustomError
+from pydantic import ConfigDict, Field
 
 from ..frozen import FrozenDict, FrozenMap
 from ..rules.webhooks import (
     PAYLOAD_VERSION,
     AttachmentSettings,
+    HeaderMap,
     IntegrationName,
     IntegrationUrl,
     PayloadVersion,
     header_digest,
-    header_problems,
 )
-from ..sensitive import AllowSensitive, Sensitive
+from ..sensitive import AllowSensitive, Sensitive, reveal
 from .base import ApiCall, Decision, Declared, DesiredModel, Kind, LiveObject, State
 from .context import LiveRead, PlanContext
 from .keys import Key, address
@@ -39,30 +38,9 @@ from .slots import KNOWN_AFTER_CREATE, sensitive_value
 COLLECTION = "/webhook-integrations"
 
 
-def _plain(value: str | Sensitive) -> str:
-    """The value a digest is made of (the digest, never the value, is kept)."""
-    return value.reveal() if isinstance(value, Sensitive) else value
-
-
-def _check_desired_headers(headers: dict[str, str | Sensitive]) -> dict[str, str | Sensitive]:
-    """The shared header rules, on the values as far as they are known (never shown)."""
-    plain = {
-        name: (value.reveal() if value.resolved else None)
-        if isinstance(value, Sensitive)
-        else value
-        for name, value in headers.items()
-    }
-    problems = header_problems(plain)
-    if problems:
-        raise PydanticCustomError("value_error", "; ".join(f"{p}: {d}" for p, d in problems))
-    return headers
-
-
-# Header values may come from secret(): the map of the shared rules, values marked.
-DesiredHeaderMap = Annotated[
-    dict[StrictStr, Annotated[str | Sensitive, AllowSensitive(StrictStr)]],
-    AfterValidator(_check_desired_headers),
-]
+# Header values may come from secret(): the shared rules' map (its checks and its
+# JSON Schema), its values checked by value and kept marked.
+DesiredHeaderMap = Annotated[dict[str, str | Sensitive], AllowSensitive(HeaderMap)]
 
 
 class AttachmentDesired(AttachmentSettings):
@@ -108,6 +86,17 @@ def header_slot(webhook: str, header: str) -> str:
     return f"{address('webhooks', Key(webhook))}/headers/{header}"
 
 
+def _digest(live: LiveObject, header: str, value: str | Sensitive) -> str:
+    return _digest_of(live.id, header, value)
+
+
+def _digest_of(integration_id: str, header: str, value: str | Sensitive) -> str:
+    """The digest the service answers for this value (an unset secret: none matches)."""
+    if isinstance(value, Sensitive) and not value.resolved:
+        return "(not set)"
+    return header_digest(integration_id, header, reveal(value))
+
+
 def secret_name(webhook: str, header: str) -> str:
     """The environment variable export names for a header value: OPS_ALERTS_AUTHORIZATION."""
     return re.sub(r"[^A-Za-z0-9]+", "_", f"{webhook}_{header}").strip("_").upper()
@@ -121,13 +110,15 @@ class Webhooks(Kind):
     children: ClassVar[dict[str, str]] = {"attachments": "webhookAttachments"}
     sensitive_fields = ("headers",)
 
-    def sensitive_values(self, declared: list[Declared]) -> dict[str, str]:
-        out = {}
+    def sensitive_values(self, declared: list[Declared]) -> dict[str, str | Sensitive]:
+        out: dict[str, str | Sensitive] = {}
         for item in declared:
             model = item.model
             assert isinstance(model, WebhookDesired)
             for header, value in (model.headers or {}).items():
-                out[header_slot(model.name, header)] = _plain(value)
+                if isinstance(value, Sensitive) and not value.resolved:
+                    continue  # export with the secret unset: no value to send
+                out[header_slot(model.name, header)] = value  # marked until sent
         return out
 
     async def read_live(self, read: LiveRead) -> list[LiveObject]:
@@ -156,9 +147,7 @@ class Webhooks(Kind):
             # The live id reaches the comparison: digests are of (id, name, value).
             fields["headers"] = FrozenDict(
                 {
-                    header: header_digest(live.id, header, _plain(value))
-                    if live
-                    else KNOWN_AFTER_CREATE
+                    header: _digest(live, header, value) if live else KNOWN_AFTER_CREATE
                     for header, value in model.headers.items()
                 }
             )
@@ -166,6 +155,21 @@ class Webhooks(Kind):
 
     def required_to_create(self) -> tuple[str, ...]:
         return ("url",)
+
+    def created_differs(self, body: dict[str, Any], found: dict[str, Any]) -> list[str]:
+        """Header values are answered as digests: compared through them."""
+        differing = super().created_differs(
+            {k: v for k, v in body.items() if k != "headers"}, found
+        )
+        headers = body.get("headers")
+        if isinstance(headers, dict):
+            live = {k: (v or {}).get("digest") for k, v in (found.get("headers") or {}).items()}
+            same = set(live) == set(headers) and all(
+                live[h] == _digest_of(found["id"], h, v) for h, v in headers.items()
+            )
+            if not same:
+                differing.append("headers")
+        return sorted(differing)
 
     def decide_delete(self, live: LiveObject, reason: str, ctx: PlanContext) -> Decision:
         calls = tuple(self.delete_calls(live))

@@ -12,6 +12,7 @@ from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Plan
 from ..engine.planfile import dump_plan
 from ..frozen import thaw
+from ..sensitive import masked
 
 REPORT_FORMAT_VERSION = 1
 
@@ -42,7 +43,10 @@ def report_document(report: ApplyReport, workspace: str) -> dict[str, Any]:
 
 
 def report_json(report: ApplyReport, workspace: str, secrets: Secrets) -> str:
-    return secrets.scrub(json.dumps(report_document(report, workspace), indent=2)) + "\n"
+    return (
+        secrets.scrub(json.dumps(report_document(report, workspace), indent=2, default=masked))
+        + "\n"
+    )
 
 
 def drift_document(drift: DriftReport) -> dict[str, Any]:
@@ -92,5 +96,5 @@ def drift_document(drift: DriftReport) -> dict[str, Any]:
 
 
 def drift_json(drift: DriftReport, secrets: Secrets) -> str:
-    text = json.dumps(drift_document(drift), indent=2, ensure_ascii=False)
+    text = json.dumps(drift_document(drift), indent=2, ensure_ascii=False, default=masked)
     return secrets.scrub(text) + "\n"

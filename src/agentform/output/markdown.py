@@ -166,12 +166,15 @@ class MarkdownView:
             "CAUTION", [f"{code(r.change.id)}: {self.scrub(r.error or 'failed')}" for r in failed]
         )
         head += [f"### agentform apply: workspace {code(workspace)}", ""]
+        in_place = report.count("already in place")
         head += [
-            f"**Apply: {report.count('succeeded')} succeeded, {report.count('failed')} failed, "
-            f"{report.count('not attempted')} not attempted.**",
+            f"**Apply: {report.count('succeeded')} succeeded, "
+            + (f"{in_place} already in place, " if in_place else "")
+            + f"{report.count('failed')} failed, {report.count('not attempted')} not attempted.**",
             "",
         ]
-        statuses = ["succeeded", "failed", "not attempted"]
+        statuses = ["succeeded", *(["already in place"] if in_place else []), "failed"]
+        statuses.append("not attempted")
         kinds = list(dict.fromkeys(r.change.kind for r in report.results))
         head += _counts(((r.change.kind, r.status) for r in report.results), statuses, statuses)
         sections = []
@@ -183,7 +186,7 @@ class MarkdownView:
                 if r.error:
                     entry.append(self.scrub(f"!    {r.error}"))
                 entries.append(entry)
-            done = sum(r.status == "succeeded" for r in mine)
+            done = sum(r.status in ("succeeded", "already in place") for r in mine)
             summary = f"{kind}: {done} of {len(mine)} succeeded"
             sections.append(Section(kind, summary, len(entries), entries))
         return self._document(head, sections)
