@@ -41,8 +41,13 @@ STARTED = ("running", "paused", "completed")
 class BatchDesired(DesiredModel):
     name: BatchName
     agent: str = Field(min_length=1, description="The agent's name (or id)")
-    startAt: StartAt | None = None
-    config: BatchConfig | None = None
+    startAt: StartAt | None = Field(
+        None,
+        description="When executions start (RFC 3339 with an offset: 2026-12-01T02:00:00Z)",
+    )
+    config: BatchConfig | None = Field(
+        None, description="How items are spread: {type: timeBatching, batchSize, batchInterval}"
+    )
     concurrencyGroupId: uuid.UUID | None = Field(
         None, description="Batches sharing it share one concurrency budget (default: its own)"
     )

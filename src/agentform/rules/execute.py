@@ -43,14 +43,18 @@ class ExecutionOptions(_Strict):
     softTimeoutMins: Annotated[float, Field(gt=0)] | None = Field(
         default=None, description="Minutes an execution may run before it fails as timed out."
     )
-    variantKey: str | None = None
+    variantKey: str | None = Field(
+        default=None, description="Which variant of the agent to run (A/B tests); default its own."
+    )
 
 
 class TempFileRef(_Strict):
     """A file staged through `POST /temp-files`, as that operation answered it."""
 
-    id: Id
-    name: Annotated[str, StringConstraints(min_length=1)]
+    id: Id = Field(description="The staged file's id, as `POST /temp-files` answered it.")
+    name: Annotated[str, StringConstraints(min_length=1)] = Field(
+        description="The file's name, as `POST /temp-files` answered it."
+    )
 
 
 class ExecuteRequest(_Strict):
@@ -68,10 +72,19 @@ class ExecuteRequest(_Strict):
         # Documented as deprecated; `deprecated=True` would warn on every read of it here.
         json_schema_extra={"deprecated": True},
     )
-    executionOptions: ExecutionOptions | None = None
-    inputs: dict[str, Any] | None = None
-    metadata: dict[str, str] | None = None
-    tempFiles: list[TempFileRef] | None = None
+    executionOptions: ExecutionOptions | None = Field(
+        default=None, description="Runtime options: softTimeoutMins, variantKey."
+    )
+    inputs: dict[str, Any] | None = Field(
+        default=None, description="The agent's input variables, by name."
+    )
+    metadata: dict[str, str] | None = Field(
+        default=None,
+        description="String labels kept with the execution (webhook filters match them).",
+    )
+    tempFiles: list[TempFileRef] | None = Field(
+        default=None, description="Files staged through `POST /temp-files` for this execution."
+    )
     version: int | None = Field(
         default=None, description="One of the agent's versions; default the published one."
     )
