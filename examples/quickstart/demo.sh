@@ -4,7 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 AGENTFORM="${AGENTFORM:-../../.venv/bin/agentform}"
 rm -rf .agentform          # start from an empty local service every time
-step() { printf '\n\033[1m$ agentform %s\033[0m\n' "$*"; }
+# Bold only on a terminal (and never under NO_COLOR): `make demo > log` stays plain text.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s$ agentform %s%s\n' "$bold" "$*" "$plain"; }
 step validate;               "$AGENTFORM" validate
 step plan;                   "$AGENTFORM" plan
 step apply --auto-approve;   "$AGENTFORM" apply --auto-approve
