@@ -24,30 +24,34 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    port = free_port()
-    cmd = [sys.executable, "-m", "agentform", "service", "run", "--port", str(port), *args]
+def running(*args: str, ignore_sigint: bool = False) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`service run --port 0 ARGS` with its output piped; yields the base URL it prints
+    (its socket listens before it prints). `ignore_sigint`: started as `cmd &` from a
+    script is (SIGINT ignored on entry)."""
+    import signal
+
+    cmd = [sys.executable, "-m", "agentform", "service", "run", "--port", "0", *args]
+
+    def ignore() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     proc = subprocess.Popen(
         cmd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=ignore if ignore_sigint else None,
     )
-    base = f"http://127.0.0.1:{port}/agents/v2"
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"{base}/context", headers=KEY, timeout=1)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-                assert time.monotonic() < deadline, "server did not start"
-                time.sleep(0.1)
-        yield base, proc
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        assert banner.startswith("Agent Service on http://127.0.0.1:"), banner
+        proc.banner = banner  # type: ignore[attr-defined]
+        yield banner.split()[3], proc
     finally:
-        proc.terminate()
+        if proc.poll() is None:
+            proc.terminate()
         proc.wait(10)
 
 
@@ -56,7 +60,7 @@ def test_serves_prints_base_url_and_keeps_data_across_restart(tmp_path: Path) ->
     with running("--db", db) as (base, proc):
         created = httpx.post(f"{base}/agent-profile-pools", json={"name": "kept"}, headers=KEY)
         assert created.status_code == 201
-    out = proc.stdout.read() if proc.stdout else ""
+    out = proc.banner + (proc.stdout.read() if proc.stdout else "")  # type: ignore[attr-defined]
     assert base in out and "demo-admin-key" in out
     with running("--db", db) as (base, _):
         pools = httpx.get(f"{base}/agent-profile-pools", headers=KEY).json()
@@ -102,41 +106,8 @@ def test_invalid_seed_fails_before_listening(tmp_path: Path) -> None:
     assert "Agent Service on" not in proc.stdout
 
 
-@contextmanager
-def started(
-    tmp_path: Path, *args: str, ignore_sigint: bool = False
-) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`service run --port 0` with its output piped; yields the base URL it prints.
-    `ignore_sigint`: started as `cmd &` from a script is (SIGINT ignored on entry)."""
-    import signal
-
-    cmd = [sys.executable, "-m", "agentform", "service", "run", "--port", "0"]
-    cmd += ["--db", str(tmp_path / "svc.db"), *args]
-
-    def ignore() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        preexec_fn=ignore if ignore_sigint else None,
-    )
-    try:
-        assert proc.stdout is not None
-        banner = proc.stdout.readline()
-        assert banner.startswith("Agent Service on http://127.0.0.1:"), banner
-        yield banner.split()[3], proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(10)
-
-
 def test_port_zero_prints_the_port_it_bound(tmp_path: Path) -> None:
-    with started(tmp_path) as (base, _):
+    with running("--db", str(tmp_path / "svc.db")) as (base, _):
         port = int(base.split(":")[2].split("/")[0])
         assert port != 0
         assert httpx.get(f"{base}/context", headers=KEY).status_code == 200
@@ -170,7 +141,13 @@ def _stop_with_sigint_while_busy(tmp_path: Path, ignore_sigint: bool) -> tuple[i
 
     from ..webhooks.receiver import HANG, running_receiver
 
-    with running_receiver() as rx, started(tmp_path, ignore_sigint=ignore_sigint) as (base, proc):
+    with (
+        running_receiver() as rx,
+        running("--db", str(tmp_path / "svc.db"), ignore_sigint=ignore_sigint) as (
+            base,
+            proc,
+        ),
+    ):
         rx.answer(HANG)
         hook = httpx.post(
             f"{base}/webhook-integrations", json={"name": "h", "url": rx.url}, headers=KEY
