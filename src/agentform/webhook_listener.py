@@ -7,7 +7,14 @@ as a receiver must: seed §5.3), and optionally forwards the exact request
 (bytes and headers) to a handler being developed, printing its answer.
 
 Captures (`--save DIR`) are the request's headers, a blank line and the exact
-body bytes; `agentform webhook verify` reads them back.
+body bytes; `agentform webhook verify` reads them back. Header values an
+integration may set (any header but the few the service itself owns) are
+secrets: they are read as `Sensitive`, so captures and lines show the mask and
+only the forwarded request carries the value.
+
+Forwards go through one queue and one worker, in the order the notifications
+came, each after the previous one's answer: a handler sees an execution's
+events in the order the service sent them.
 """
 
 from __future__ import annotations
@@ -25,13 +32,26 @@ from typing import Any
 
 import httpx
 
+from .rules.webhooks import REFUSED_HEADERS
+from .sensitive import Sensitive, reveal
 from .webhooks import SIGNATURE_HEADER, verify
 
 # Headers that describe one hop and are not forwarded as they came.
 _HOP_HEADERS = frozenset({"host", "content-length", "connection", "transfer-encoding"})
+Headers = Mapping[str, str | Sensitive]
 
 
-def write_capture(path: Path, headers: Mapping[str, str], body: bytes) -> None:
+def received_headers(headers: Mapping[str, str]) -> dict[str, str | Sensitive]:
+    """The request's headers, each value an integration could have set marked Sensitive:
+    every header but those the service sets itself and an integration may not."""
+    return {
+        name: value if name.lower() in REFUSED_HEADERS else Sensitive(value)
+        for name, value in headers.items()
+    }
+
+
+def write_capture(path: Path, headers: Headers, body: bytes) -> None:
+    """Headers (sensitive values masked), a blank line, the exact body."""
     head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     path.write_bytes(head.encode("latin-1") + b"\r\n" + body)
 
@@ -83,10 +103,14 @@ class Listener:
     save_dir: Path | None = None
     _numbers: count[int] = field(default_factory=lambda: count(1))
     _forwarder: httpx.AsyncClient | None = None
+    _queue: asyncio.Queue[tuple[Headers, bytes]] | None = None
+    _worker: asyncio.Task[None] | None = None
 
-    def receive(self, headers: Mapping[str, str], body: bytes) -> tuple[int, bytes, bool]:
+    def receive(self, headers: Headers, body: bytes) -> tuple[int, bytes, bool]:
         """Judges one request: (status, response body, verified); prints its line."""
         signature = headers.get(SIGNATURE_HEADER.lower()) or headers.get(SIGNATURE_HEADER)
+        if isinstance(signature, Sensitive):  # never: the service owns this header
+            signature = None
         verified = verify(body, signature, self.public_key_pem)
         number = next(self._numbers)
         if self.save_dir is not None:
@@ -101,11 +125,25 @@ class Listener:
         message = "missing signature" if not signature else "invalid signature"
         return 401, json.dumps({"code": 401, "message": message}).encode(), False
 
-    async def forward(self, headers: Mapping[str, str], body: bytes) -> None:
+    def enqueue(self, headers: Headers, body: bytes) -> None:
+        """Queues a forward behind those received before it (on the serving loop)."""
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+            self._worker = asyncio.get_running_loop().create_task(self._forward_all())
+        self._queue.put_nowait((headers, body))
+
+    async def _forward_all(self) -> None:
+        assert self._queue is not None
+        while True:
+            headers, body = await self._queue.get()
+            await self.forward(headers, body)
+
+    async def forward(self, headers: Headers, body: bytes) -> None:
         assert self.forward_to is not None
         if self._forwarder is None:
             self._forwarder = httpx.AsyncClient(timeout=10.0, trust_env=False)
-        sent = {k: v for k, v in headers.items() if k.lower() not in _HOP_HEADERS}
+        # The one place a header value is revealed: the request that carries it on.
+        sent = {k: reveal(v) for k, v in headers.items() if k.lower() not in _HOP_HEADERS}
         try:
             response = await self._forwarder.post(self.forward_to, content=body, headers=sent)
             self.say(f"  -> {self.forward_to}: {response.status_code}")
@@ -114,22 +152,27 @@ class Listener:
 
     def asgi_app(self) -> Any:
         from starlette.applications import Starlette
-        from starlette.background import BackgroundTask
         from starlette.requests import Request
         from starlette.responses import Response
         from starlette.routing import Route
 
         async def endpoint(request: Request) -> Response:
             body = await request.body()
-            headers = dict(request.headers)
+            headers = received_headers(request.headers)
             status, content, _ = self.receive(headers, body)
-            task = BackgroundTask(self.forward, headers, body) if self.forward_to else None
+            if self.forward_to:
+                self.enqueue(headers, body)
             media = "application/json" if content else None
-            return Response(content, status_code=status, media_type=media, background=task)
+            return Response(content, status_code=status, media_type=media)
 
         return Starlette(routes=[Route("/{path:path}", endpoint, methods=["POST"])])
 
     async def close(self) -> None:
+        """Stops forwarding: forwards not sent yet are dropped (the listener is stopping)."""
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
         if self._forwarder is not None:
             await self._forwarder.aclose()
 

@@ -1,8 +1,11 @@
 """`agentform webhook test NAME`: send an integration's test event, report its delivery.
 
-The service writes EXECUTION_TEST to its outbox and answers once the first
-attempt is made (or at once, when it cannot wait); until the delivery has an
-outcome, this polls the integration's deliveries.
+The service writes EXECUTION_TEST to its outbox and answers `/test` once the
+first attempt is made (API.md §8: `{deliveryId, status, responseStatus}`), so
+without waiting this shows the first attempt. A failed attempt is retried
+(about 1 s, then 2 s later; 3 attempts in all), so `--wait SECONDS` follows the
+delivery in the integration's deliveries until it has an outcome: delivered, or
+failed after its last attempt.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import asyncio
 import difflib
 import math
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +48,11 @@ class TestOutcome:
             return head + "pending: the service has not made the first attempt yet"
         return head + f"not delivered yet ({tries}: {why}); the service retries"
 
+    @property
+    def settled(self) -> bool:
+        """Delivered, or failed after its last attempt: nothing more will happen."""
+        return self.delivery.get("status") in ("delivered", "failed")
+
 
 async def find_integration(api: ApiClient, name: str) -> dict[str, Any]:
     """The organization's integration named exactly `name`, else an error with a hint."""
@@ -70,12 +79,22 @@ async def _delivery(api: ApiClient, integration_id: str, delivery_id: str) -> di
     raise AgentformError(f"the test delivery {delivery_id} is not in the deliveries list")
 
 
-async def send_test(api: ApiClient, name: str, wait: float) -> TestOutcome:
+async def send_test(
+    api: ApiClient,
+    name: str,
+    wait: float,
+    pause: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    now: Callable[[], float] = time.monotonic,
+) -> TestOutcome:
+    """Sends the test event; then, for at most `wait` seconds, follows the delivery
+    until it is delivered or failed. `pause` and `now` are the clock (tests: a manual one)."""
     integration = await find_integration(api, name)
     answer = await api.request("POST", f"/webhook-integrations/{integration['id']}/test")
-    deadline = time.monotonic() + wait
+    deadline = now() + wait
     while True:
         delivery = await _delivery(api, integration["id"], answer["deliveryId"])
-        if delivery["attempts"] > 0 or time.monotonic() >= deadline:
-            return TestOutcome(integration["name"], integration["url"], delivery)
-        await asyncio.sleep(POLL_SECONDS)
+        outcome = TestOutcome(integration["name"], integration["url"], delivery)
+        left = deadline - now()
+        if outcome.settled or left <= 0:
+            return outcome
+        await pause(min(POLL_SECONDS, left))

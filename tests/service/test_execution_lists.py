@@ -99,7 +99,7 @@ def test_by_a_metadata_pair(made: tuple[Api, dict[str, list[str]]]) -> None:
     [
         ({"metadataKey": "team"}, "metadataValue"),
         ({"metadataValue": "ops"}, "metadataKey"),
-        ({"status": "sleeping"}, "status.0"),
+        ({"status": "sleeping"}, "status"),
         ({"agentId": "nope"}, "agentId"),
         ({"pageSize": 101}, "pageSize"),
     ],

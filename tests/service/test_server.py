@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -23,30 +24,34 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    port = free_port()
-    cmd = [sys.executable, "-m", "agentform", "service", "run", "--port", str(port), *args]
+def running(*args: str, ignore_sigint: bool = False) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`service run --port 0 ARGS` with its output piped; yields the base URL it prints
+    (its socket listens before it prints). `ignore_sigint`: started as `cmd &` from a
+    script is (SIGINT ignored on entry)."""
+    import signal
+
+    cmd = [sys.executable, "-m", "agentform", "service", "run", "--port", "0", *args]
+
+    def ignore() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     proc = subprocess.Popen(
         cmd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=ignore if ignore_sigint else None,
     )
-    base = f"http://127.0.0.1:{port}/agents/v2"
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"{base}/context", headers=KEY, timeout=1)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-                assert time.monotonic() < deadline, "server did not start"
-                time.sleep(0.1)
-        yield base, proc
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        assert banner.startswith("Agent Service on http://127.0.0.1:"), banner
+        proc.banner = banner  # type: ignore[attr-defined]
+        yield banner.split()[3], proc
     finally:
-        proc.terminate()
+        if proc.poll() is None:
+            proc.terminate()
         proc.wait(10)
 
 
@@ -55,7 +60,7 @@ def test_serves_prints_base_url_and_keeps_data_across_restart(tmp_path: Path) ->
     with running("--db", db) as (base, proc):
         created = httpx.post(f"{base}/agent-profile-pools", json={"name": "kept"}, headers=KEY)
         assert created.status_code == 201
-    out = proc.stdout.read() if proc.stdout else ""
+    out = proc.banner + (proc.stdout.read() if proc.stdout else "")  # type: ignore[attr-defined]
     assert base in out and "demo-admin-key" in out
     with running("--db", db) as (base, _):
         pools = httpx.get(f"{base}/agent-profile-pools", headers=KEY).json()
@@ -99,3 +104,85 @@ def test_invalid_seed_fails_before_listening(tmp_path: Path) -> None:
     assert proc.returncode != 0
     assert "versions" in proc.stderr and str(seed) in proc.stderr
     assert "Agent Service on" not in proc.stdout
+
+
+def test_port_zero_prints_the_port_it_bound(tmp_path: Path) -> None:
+    with running("--db", str(tmp_path / "svc.db")) as (base, _):
+        port = int(base.split(":")[2].split("/")[0])
+        assert port != 0
+        assert httpx.get(f"{base}/context", headers=KEY).status_code == 200
+
+
+def test_a_busy_port_fails_before_the_database_or_the_banner(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentform", "service", "run", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            cwd=tmp_path,
+        )
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert proc.stderr == (
+        f"Error: 127.0.0.1:{port} is in use (another service running?); choose another --port\n"
+    )
+    assert list(tmp_path.iterdir()) == []  # no .agentform/service.db
+
+
+def _stop_with_sigint_while_busy(tmp_path: Path, ignore_sigint: bool) -> tuple[int, str, float]:
+    """A delivery in flight to a receiver that never answers, and a `/test` call held
+    open waiting for it; then SIGINT. Returns (exit code, output, seconds to exit)."""
+    import signal
+    import threading
+
+    from ..webhooks.receiver import HANG, running_receiver
+
+    with (
+        running_receiver() as rx,
+        running("--db", str(tmp_path / "svc.db"), ignore_sigint=ignore_sigint) as (
+            base,
+            proc,
+        ),
+    ):
+        rx.answer(HANG)
+        hook = httpx.post(
+            f"{base}/webhook-integrations", json={"name": "h", "url": rx.url}, headers=KEY
+        ).json()
+
+        def hold() -> None:  # the server holds /test until the attempt ends (up to 12 s)
+            with contextlib.suppress(httpx.HTTPError):
+                httpx.post(
+                    f"{base}/webhook-integrations/{hook['id']}/test", headers=KEY, timeout=30
+                )
+
+        holder = threading.Thread(target=hold, daemon=True)
+        holder.start()
+        assert rx.wait_for(1), "the delivery was not attempted"
+        began = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(timeout=10)  # a real wait for the process to exit, bounded
+        except subprocess.TimeoutExpired:
+            code = -1
+        took = time.monotonic() - began
+        output = proc.stdout.read() if proc.stdout else ""
+        rx.release.set()
+    return code, output, took
+
+
+def test_sigint_stops_promptly_and_cleanly_with_work_in_flight(tmp_path: Path) -> None:
+    code, output, took = _stop_with_sigint_while_busy(tmp_path, ignore_sigint=False)
+    assert code in (0, 130), output
+    assert took < 4, f"took {took:.1f} s to stop"
+    assert "Traceback" not in output and "Aborted" not in output, output
+
+
+def test_sigint_stops_a_service_started_in_the_background(tmp_path: Path) -> None:
+    code, output, took = _stop_with_sigint_while_busy(tmp_path, ignore_sigint=True)
+    assert code in (0, 130), output
+    assert took < 4, f"took {took:.1f} s to stop"
+    assert "Traceback" not in output, output

@@ -90,8 +90,11 @@ def test_payload_version_v2_is_accepted_and_anything_else_refused(api: Api) -> N
         ({"name": "n", "url": "mailto:a@b.example"}, "url"),
         ({"name": "n", "url": "//h.example/x"}, "url"),
         ({"name": "n"}, "url"),
-        ({"name": "n", "url": "https://h.example", "headers": {"Host": "h"}}, "headers"),
-        ({"name": "n", "url": "https://h.example", "headers": {"Bad Name": "v"}}, "headers"),
+        ({"name": "n", "url": "https://h.example", "headers": {"Host": "h"}}, "headers.Host"),
+        (
+            {"name": "n", "url": "https://h.example", "headers": {"Bad Name": "v"}},
+            "headers.Bad Name",
+        ),
         ({"name": "n", "url": "https://h.example", "headers": {"X": 1}}, "headers.X"),
         (
             {
@@ -194,7 +197,7 @@ def test_patch_headers_replaces_the_whole_map(api: Api) -> None:
         ({"payloadVersion": "v2"}, "payloadVersion"),
         ({"name": None}, "name"),
         ({"url": "nope"}, "url"),
-        ({"headers": {"Content-Type": "x"}}, "headers"),
+        ({"headers": {"Content-Type": "x"}}, "headers.Content-Type"),
     ],
 )
 def test_patch_refuses_bad_bodies_and_changes_nothing(api: Api, body: dict, parameter: str) -> None:  # type: ignore[type-arg]

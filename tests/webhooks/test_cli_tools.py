@@ -15,7 +15,7 @@ from agentform.service.delivery.envelope import encode, execution_envelope
 from agentform.webhook_listener import read_capture
 from agentform.webhooks import generate_key_pair, sign
 
-from .receiver import listen_process, running_receiver
+from .receiver import HANG, listen_process, running_receiver
 
 KEYS = generate_key_pair()
 OTHER = generate_key_pair()
@@ -188,3 +188,50 @@ def test_listen_on_a_taken_port_is_a_clear_error(key_file: Path) -> None:
     assert result.exit_code == 1
     assert f"cannot listen on 127.0.0.1:{port}" in result.output
     assert "Traceback" not in result.output
+
+
+def test_listen_saves_and_prints_custom_header_values_masked(
+    listening: tuple[Any, str], tmp_path: Path, key_file: Path
+) -> None:
+    """An integration's custom header values are secrets (GUIDE): a capture keeps the
+    header names and masks their values; the forwarded request keeps the values."""
+    process, url = listening
+    token = "tok-s3cr3t-9f2"
+    signature = sign(BODY, KEYS.private_pem)
+    headers = {"X-Service-Signature": signature, "X-Team-Token": token, "User-Agent": token}
+    assert httpx.post(url, content=BODY, headers=headers).status_code == 204
+    printed = [process.stdout.readline(), process.stdout.readline()]
+    [forwarded] = process.handler.wait_for(1)  # type: ignore[attr-defined]
+    assert forwarded.headers["X-Team-Token"] == token
+    [saved] = sorted((tmp_path / "saved").iterdir())
+    data = saved.read_bytes()
+    assert token.encode() not in data
+    head, body = read_capture(data)  # type: ignore[misc]
+    assert head["x-team-token"] == head["user-agent"] == "(sensitive)"
+    assert head["x-service-signature"] == signature and body == BODY
+    assert token not in "".join(printed)
+    result = run("webhook", "verify", "--public-key", str(key_file), str(saved))
+    assert result.exit_code == 0, result.output
+
+
+def test_listen_forwards_in_the_order_received(key_file: Path) -> None:
+    """Forwards go one at a time, in the order the notifications came: the second is
+    not sent while the handler has not answered the first (which hangs here)."""
+    with running_receiver(202) as handler:
+        handler.answer(HANG)
+        args = ("--public-key", str(key_file), "--forward-to", handler.url)
+        with listen_process(*args) as process:
+            process.stdout.readline()  # "Forwarding every notification to ..."
+            first, second = BODY, BODY.replace(b"EXECUTION_COMPLETED", b"EXECUTION_STARTED")
+            for body in (first, second):
+                signed = {"X-Service-Signature": sign(body, KEYS.private_pem)}
+                answer = httpx.post(process.url, content=body, headers=signed)
+                assert answer.status_code == 204  # the listener answers at once
+                if body is first:
+                    assert len(handler.wait_for(1)) == 1  # the first forward is in flight
+            # Half a second for a wrong, concurrent forward to arrive while the first hangs.
+            early = handler.wait_for(2, timeout=0.5)
+            handler.release.set()
+            received = handler.wait_for(2)
+    assert len(early) == 1, "the second notification was forwarded before the first was answered"
+    assert [r.event for r in received] == ["EXECUTION_COMPLETED", "EXECUTION_STARTED"]

@@ -62,6 +62,7 @@ def test_webhook_test_reports_a_failing_receiver(workspace: Path) -> None:
         result = run("webhook", "test", "ops", "-C", str(workspace))
     assert result.exit_code == 1
     assert "not delivered yet (1 attempt: answered 500); the service retries" in result.output
+    assert "--wait SECONDS follows the delivery" in result.output
 
 
 def test_webhook_test_of_an_unknown_name_suggests_one(workspace: Path) -> None:
@@ -117,3 +118,18 @@ def test_outside_a_workspace_the_commands_say_how_to_name_the_service(tmp_path: 
         result = run("webhook", *args, "-C", str(tmp_path))
         assert result.exit_code == 1
         assert "give the service with --endpoint URL (or 'local')" in result.output
+
+
+def test_webhook_test_wait_returns_as_soon_as_the_delivery_is_settled(workspace: Path) -> None:
+    """--wait is the most it waits: a delivered test returns at once (the retries it
+    follows are tested on a manual clock in test_webhook_test_wait.py)."""
+    with running_receiver(204) as rx:
+        call(workspace, "POST", "/webhook-integrations", {"name": "ops", "url": rx.url})
+        began = time.monotonic()
+        result = run("webhook", "test", "ops", "--wait", "60", "-C", str(workspace))
+        took = time.monotonic() - began
+    assert result.exit_code == 0, result.output
+    assert (
+        result.output == f"EXECUTION_TEST to ops ({rx.url}): delivered, answered 204 (1 attempt)\n"
+    )
+    assert took < 30

@@ -182,21 +182,24 @@ def listen(
 @click.argument("name")
 @click.option(
     "--wait",
-    default=15.0,
-    show_default=True,
+    default=0.0,
+    metavar="SECONDS",
     type=click.FloatRange(min=0),
-    help="Seconds to wait for the first attempt's outcome.",
+    help="Follow the delivery through its retries for up to SECONDS, until it is "
+    "delivered or failed. Without it: the first attempt, which the service waits for.",
 )
 @workspace_options
 @guarded
 def test_cmd(opts: Options, name: str, wait: float) -> int:
     """Send the integration NAME's test event (EXECUTION_TEST) and show the delivery.
 
-    Exit 0 when the receiver answered 2xx, 1 otherwise.
+    Exit 0 when it was delivered (the receiver answered 2xx), 1 otherwise.
     """
     from ..webhook_test import send_test
 
     endpoint, root = _service(opts)
     outcome = _with_client(endpoint, root, lambda api: send_test(api, name, wait))
     click.echo(outcome.describe())
+    if not outcome.settled:
+        click.echo("(--wait SECONDS follows the delivery through its retries to the outcome)")
     return 0 if outcome.delivered else 1

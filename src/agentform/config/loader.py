@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from ..gcpause import collector_paused
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
+from ..rules.problems import own_errors
 from ..sensitive import Secrets, Sensitive
 from .diagnostics import Diagnostic, Diagnostics, Position, relative
 from .document import SETTINGS, allowed_keys, document_model
@@ -271,12 +272,8 @@ def _validate(doc: Located, where: _Where, diags: Diagnostics) -> Any:
     try:
         return document_model().model_validate(doc.data)
     except ValidationError as exc:
-        errors = exc.errors()
-        inner = {tuple(e["loc"]) for e in errors}
-        for err in errors:
+        for err in own_errors(exc.errors()):  # not a list emptied by its own bad entries
             loc = tuple(err["loc"])
-            if err["type"] == "too_short" and any(o[: len(loc)] == loc != o for o in inner):
-                continue  # a list emptied by its own bad entries: those entries say why
             diags.error(_message(err, loc), where(loc, at_key=err["type"] == "extra_forbidden"))
         return None
 

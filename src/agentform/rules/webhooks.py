@@ -35,6 +35,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from .problems import rule_error
+
 # -- events (seed §6.3) --------------------------------------------------------
 
 EXECUTION_EVENTS: tuple[str, ...] = (
@@ -231,8 +233,7 @@ def header_digest(integration_id: str, name: str, value: str) -> str:
 
 
 def _fail(detail: str) -> PydanticCustomError:
-    # The detail goes through the context so braces in it are never a template.
-    return PydanticCustomError("webhook_rule", "{detail}", {"detail": detail})
+    return rule_error(detail)
 
 
 def _check_url(url: str) -> str:
@@ -251,7 +252,9 @@ def _check_payload_version(version: str) -> str:
 def _check_headers(headers: dict[str, str]) -> dict[str, str]:
     problems = header_problems(headers)
     if problems:
-        raise _fail("; ".join(f"{p}: {d}" for p, d in problems))
+        # Each problem at its header (`headers.X-A`), or at the map itself.
+        at = [(tuple(p.split(".", 1)[1:]), d) for p, d in problems]
+        raise rule_error("; ".join(f"{p}: {d}" for p, d in problems), at)
     return headers
 
 

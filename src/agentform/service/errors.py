@@ -8,7 +8,7 @@ shape (and never a 422) leaks out.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..rules.problems import problem_of
+from ..rules.problems import Problem, own_errors, problems_of
 
 log = logging.getLogger("agentform.service")
 
@@ -71,15 +71,48 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _validation_errors(exc: RequestValidationError) -> list[tuple[str, str]]:
-    """FastAPI's errors in the wording every rule uses (`rules.problems`)."""
+def bad_request(problems: Iterable[tuple[str, str] | Problem]) -> ServiceError:
+    """A 400 naming each parameter at fault; its message says them all, as the errors do.
+    The one place a 400's body is worded."""
+    pairs = [(p.parameter, p.detail) if isinstance(p, Problem) else p for p in problems]
+    message = "; ".join(f"{p}: {d}" for p, d in pairs) or "invalid request"
+    return ServiceError(400, message, pairs)
+
+
+_JSON_TYPES = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+_NOT_AN_OBJECT = frozenset({"model_attributes_type", "model_type", "dict_type"})
+
+
+def _body_problem(error: Mapping[str, Any], content_type: str) -> str | None:
+    """A body that is not a JSON object, in words: what was sent instead."""
+    if error.get("type") not in _NOT_AN_OBJECT:
+        return None
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media != "application/json":
+        sent = f"this one is {media}" if media else "this one has none"
+        return f"the body must be a JSON object, sent with Content-Type: application/json ({sent})"
+    value = error.get("input")
+    kind = _JSON_TYPES.get(type(value), "a number" if isinstance(value, int | float) else None)
+    return f"the body must be a JSON object, not {kind}" if kind else None
+
+
+def _validation_errors(exc: RequestValidationError, content_type: str) -> list[tuple[str, str]]:
+    """FastAPI's errors in the wording every rule uses (`rules.problems`), each naming
+    the parameter as the caller wrote it: a body field by its path, a query parameter
+    by its name (`status`, however many times it is repeated)."""
     out = []
-    for err in exc.errors():
-        loc = list(err.get("loc", ()))
-        if loc and loc[0] in ("body", "query", "path", "header"):
-            loc = loc[1:]
-        problem = problem_of(err, loc)
-        out.append((problem.parameter, problem.detail))
+    for err in own_errors(exc.errors()):
+        where, *loc = list(err.get("loc", ())) or ["body"]
+        if where == "query":
+            loc = [part for part in loc if not isinstance(part, int)]
+        elif where not in ("body", "path", "header"):
+            loc = [where, *loc]
+        if where == "body" and not loc:
+            detail = _body_problem(err, content_type)
+            if detail:
+                out.append(("body", detail))
+                continue
+        out.extend((p.parameter, p.detail) for p in problems_of(err, loc))
     return out
 
 
@@ -89,10 +122,10 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(exc.status, exc.message, exc.errors, exc.headers)
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = _validation_errors(exc)
-        message = "; ".join(f"{p}: {d}" for p, d in errors) or "invalid request"
-        return error_response(400, message, errors)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        content_type = request.headers.get("content-type", "")
+        error = bad_request(_validation_errors(exc, content_type))
+        return error_response(error.status, error.message, error.errors)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive
 
 from .auth import authenticate
-from .errors import ServiceError
+from .errors import bad_request
 
 MAX_BODY = 1024 * 1024
 
@@ -47,7 +47,7 @@ class ServiceRoute(APIRoute):
             request.state.caller = authenticate(request)
             declared = request.headers.get("content-length")
             if declared is not None and declared.isdigit() and int(declared) > limit:
-                raise ServiceError(400, _too_large(limit), [("body", _too_large(limit))])
+                raise bad_request([("body", _too_large(limit))])
             return await handle(Request(request.scope, _counted(request.receive, limit)))
 
         return gated

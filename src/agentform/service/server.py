@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import signal
 import socket
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 
 import uvicorn
 
 from ..errors import AgentformError
 from .app import BASE_PATH, create_app
 from .delivery.outbox import PLATFORM_URL
+from .runtime import Runner
 from .seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
 
 
 def base_url(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}{BASE_PATH}"
+
+
+GRACE_SECONDS = 1
+"""How long a stopping server lets requests in flight finish before cancelling them."""
 
 
 def serve(
@@ -29,21 +38,84 @@ def serve(
     say: Callable[[str], None],
 ) -> None:
     """Loads the seed (raising SeedError) and takes the port (raising PortInUse),
-    both before saying anything, then serves until stopped."""
+    both before saying anything or creating the database, then serves until
+    SIGINT or SIGTERM, and returns once stopped."""
     seed = read_seed(seed_path) if seed_path else DEMO_SEED
     sock = listening_socket(host, port)
+    port = sock.getsockname()[1]  # the one bound: --port 0 lets the OS choose
+    stop = StopRequest()
     try:
-        # Links in webhook notifications point at this server.
-        settings = {PLATFORM_URL: base_url(host, port)}
-        app = create_app(db_path, seed=seed, rate_limit=rate_limit, settings=settings)
-        say(f"Agent Service on {base_url(host, port)} (database {db_path})")
-        if seed_path is None:
-            say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")
-        if rate_limit:
-            say(f"rate limit: {rate_limit:g} requests/s per API key")
-        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+        with stop.on_signals():  # from here on: a signal during start-up counts too
+            # Links in webhook notifications point at this server.
+            settings = {PLATFORM_URL: base_url(host, port)}
+            app = create_app(db_path, seed=seed, rate_limit=rate_limit, settings=settings)
+            try:
+                say(f"Agent Service on {base_url(host, port)} (database {db_path})")
+                if seed_path is None:
+                    say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")
+                if rate_limit:
+                    say(f"rate limit: {rate_limit:g} requests/s per API key")
+                config = uvicorn.Config(
+                    app, log_level="warning", timeout_graceful_shutdown=GRACE_SECONDS
+                )
+                StoppableServer(config, app.state.runner, stop).run(sockets=[sock])
+            finally:
+                app.state.db.close()
+        say("Agent Service stopped (pending work resumes on the next start)")
     finally:
         sock.close()
+
+
+class StopRequest:
+    """SIGINT or SIGTERM, caught from start-up on, whatever the process inherited: a
+    script's `agentform service run &` starts with SIGINT ignored, and Python's own
+    handler would raise KeyboardInterrupt wherever the main thread happens to be."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.server: uvicorn.Server | None = None
+
+    def handle(self, sig: int, frame: FrameType | None) -> None:
+        self.requested = True
+        if self.server is not None:
+            self.server.handle_exit(sig, frame)  # a second Ctrl-C forces the exit
+
+    @contextlib.contextmanager
+    def on_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield  # only the main thread can take signals (an embedding caller stops it)
+            return
+        previous = {sig: signal.signal(sig, self.handle) for sig in STOP_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class StoppableServer(uvicorn.Server):
+    """uvicorn's server, told to stop by a StopRequest. On stopping, the runtime runner
+    stops first, so no new attempt starts and attempts in flight are abandoned (their
+    jobs stay pending and run after the next start); then the requests in flight
+    get GRACE_SECONDS to finish. The signal is not raised again afterwards
+    (uvicorn would, turning a clean stop into a KeyboardInterrupt)."""
+
+    def __init__(self, config: uvicorn.Config, runner: Runner, stop: StopRequest) -> None:
+        super().__init__(config)
+        self.runner = runner
+        stop.server = self
+        self.should_exit = stop.requested
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield  # StopRequest has them
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await self.runner.stop()
+        await super().shutdown(sockets)
 
 
 class PortInUse(AgentformError):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..rules.vault_templates import StepLike, field_key, template_problems
-from .errors import ServiceError
+from .errors import bad_request
 from .models import TemplateField, TemplateFieldIn
 
 
@@ -16,11 +16,7 @@ def build_template(
     """The fields with their derived keys; ServiceError 400 listing every problem."""
     problems = template_problems([f.label for f in fields], steps)
     if problems:
-        raise ServiceError(
-            400,
-            "; ".join(str(p) for p in problems),
-            [(p.parameter, p.detail) for p in problems],
-        )
+        raise bad_request(problems)
     return [
         TemplateField(
             type=f.type, label=f.label, required=f.required, hint=f.hint, key=field_key(f.label)

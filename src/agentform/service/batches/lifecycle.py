@@ -20,7 +20,7 @@ from ...rules.batches import (
 from ...rules.execute import AgentVersions, ExecuteRequest
 from ...rules.problems import RuleViolation
 from ..db import Conn
-from ..errors import ServiceError, conflict
+from ..errors import ServiceError, bad_request, conflict
 from ..store import agents, batches
 from ..store.batches import BatchRow
 from ..store.executions import OrganizationData
@@ -31,7 +31,7 @@ NOT_TRIGGERED: tuple[ItemStatus, ...] = ("pending", "awaiting_capacity", "batch_
 
 
 def _bad_request(violation: RuleViolation) -> ServiceError:
-    return ServiceError(400, str(violation), [(p.parameter, p.detail) for p in violation.problems])
+    return bad_request(violation.problems)
 
 
 def parse(body: BatchCreate) -> list[ExecuteRequest]:
@@ -53,7 +53,7 @@ def create(
         if exc.status != 404:
             raise
         detail = f"no agent {body.agentId} in this organization"
-        raise ServiceError(400, f"agentId: {detail}", [("agentId", detail)]) from None
+        raise bad_request([("agentId", detail)]) from None
     try:
         check_items(
             items,

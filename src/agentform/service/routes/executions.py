@@ -15,7 +15,7 @@ from ...rules.execute import ExecuteRequest, check_execute_request
 from ...rules.problems import Problem
 from ..auth import Caller, caller, database
 from ..db import Conn, Database
-from ..errors import ServiceError
+from ..errors import ServiceError, bad_request
 from ..executions import controls, lifecycle, stepping  # noqa: F401 (stepping registers the job handlers)
 from ..executions.models import (
     Execution,
@@ -37,9 +37,7 @@ def actor(who: Caller) -> lifecycle.Actor:
 
 
 def invalid(problems: list[Problem]) -> ServiceError:
-    return ServiceError(
-        400, "; ".join(str(p) for p in problems), [(p.parameter, p.detail) for p in problems]
-    )
+    return bad_request(problems)
 
 
 @router.post(
@@ -88,7 +86,7 @@ def list_executions(
     if (metadataKey is None) != (metadataValue is None):
         missing = "metadataValue" if metadataValue is None else "metadataKey"
         detail = "metadataKey and metadataValue go together"
-        raise ServiceError(400, f"{missing}: {detail}", [(missing, detail)])
+        raise bad_request([(missing, detail)])
     where = executions.ExecutionFilter(
         agent_id=str(agentId) if agentId else None,
         statuses=tuple(status or ()),

@@ -17,7 +17,7 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 
 from ..auth import Caller, caller, database
 from ..db import Database
-from ..errors import ServiceError
+from ..errors import ServiceError, bad_request
 from ..executions.models import TempFile, TempFiles
 from ..gate import api_router
 from ..store.temp_files import MAX_FILE_BYTES, stage_file
@@ -59,7 +59,10 @@ _MULTIPART_BODY: dict[str, Any] = {
 
 
 def _bad(parameter: str, detail: str) -> ServiceError:
-    return ServiceError(400, f"{parameter}: {detail}", [(parameter, detail)])
+    return bad_request([(parameter, detail)])
+
+
+PARTS = "send each file as a multipart/form-data part named files (or file)"
 
 
 class _FileTooLarge(MultiPartException):
@@ -101,7 +104,7 @@ async def stage_files(
     """Stages files an execute request can then name in `tempFiles` (as `{id, name}`)."""
     who.check_organization(organizationId)
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
-        raise _bad("body", "send multipart/form-data with one part named files per file")
+        raise _bad("body", f"not multipart/form-data: {PARTS}")
     parser = _SizeLimitedParser(
         request.headers, request.stream(), max_files=MAX_PARTS, max_fields=MAX_PARTS
     )
@@ -115,14 +118,14 @@ async def stage_files(
     try:
         for name, value in form.multi_items():
             if name not in PART_NAMES:
-                raise _bad(name, f"unknown part '{name}' (send parts named files)")
+                raise _bad(name, f"unknown part '{name}': {PARTS}")
             if not isinstance(value, UploadFile) or not value.filename:
-                raise _bad(name, "each part must be a file with a filename")
+                raise _bad(name, "a part must be a file, with a filename")
             files.append((value.filename, await value.read()))
     finally:
         await form.close()
     if not files:
-        raise _bad("files", "send at least one file, as a part named files")
+        raise _bad("files", f"no file: {PARTS}")
     staged = await run_in_threadpool(_stage, db, who.organization_id, files)
     return TempFiles(tempFiles=staged)
 

@@ -7,8 +7,8 @@ and never answered (reads carry digests).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
+from collections.abc import Coroutine
 from typing import Any
 
 from fastapi import Depends, Response
@@ -120,12 +120,13 @@ async def test_integration(
 ) -> TestResult:
     """Sends EXECUTION_TEST through the outbox like any notification, then waits for
     its first attempt (at most the `webhook_test_wait_seconds` setting, and only
-    while the runtime runs) and answers
+    while the runtime runs: a stopping service answers at once) and answers
     the delivery as it then is: `pending` with no responseStatus when the attempt
     has not finished (retries go on; /deliveries shows them)."""
     delivery_id = deliveries.sequential_id()
     wait = float(request.app.state.settings.get(TEST_WAIT, DEFAULT_TEST_WAIT))
-    if not request.app.state.runner.running:
+    runner = request.app.state.runner
+    if not runner.running:
         wait = 0  # nothing will make the attempt while this request waits
     loop, attempted = asyncio.get_running_loop(), asyncio.Event()
     topic = delivered_topic(delivery_id)
@@ -137,14 +138,23 @@ async def test_integration(
     try:
         await run_in_threadpool(_enqueue_test, db, who.organization_id, integrationId, delivery_id)
         if wait > 0:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(attempted.wait(), wait)
+            await _first_of(wait, attempted.wait(), runner.stopping.wait())
     finally:
         db.unlisten(topic, wake)
     delivery = await run_in_threadpool(_delivery, db, delivery_id)
     return TestResult(
         deliveryId=delivery_id, status=delivery.status, responseStatus=delivery.lastResponseStatus
     )
+
+
+async def _first_of(timeout: float, *waits: Coroutine[Any, Any, Any]) -> None:
+    """Returns when the first of `waits` is done, or after `timeout` seconds."""
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 def _enqueue_test(db: Database, org_id: str, integration_id: uuid.UUID, delivery_id: str) -> None:

@@ -85,6 +85,8 @@ class Runner:
         self.retention = retention
         self.context = RunContext(clock, db, settings or {})
         self.wake = asyncio.Event()
+        self.stopping = asyncio.Event()
+        """Set when `stop` begins: whoever waits for work the runner would do gives up."""
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._io: dict[int, asyncio.Task[None]] = {}  # job id -> task
@@ -106,6 +108,7 @@ class Runner:
             return
         self._loop = asyncio.get_running_loop()
         self.wake = asyncio.Event()
+        self.stopping = asyncio.Event()
         self.db.listen(JOBS_CHANGED, self._poke)
         self._task = self._loop.create_task(self.clock.drive(self), name="agentform-runner")
 
@@ -114,6 +117,7 @@ class Runner:
         task, self._task = self._task, None
         if task is None:
             return
+        self.stopping.set()
         self.db.unlisten(JOBS_CHANGED, self._poke)
         task.cancel()
         io = list(self._io.values())

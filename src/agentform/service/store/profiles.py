@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from ..db import Conn, new_id
-from ..errors import ServiceError
+from ..errors import bad_request
 from ..models import (
     Cookie,
     CookieIn,
@@ -148,5 +148,5 @@ def existing_profile_ids(conn: Conn, org_id: str, ids: Sequence[object]) -> list
     unknown = [i for i in wanted if i not in found]
     if unknown:
         detail = "not profiles of this organization: " + ", ".join(unknown)
-        raise ServiceError(400, f"profileIds: {detail}", [("profileIds", detail)])
+        raise bad_request([("profileIds", detail)])
     return wanted
