@@ -29,8 +29,9 @@ from ..config.diagnostics import Diagnostics
 from ..frozen import FrozenMap
 from ..rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
 from .base import ApiCall, Decision, Declared, DesiredModel, FieldChange, Kind, LiveObject, State
-from .batch_items import BatchItem, read_items_file, resolve_items, shown_item
+from .batch_items import BatchItem, resolve_items, shown_item
 from .context import LiveRead, PlanContext
+from .items_file import read_items_file
 from .keys import Key
 from .references import References
 
