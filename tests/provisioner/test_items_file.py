@@ -11,7 +11,7 @@ import pytest
 from agentform.config.loader import load_workspace
 from agentform.errors import DiagnosticsError
 
-from .harness import write_workspace
+from .harness import Service, write_workspace
 
 ROOT = "workspace: items\n"
 BATCH = """\
@@ -83,3 +83,27 @@ def test_non_ascii_cells_and_a_byte_order_mark_are_read_as_written(ws: Path) -> 
     (ws / "rows.csv").write_bytes("\ufeffnote\nBestellung für Jürgen ✓\n".encode())
     (batch,) = load_workspace(ws).declared["batches"]
     assert batch.model.items[0].inputs == {"note": "Bestellung für Jürgen ✓"}  # type: ignore[attr-defined]
+
+
+def test_plan_errors_of_items_point_at_the_item_in_the_yaml_or_the_file(
+    service: Service, ws: Path
+) -> None:
+    yaml_items = BATCH.replace("itemsFile: rows.csv\n", "items:\n")
+    yaml_items += "      - {inputs: {order: A-1}}\n      - {agentProfilePool: checkout-ue}\n"
+    files = {
+        "agentform.yaml": ROOT,
+        "pools.yaml": "profilePools:\n  - {name: checkout-eu}\n",
+        "a.yaml": yaml_items,
+        "b.yaml": BATCH.replace("name: b", "name: c"),
+        "rows.csv": "order,agentProfilePool\nA-1,checkout-eu\nA-2,chekout-eu\n",
+    }
+    write_workspace(ws, files)
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    text = str(info.value)
+    assert (
+        "a.yaml:8:9: error: batch b: items[1].agentProfilePool: no pool named 'checkout-ue' "
+        "(did you mean 'checkout-eu'?)"
+    ) in text
+    assert "rows.csv:3:1: error: batch c: items[1].agentProfilePool: no pool named" in text
+    assert service.log.writes() == []

@@ -27,10 +27,12 @@ from ..rules.execute import (
     parse_execute_request,
 )
 from ..rules.problems import Problem, RuleViolation
+from .base import Declared
 from .context import PlanContext
 from .slots import SENTINEL
 
 REFERENCE_FIELDS = {"agentProfile": "agentProfileId", "agentProfilePool": "agentProfilePoolId"}
+ITEM = re.compile(r"items\[(\d+)\]")
 SHOWN_PROBLEMS = 10  # item problems reported one by one; the rest are counted
 
 
@@ -77,11 +79,11 @@ def resolve_items(
     agent_id: str,
     ctx: PlanContext,
     label: str,
-    position: Position,
+    declared: Declared,
 ) -> tuple[FrozenDict, ...] | None:
     """The items as the requests the service keeps (ids for names, in the shape the
-    batch rules give them); None when any item has a problem (each reported, the
-    first ones in full)."""
+    batch rules give them); None when any item has a problem (each reported where
+    its item is written, the first ones in full)."""
     requests: list[dict[str, Any]] = []
     pending: dict[tuple[int, str], str] = {}  # (item, field) -> id known after create
     problems: list[str] = []
@@ -110,10 +112,10 @@ def resolve_items(
         problems = [_as_written(p, named) for p in _rule_problems(requests, agent_id, ctx)]
     if problems:
         for problem in problems[:SHOWN_PROBLEMS]:
-            ctx.diagnostics.error(f"{label}: {problem}", position)
+            ctx.diagnostics.error(f"{label}: {problem}", _where(problem, declared))
         if len(problems) > SHOWN_PROBLEMS:
             more = len(problems) - SHOWN_PROBLEMS
-            ctx.diagnostics.error(f"{label}: {more} more problems in items", position)
+            ctx.diagnostics.error(f"{label}: {more} more problems in items", declared.position)
         return None
     out = []
     for index, parsed in enumerate(parse_items(requests)):
@@ -125,9 +127,15 @@ def resolve_items(
     return tuple(out)
 
 
+def _where(problem: str, declared: Declared) -> Position:
+    """Where the item a problem is about was written (in the YAML or its itemsFile)."""
+    match = ITEM.match(problem)
+    return declared.at("items", int(match.group(1))) if match else declared.position
+
+
 def _as_written(problem: Problem, named: set[tuple[int, str]]) -> str:
     """A problem in the words of the file: `agentProfilePool` for a pool given by name."""
-    match = re.match(r"items\[(\d+)\]", problem.parameter)
+    match = ITEM.match(problem.parameter)
     parameter, detail = problem.parameter, problem.detail
     if match:
         for field, id_field in REFERENCE_FIELDS.items():

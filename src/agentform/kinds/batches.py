@@ -25,7 +25,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..config.diagnostics import Diagnostics
+from ..config.diagnostics import Diagnostics, Position
 from ..frozen import FrozenMap
 from ..rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
 from .base import ApiCall, Decision, Declared, DesiredModel, FieldChange, Kind, LiveObject, State
@@ -129,12 +129,19 @@ class Batches(Kind):
             return declared, []
         path = folder / model.itemsFile
         shown = (Path(declared.position.file).parent / model.itemsFile).as_posix()
-        read = read_items_file(path, shown, declared.position, diagnostics)
+        read = read_items_file(path, shown, declared.at("itemsFile"), diagnostics)
         if read is None:
             return declared, []
-        items, content = read
+        items, positions, content = read
+
+        def locate(at: tuple[str | int, ...]) -> Position:
+            """An item is where the file holds it; the rest where the YAML has it."""
+            if at[:1] == ("items",) and len(at) > 1 and isinstance(at[1], int):
+                return positions[at[1]]
+            return declared.at(*at)
+
         expanded = model.model_copy(update={"items": items})
-        return Declared(expanded, declared.position, declared.parent), [(path, content)]
+        return Declared(expanded, declared.position, declared.parent, locate), [(path, content)]
 
     def references_needed(self, declared: list[Declared]) -> set[str]:
         present = [d.model for d in declared if d.present and isinstance(d.model, BatchDesired)]
@@ -207,7 +214,7 @@ class Batches(Kind):
             fields["concurrencyGroupId"] = str(model.concurrencyGroupId)
         if model.items is not None:
             label = f"batch {model.name}"
-            items = resolve_items(model.items, agent_id, ctx, label, declared.position)
+            items = resolve_items(model.items, agent_id, ctx, label, declared)
             if items is None:
                 return None
             fields["items"] = items

@@ -31,9 +31,10 @@ CLOSE = 0.8  # how alike a column must be to a field's name to be taken for it
 
 def read_items_file(
     path: Path, name: str, position: Position, diagnostics: Diagnostics
-) -> tuple[list[BatchItem], bytes] | None:
-    """The items of the file and its bytes; None after a diagnostic. `name` is how
-    messages call the file; `position` is where the YAML names it."""
+) -> tuple[list[BatchItem], list[Position], bytes] | None:
+    """The items of the file, where each was written, and the file's bytes; None
+    after a diagnostic. `name` is how messages call the file; `position` is where
+    the YAML names it."""
     try:
         content = path.read_bytes()
         text = content.decode("utf-8-sig")
@@ -51,18 +52,19 @@ def read_items_file(
     read = rows(text, name, position, diagnostics)
     if read is None:
         return None
-    items = []
+    items, positions = [], []
     for line, row in read:
+        where = Position(name, line, 1) if line else position
+        positions.append(where)
         try:
             items.append(BatchItem.model_validate(row))
         except ValidationError as exc:
-            where = Position(name, line, 1) if line else position
             for problem in problems_from(exc):
                 diagnostics.error(f"itemsFile item {len(items) + 1}: {problem}", where)
             items.append(BatchItem())
     if not items:
         diagnostics.error(f"itemsFile {name}: has no items", position)
-    return items, content
+    return items, positions, content
 
 
 def _csv_rows(
