@@ -16,6 +16,7 @@ from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.engine.export import export_live
 from agentform.errors import DiagnosticsError
+from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
 
 from .harness import Service, write_workspace
@@ -84,6 +85,10 @@ def test_ten_thousand_items_from_a_csv_file(service: Service, ws: Path) -> None:
     assert "items: 10000 entries, digest sha256:" in text and "O-00002" in text
     assert "O-09999" not in text and len(text.splitlines()) < 30  # summarised
     assert "O-09999" in TextView(verbose=True).plan(plan)  # -v prints them all
+    markdown = MarkdownView().plan(plan)  # a pull-request comment: summarised too
+    assert "items: 10000 entries, digest sha256:" in markdown and "O-00002" in markdown
+    assert "O-09999" not in markdown and len(markdown.splitlines()) < 40
+    assert "O-09999" in MarkdownView(limit=None, verbose=True).plan(plan)
     assert service.apply(ws, plan).ok
     service.log.reset()
     started = time.perf_counter()
