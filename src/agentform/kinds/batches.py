@@ -264,12 +264,11 @@ class Batches(Kind):
                 "cancelled and created again",
                 calls,
             )
-        verb = "differs" if len(changes) == 1 else "differ"
         return Decision(
             None,
             f"{status}: differs ({fields}) but cannot be changed",
-            warning=f"the batch is {status}: {fields} {verb} from the files, but a started "
-            "or finished batch cannot be changed; it is left as it is",
+            warning=f"the batch is {status}: it differs from the files in {fields}, but a "
+            "started or finished batch cannot be changed; it is left as it is",
         )
 
     def decide_delete(self, live: LiveObject, reason: str, ctx: PlanContext) -> Decision:
