@@ -169,3 +169,26 @@ def test_batch_events_under_a_metadata_filter_are_a_warning(ws: Path) -> None:
     )
     result = CliRunner().invoke(cli, ["validate", "-C", str(ws)])
     assert result.exit_code == 0 and "hooks.yaml:5:9: warning: webhook h, agent" in result.output
+
+
+def test_validate_refuses_webhook_mistakes_offline_all_at_once(ws: Path) -> None:
+    """No service is reachable: event names (with a suggestion), the payload version,
+    refused header names and the URL are checked in the files, every one reported."""
+    files = "webhooks:\n  - name: h\n    url: hooks.example.com/x\n    payloadVersion: v1\n"
+    files += "    headers: {X-Service-Signature: forged, Host: a}\n    attachments:\n"
+    files += "      - {agent: checkout-agent, eventRules: [EXECUTION_FAILD, EXECUTION_TEST]}\n"
+    root = "workspace: offline\nendpoint: http://127.0.0.1:9/agents/v2\n"
+    write_workspace(ws, {"agentform.yaml": root, "hooks.yaml": files})
+    result = CliRunner().invoke(cli, ["validate", "-C", str(ws)])
+    assert result.exit_code == 1
+    for expected in (
+        "hooks.yaml:3:10: error: webhooks.0.url: must be an absolute http or https URL",
+        "hooks.yaml:4:21: error: webhooks.0.payloadVersion: only the V2 payload format",
+        "'X-Service-Signature' is set by the service and cannot be a custom header",
+        "'Host' is set by the service",
+        "unknown event 'EXECUTION_FAILD' (did you mean 'EXECUTION_FAILED'?)",
+        "EXECUTION_TEST",
+        "problems; nothing was changed",
+    ):
+        assert expected in result.output, (expected, result.output)
+    assert "cannot reach" not in result.output and "forged" not in result.output
