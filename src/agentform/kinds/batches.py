@@ -30,7 +30,7 @@ from ..frozen import FrozenMap
 from ..rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
 from .base import ApiCall, Decision, Declared, DesiredModel, FieldChange, Kind, LiveObject, State
 from .batch_items import BatchItem, resolve_items, shown_item
-from .context import LiveRead, PlanContext
+from .context import LiveRead, PlanContext, PlanOptions
 from .items_file import read_items_file
 from .keys import Key
 from .references import References
@@ -250,6 +250,21 @@ class Batches(Kind):
                 "(--allow-past-start creates it: its due items then start at once)",
             )
         return super().decide_create(desired, ctx, declared)
+
+    def stale_reason(
+        self, action: str, calls: tuple[ApiCall, ...], options: PlanOptions
+    ) -> str | None:
+        """A create planned while startAt was ahead, applied after it: the batch would
+        start at once, which the plan did not say."""
+        start = next((c.body["startAt"] for c in calls if c.creates), None)
+        if start is None or options.allow_past_start:
+            return None
+        if datetime.fromisoformat(start) >= options.current_time():
+            return None
+        return (
+            f"its startAt {start} has passed since the plan was made, so it would start "
+            "at once; plan again, or apply with --allow-past-start"
+        )
 
     def decide_update(
         self, live: LiveObject, desired: State, changes: list[FieldChange], ctx: PlanContext
