@@ -50,8 +50,10 @@ def test_replay_quickstart_plan() -> None:
         ("create", "profilePools/checkout-eu"),
         ("create", "profilePools/prod-eu"),
         ("create", "vaultTemplates/Shop login"),
+        ("create", "webhookAttachments/checkout-agent/batch-events"),
         ("create", "webhookAttachments/checkout-agent/ops-alerts"),
         ("create", "webhookAttachments/support-agent/ops-alerts"),
+        ("create", "webhooks/batch-events"),
         ("create", "webhooks/ops-alerts"),
     ]
 
@@ -64,7 +66,7 @@ def test_replay_quickstart_apply() -> None:
         return await apply_plan(the_plan, api, 1, values=workspace.sensitive_values())
 
     report = replay("quickstart-apply", plan_and_apply, workspace.secrets)
-    assert report.ok and report.count("succeeded") == 8
+    assert report.ok and report.count("succeeded") == 10
 
 
 KNOWN_KEYS = [DEMO_ADMIN_KEY, "demo-read-key"]

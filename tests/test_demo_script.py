@@ -1,4 +1,5 @@
-"""`make demo`'s script, run as a user runs it with its output sent to a file."""
+"""`make demo`'s script, run as a user runs it with its output sent to a file: all five
+kinds applied, no warning, and a plan that ends with "No changes"."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,3 +33,17 @@ def test_the_demo_ends_with_no_changes_and_writes_plain_text_to_a_file(tmp_path:
     assert "\x1b" not in text  # no terminal escapes in a file
     assert text.rstrip().splitlines()[-1].startswith("No changes.")
     assert "$ agentform apply --auto-approve" in text
+    assert "warning" not in text.lower(), text
+    for kind in ("profilePools", "profileGroups", "vaultTemplates", "webhooks", "batches"):
+        assert f"create {kind}/" in text, kind  # the quickstart shows all five kinds
+    assert "create webhookAttachments/" in text
+
+
+def test_the_quickstart_attaches_batch_events_where_they_can_arrive() -> None:
+    """Batch events carry no execution metadata: under a metadataFilter they never come."""
+    hooks = yaml.safe_load((ROOT / "examples/quickstart/webhooks.yaml").read_text())["webhooks"]
+    attachments = [a for h in hooks for a in h.get("attachments", [])]
+    batch_events = {"BATCH_STARTED", "BATCH_COMPLETED"}
+    assert any(
+        batch_events & set(a["eventRules"]) and not a.get("metadataFilter") for a in attachments
+    )

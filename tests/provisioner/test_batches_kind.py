@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,12 @@ from click.testing import CliRunner
 
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
+from agentform.engine.apply import apply_plan
 from agentform.engine.export import export_live
-from agentform.errors import DiagnosticsError
+from agentform.engine.planfile import check_fresh, dump_plan, load_plan, unmask
+from agentform.errors import DiagnosticsError, StalePlanError
+from agentform.kinds.context import PlanOptions
+from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
 
 from .harness import Service, write_workspace
@@ -84,6 +89,10 @@ def test_ten_thousand_items_from_a_csv_file(service: Service, ws: Path) -> None:
     assert "items: 10000 entries, digest sha256:" in text and "O-00002" in text
     assert "O-09999" not in text and len(text.splitlines()) < 30  # summarised
     assert "O-09999" in TextView(verbose=True).plan(plan)  # -v prints them all
+    markdown = MarkdownView().plan(plan)  # a pull-request comment: summarised too
+    assert "items: 10000 entries, digest sha256:" in markdown and "O-00002" in markdown
+    assert "O-09999" not in markdown and len(markdown.splitlines()) < 40
+    assert "O-09999" in MarkdownView(limit=None, verbose=True).plan(plan)
     assert service.apply(ws, plan).ok
     service.log.reset()
     started = time.perf_counter()
@@ -196,3 +205,38 @@ def test_the_cli_warns_and_allow_past_start_creates(tmp_path: Path) -> None:
     allowed = runner.invoke(cli, ["apply", "--auto-approve", "--allow-past-start", "-C", str(ws)])
     assert allowed.exit_code == 0, allowed.output
     assert "create batches/support-agent/late: done" in allowed.output
+
+
+def test_a_saved_plan_whose_batch_start_has_passed_since_is_refused(
+    service: Service, ws: Path
+) -> None:
+    """Planned in a pull request, applied days later: a batch whose startAt passed in
+    between would start at once; apply refuses before any write unless
+    --allow-past-start (the plan said it would be created in the future)."""
+    files = "profilePools:\n  - {name: p}\nbatches:\n" + batch(
+        "soon", "items: [{}]", start="2026-01-01T00:00:00Z"
+    )
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": files})
+    before = PlanOptions(now=datetime(2025, 12, 31, tzinfo=UTC))
+    saved = dump_plan(service.plan(ws, before), load_workspace(ws).secrets)
+    assert "startAt" in saved and '"create"' in saved
+    workspace = load_workspace(ws)
+    service.log.reset()
+
+    with pytest.raises(StalePlanError) as info:
+        service.run(lambda api: _apply_saved(api, saved, workspace, PlanOptions()))
+    assert str(info.value) == (
+        "plan is stale: batches/support-agent/soon: its startAt 2026-01-01T00:00:00Z has "
+        "passed since the plan was made, so it would start at once; plan again, or apply "
+        "with --allow-past-start; nothing was written"
+    )
+    assert service.log.writes() == []
+    allowed = PlanOptions(allow_past_start=True)
+    report = service.run(lambda api: _apply_saved(api, saved, workspace, allowed))
+    assert report.ok and len(report.results) == 2
+
+
+async def _apply_saved(api, text: str, workspace, options: PlanOptions):  # type: ignore[no-untyped-def]
+    plan = load_plan(text)
+    await check_fresh(plan, workspace, api, options)
+    return await apply_plan(unmask(plan, workspace), api)

@@ -7,7 +7,7 @@ the workspace still plans clean."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from ..webhooks.receiver import Receiver, running_receiver
 from .harness import BASE_URL, write_workspace
 
 TOKEN = "e2e-token-5b7d"
+TERMINAL = ("completed", "failed", "cancelled")
 
 WORKSPACE = """\
 workspace: five-kinds
@@ -93,6 +94,26 @@ class EndToEnd:
         report = await apply_plan(plan, self.api, values=workspace.sensitive_values())
         return report.ok
 
+    async def deliveries(self) -> list[tuple[str, str, str]]:
+        """(integration, event, status) of every delivery the service has made or owes."""
+        out = []
+        for hook in await self.api.list_all("/webhook-integrations"):
+            path = f"/webhook-integrations/{hook['id']}/deliveries"
+            out += [(hook["name"], d["event"], d["status"]) for d in await self.api.list_all(path)]
+        return sorted(out)
+
+    async def settle(self, executions: list[str]) -> list[tuple[str, str, str]]:
+        """Moves the clock until these executions are over and no delivery is pending;
+        the deliveries then."""
+        for _ in range(100):
+            runs = [await self.api.request("GET", f"/executions/{e}") for e in executions]
+            made = await self.deliveries()
+            if all(r["status"] in TERMINAL for r in runs) and all(d[2] != "pending" for d in made):
+                return made
+            await self.clock.advance(5)
+            await asyncio.sleep(0.05)  # the loopback receiver answers on its own thread
+        raise AssertionError(f"not settled at {self.clock.now()}: {made}")
+
     async def until(self, receiver: Receiver, count: int, step: float = 5.0) -> None:
         """Moves the clock in steps until the receiver holds `count` requests."""
         for _ in range(60):
@@ -132,12 +153,17 @@ async def _scenario(tmp_path: Path, receiver: Receiver) -> None:
         agents = {a["name"]: a["id"] for a in await e2e.api.list_all("/agents")}
         support = agents["support-agent"]  # its script runs to completion on its own
         asked = await _execute(e2e.api, support, {"team": "payments"})
-        await _execute(e2e.api, support, {"team": "other"})
-        await e2e.until(receiver, 1)
-        await e2e.clock.advance(120)  # everything of both executions has happened
-        await asyncio.sleep(0.2)
+        other = await _execute(e2e.api, support, {"team": "other"})
+        # Both ran to the end (every event of both was emitted); the service owes one
+        # delivery only, and made it: the EXECUTION_COMPLETED of the execution asked for.
+        assert await e2e.settle([asked, other]) == [
+            ("ops-alerts", "EXECUTION_COMPLETED", "delivered")
+        ]
+        for execution in (asked, other):
+            run = await e2e.api.request("GET", f"/executions/{execution}")
+            assert run["status"] == "completed"
         key = (await e2e.api.request("GET", "/webhook-signing-key"))["publicKeyPem"]
-        direct = list(receiver.received)
+        direct = list(receiver.received)  # recorded before the receiver answered
         assert [(r.event, r.json()["info"]["execution_id"]) for r in direct] == [
             ("EXECUTION_COMPLETED", asked)
         ]
@@ -147,10 +173,19 @@ async def _scenario(tmp_path: Path, receiver: Receiver) -> None:
 
         # The clock reaches startAt: the batch runs its three items, two a minute.
         receiver.clear()
+        (batch,) = await e2e.api.list_all("/execution-batches")
+        assert batch["status"] == "pending" and batch["triggeredCount"] == 0
         await e2e.clock.advance(3600)
         await e2e.until(receiver, 5)
-        await e2e.clock.advance(180)
-        await asyncio.sleep(0.2)
+        runs = await e2e.api.list_all("/executions", {"batchId": batch["id"]})
+        assert await e2e.settle([r["id"] for r in runs]) == [
+            ("batch-alerts", "BATCH_COMPLETED", "delivered"),
+            ("batch-alerts", "BATCH_STARTED", "delivered"),
+            *[("ops-alerts", "EXECUTION_COMPLETED", "delivered")] * 4,  # 1 earlier, 3 now
+        ]
+        runs = await e2e.api.list_all("/executions", {"batchId": batch["id"]})
+        first = min(datetime.fromisoformat(r["startedAt"]) for r in runs)
+        assert first >= datetime.fromisoformat(start)  # not before the clock got there
         events = sorted(str(r.event) for r in receiver.received)
         assert events == [
             "BATCH_COMPLETED",
@@ -171,7 +206,14 @@ async def _scenario(tmp_path: Path, receiver: Receiver) -> None:
         pool = {p["name"]: p["id"] for p in await e2e.api.list_all("/agent-profile-pools")}
         assert {r["agentProfilePoolId"] for r in runs} == {pool["checkout-eu"]}
         completed = next(r for r in receiver.received if r.event == "BATCH_COMPLETED")
-        assert completed.json()["info"]["payload"]["triggered_count"] == 3
+        payload = completed.json()["info"]["payload"]
+        assert (payload["batch_name"], payload["triggered_count"]) == ("nightly", 3)
+        executed = {
+            r.json()["info"]["execution_id"]
+            for r in receiver.received
+            if r.event == "EXECUTION_COMPLETED"
+        }
+        assert executed == {r["id"] for r in runs}  # one notification per batch execution
 
         # A finished batch that still matches the files is left alone.
         final = await e2e.plan()

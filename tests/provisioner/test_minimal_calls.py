@@ -153,3 +153,49 @@ def test_profiles_are_read_only_when_members_are_declared(service: Service, ws: 
     service.log.reset()
     service.plan(ws)
     assert list_calls(service, "/profiles") == 1
+
+
+def test_unchanged_webhooks_and_batches_read_each_list_once_and_write_nothing(
+    service: Service, ws: Path
+) -> None:
+    """Webhooks and batches unchanged: each collection read once in pages of 100, one
+    attachments read per managed integration, one items read per declared pending
+    batch, the agents once; no other request, no write."""
+    hooks, batches = 120, 140
+    files = ["webhooks:"]
+    for i in range(hooks):
+        files.append(f"  - name: hook-{i:03d}")
+        files.append(f"    url: https://hooks.example.com/{i}")
+        files.append("    headers: {Authorization: \"Bearer {{ secret('TOKEN') }}\"}")
+        files.append("    attachments: [{agent: checkout-agent, eventRules: [EXECUTION_FAILED]}]")
+    files.append("batches:")
+    for i in range(batches):
+        files.append(f"  - name: batch-{i:03d}")
+        files.append("    agent: support-agent")
+        files.append("    startAt: 2030-01-01T00:00:00Z")
+        files.append("    config: {type: timeBatching, batchSize: 10, batchInterval: 60}")
+        files.append(f"    items: [{{inputs: {{n: '{i}'}}}}, {{}}]")
+    write_workspace(ws, {"agentform.yaml": "workspace: calls\n", "all.yaml": "\n".join(files)})
+    env = {"TOKEN": "calls-token"}
+    assert service.apply(ws, environ=env).ok
+    service.log.reset()
+    plan = service.plan(ws, environ=env)
+    assert not plan.has_changes
+    assert service.log.writes() == []
+    pages = {"/webhook-integrations": math.ceil(hooks / 100)}
+    pages["/execution-batches"] = math.ceil(batches / 100)
+    for collection, count in pages.items():
+        assert list_calls(service, collection) == count
+    attachments = [p for m, p in service.log.calls if p.endswith("/attachments")]
+    assert len(attachments) == hooks == len(set(attachments))
+    items = [p for m, p in service.log.calls if p.endswith("/items")]
+    assert len(items) == batches == len(set(items))
+    others = [
+        k.collection
+        for k in top_level_kinds()
+        if k.collection not in ("/webhook-integrations", "/execution-batches")
+    ]
+    for collection in [*others, "/agents"]:
+        assert list_calls(service, collection) == 1
+    expected = 1 + sum(pages.values()) + hooks + batches + len(others) + 1  # context, agents
+    assert len(service.log.calls) == expected, sorted(set(service.log.calls))

@@ -6,6 +6,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.engine.export import export_live
 from agentform.output.text import TextView
@@ -147,3 +150,45 @@ def test_export_writes_placeholders_that_plan_clean_with_the_values_set(
     other = service.plan(exported, environ={**values, "HOOK_001_AUTHORIZATION": "wrong"})
     assert [c.id for c in other.changes] == ["webhooks/hook-001"]
     assert "headers.Authorization: (sensitive, changed)" in TextView().plan(other)
+
+
+def test_batch_events_under_a_metadata_filter_are_a_warning(ws: Path) -> None:
+    """Batch events carry no execution metadata: an attachment that names them and
+    filters on metadata would never send them. Validate and plan say so."""
+    files = "webhooks:\n  - name: h\n    url: https://x.example.com/\n    attachments:\n"
+    files += "      - {agent: checkout-agent, eventRules: [EXECUTION_FAILED, BATCH_COMPLETED],"
+    files += " metadataFilter: {team: payments}}\n"
+    files += "      - {agent: support-agent, eventRules: ['*'], metadataFilter: {team: x}}\n"
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": files})
+    (warning,) = load_workspace(ws).warnings
+    assert str(warning.position) == "hooks.yaml:5:9"
+    assert warning.summary == (
+        "webhook h, agent checkout-agent: BATCH_COMPLETED is never sent under a "
+        "metadataFilter (batch events carry no execution metadata); attach it through "
+        "another webhook, without a metadataFilter"
+    )
+    result = CliRunner().invoke(cli, ["validate", "-C", str(ws)])
+    assert result.exit_code == 0 and "hooks.yaml:5:9: warning: webhook h, agent" in result.output
+
+
+def test_validate_refuses_webhook_mistakes_offline_all_at_once(ws: Path) -> None:
+    """No service is reachable: event names (with a suggestion), the payload version,
+    refused header names and the URL are checked in the files, every one reported."""
+    files = "webhooks:\n  - name: h\n    url: hooks.example.com/x\n    payloadVersion: v1\n"
+    files += "    headers: {X-Service-Signature: forged, Host: a}\n    attachments:\n"
+    files += "      - {agent: checkout-agent, eventRules: [EXECUTION_FAILD, EXECUTION_TEST]}\n"
+    root = "workspace: offline\nendpoint: http://127.0.0.1:9/agents/v2\n"
+    write_workspace(ws, {"agentform.yaml": root, "hooks.yaml": files})
+    result = CliRunner().invoke(cli, ["validate", "-C", str(ws)])
+    assert result.exit_code == 1
+    for expected in (
+        "hooks.yaml:3:10: error: webhooks.0.url: must be an absolute http or https URL",
+        "hooks.yaml:4:21: error: webhooks.0.payloadVersion: only the V2 payload format",
+        "'X-Service-Signature' is set by the service and cannot be a custom header",
+        "'Host' is set by the service",
+        "unknown event 'EXECUTION_FAILD' (did you mean 'EXECUTION_FAILED'?)",
+        "EXECUTION_TEST",
+        "problems; nothing was changed",
+    ):
+        assert expected in result.output, (expected, result.output)
+    assert "cannot reach" not in result.output and "forged" not in result.output

@@ -90,7 +90,7 @@ def apply(
 
         async def go(api: ApiClient) -> tuple[Plan, ApplyReport | None]:
             if saved is not None:
-                await check_fresh(saved, workspace, api)
+                await check_fresh(saved, workspace, api, options)
                 the_plan = unmask(saved, workspace)
             else:
                 the_plan = await make_plan(workspace, api, endpoint, options)

@@ -26,6 +26,8 @@ def validate(opts: Options) -> int:
             "recorded); remove it, or run plan to check the files against the service"
         )
     workspace = load(opts)
+    for warning in workspace.warnings:  # shown as errors are; they do not fail validate
+        click.echo(workspace.secrets.scrub(warning.render()), err=True)
     count = sum(len(items) for items in workspace.declared.values())
     click.echo(
         f"Valid: {len(workspace.files)} files, {count} objects "

@@ -16,6 +16,8 @@ from pydantic import ValidationError
 
 from ..config.loader import Workspace
 from ..errors import AgentformError, StalePlanError
+from ..kinds.base import Kind
+from ..kinds.context import PlanOptions
 from ..kinds.keys import Key
 from ..sensitive import Part, SecretRef, Secrets, Sensitive, as_marked
 from .fingerprint import fingerprint, secret_digest
@@ -90,7 +92,12 @@ def _restored(value: Any, values: dict[str, str]) -> Any:
     return value
 
 
-async def check_fresh(plan: Plan, workspace: Workspace, api: Any) -> None:
+async def check_fresh(
+    plan: Plan, workspace: Workspace, api: Any, options: PlanOptions | None = None
+) -> None:
+    """Refuses (StalePlanError, before any write) a saved plan that no longer holds:
+    another workspace or organization, changed files, a live object that moved, or
+    a change that time has made unsafe (a batch whose startAt has passed since)."""
     if plan.workspace != workspace.settings.workspace:
         raise StalePlanError(
             f"the plan is for workspace {plan.workspace}, not {workspace.settings.workspace}"
@@ -116,3 +123,12 @@ async def check_fresh(plan: Plan, workspace: Workspace, api: Any) -> None:
             + ", ".join(moved)
             + " changed since the plan was made; nothing was written"
         )
+    now = options or PlanOptions()
+    late = [
+        f"{change.id}: {why}"
+        for change in plan.changes
+        if (kind := Kind.registry.get(change.kind))
+        and (why := kind.stale_reason(change.action, change.calls, now))
+    ]
+    if late:
+        raise StalePlanError(f"plan is stale: {'; '.join(late)}; nothing was written")

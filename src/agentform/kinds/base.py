@@ -22,7 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from ..config.diagnostics import Diagnostics, Position
 from ..frozen import FrozenJson, freeze
 from ..sensitive import Sensitive
-from .context import LiveRead, PlanContext
+from .context import LiveRead, PlanContext, PlanOptions
 from .keys import Key
 from .references import References
 from .slots import SENSITIVE
@@ -269,6 +269,13 @@ class Kind(ABC):
         if field in self.sensitive_fields and isinstance(value, dict):
             return {k: SENSITIVE for k in sorted(value)}
         return plain(value)
+
+    def stale_reason(
+        self, action: str, calls: tuple[ApiCall, ...], options: PlanOptions
+    ) -> str | None:
+        """Why a saved change must not be applied now although nothing live moved
+        (time passed since the plan), or None."""
+        return None
 
     def required_to_create(self) -> tuple[str, ...]:
         """Fields that may be left out to leave them unmanaged, but are needed to create."""

@@ -1,6 +1,7 @@
 """Items of a batch: each an execute request (the shared rules of `rules/execute.py`)
 that may name its profile or pool by name; written in the YAML (Jinja2 loops
-welcome) or loaded from a CSV or JSON file beside it (`itemsFile:`).
+welcome) or loaded from a CSV or JSON file beside it (`itemsFile:`, read by
+`items_file.py`).
 
 At plan time names become ids (a pool this plan creates gives an id known after
 create), every item is checked by the execute rules against the agent and the
@@ -10,17 +11,13 @@ batch compares item by item with what `/items` answers.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
 import uuid
-from pathlib import Path
 from typing import Any
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field
 
-from ..config.diagnostics import Diagnostics, Position
+from ..config.diagnostics import Position
 from ..frozen import FrozenDict
 from ..rules.batches import CachedLookup, check_items, item_prefix, parse_items
 from ..rules.execute import (
@@ -29,11 +26,13 @@ from ..rules.execute import (
     check_execute_request,
     parse_execute_request,
 )
-from ..rules.problems import Problem, RuleViolation, problems_from
+from ..rules.problems import Problem, RuleViolation
+from .base import Declared
 from .context import PlanContext
 from .slots import SENTINEL
 
 REFERENCE_FIELDS = {"agentProfile": "agentProfileId", "agentProfilePool": "agentProfilePoolId"}
+ITEM = re.compile(r"items\[(\d+)\]")
 SHOWN_PROBLEMS = 10  # item problems reported one by one; the rest are counted
 
 
@@ -43,84 +42,6 @@ class BatchItem(ExecuteRequest):
     model_config = ConfigDict(extra="forbid", strict=True, title="BatchItem")
     agentProfile: str | None = Field(None, description="The agent profile, by name (or id)")
     agentProfilePool: str | None = Field(None, description="The profile pool, by name (or id)")
-
-
-# -- items files ---------------------------------------------------------------
-
-
-def read_items_file(
-    path: Path, name: str, position: Position, diagnostics: Diagnostics
-) -> tuple[list[BatchItem], bytes] | None:
-    """The items of a CSV (a column per input; `metadata.KEY`, `agentProfile`,
-    `agentProfilePool`, `version` columns are those fields) or JSON file (a list of
-    items as in YAML); None after a diagnostic. `name` is how messages call the file."""
-    try:
-        content = path.read_bytes()
-        text = content.decode("utf-8-sig")
-    except OSError as exc:
-        diagnostics.error(f"itemsFile {name}: cannot read it ({exc.strerror})", position)
-        return None
-    except UnicodeDecodeError:
-        diagnostics.error(f"itemsFile {name}: is not UTF-8 text", position)
-        return None
-    rows: list[tuple[int, Any]] | None
-    if path.suffix.lower() == ".csv":
-        rows = _csv_rows(text)
-    elif path.suffix.lower() == ".json":
-        rows = _json_rows(text, name, position, diagnostics)
-        if rows is None:
-            return None
-    else:
-        diagnostics.error(f"itemsFile {name}: must be a .csv or a .json file", position)
-        return None
-    items = []
-    for line, row in rows:
-        try:
-            items.append(BatchItem.model_validate(row))
-        except ValidationError as exc:
-            where = Position(name, line, 1) if line else position
-            for problem in problems_from(exc):
-                diagnostics.error(f"itemsFile item {len(items) + 1}: {problem}", where)
-            items.append(BatchItem())
-    if not items:
-        diagnostics.error(f"itemsFile {name}: has no items", position)
-    return items, content
-
-
-def _csv_rows(text: str) -> list[tuple[int, Any]]:
-    reader = csv.DictReader(io.StringIO(text))
-    rows = []
-    for record in reader:
-        item: dict[str, Any] = {}
-        for column, cell in record.items():
-            if column is None:
-                continue
-            if column in REFERENCE_FIELDS:
-                if cell:
-                    item[column] = cell
-            elif column == "version":
-                if cell:
-                    item["version"] = int(cell) if cell.strip().isdigit() else cell
-            elif column.startswith("metadata."):
-                item.setdefault("metadata", {})[column.removeprefix("metadata.")] = cell
-            else:
-                item.setdefault("inputs", {})[column.removeprefix("inputs.")] = cell
-        rows.append((reader.line_num, item))
-    return rows
-
-
-def _json_rows(
-    text: str, name: str, position: Position, diagnostics: Diagnostics
-) -> list[tuple[int, Any]] | None:
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        diagnostics.error(f"itemsFile {name}: not JSON ({exc})", position)
-        return None
-    if not isinstance(data, list):
-        diagnostics.error(f"itemsFile {name}: must hold a list of items", position)
-        return None
-    return [(0, row) for row in data]
 
 
 # -- resolution ----------------------------------------------------------------
@@ -158,11 +79,11 @@ def resolve_items(
     agent_id: str,
     ctx: PlanContext,
     label: str,
-    position: Position,
+    declared: Declared,
 ) -> tuple[FrozenDict, ...] | None:
     """The items as the requests the service keeps (ids for names, in the shape the
-    batch rules give them); None when any item has a problem (each reported, the
-    first ones in full)."""
+    batch rules give them); None when any item has a problem (each reported where
+    its item is written, the first ones in full)."""
     requests: list[dict[str, Any]] = []
     pending: dict[tuple[int, str], str] = {}  # (item, field) -> id known after create
     problems: list[str] = []
@@ -191,10 +112,10 @@ def resolve_items(
         problems = [_as_written(p, named) for p in _rule_problems(requests, agent_id, ctx)]
     if problems:
         for problem in problems[:SHOWN_PROBLEMS]:
-            ctx.diagnostics.error(f"{label}: {problem}", position)
+            ctx.diagnostics.error(f"{label}: {problem}", _where(problem, declared))
         if len(problems) > SHOWN_PROBLEMS:
             more = len(problems) - SHOWN_PROBLEMS
-            ctx.diagnostics.error(f"{label}: {more} more problems in items", position)
+            ctx.diagnostics.error(f"{label}: {more} more problems in items", declared.position)
         return None
     out = []
     for index, parsed in enumerate(parse_items(requests)):
@@ -206,9 +127,15 @@ def resolve_items(
     return tuple(out)
 
 
+def _where(problem: str, declared: Declared) -> Position:
+    """Where the item a problem is about was written (in the YAML or its itemsFile)."""
+    match = ITEM.match(problem)
+    return declared.at("items", int(match.group(1))) if match else declared.position
+
+
 def _as_written(problem: Problem, named: set[tuple[int, str]]) -> str:
     """A problem in the words of the file: `agentProfilePool` for a pool given by name."""
-    match = re.match(r"items\[(\d+)\]", problem.parameter)
+    match = ITEM.match(problem.parameter)
     parameter, detail = problem.parameter, problem.detail
     if match:
         for field, id_field in REFERENCE_FIELDS.items():

@@ -25,12 +25,13 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..config.diagnostics import Diagnostics
+from ..config.diagnostics import Diagnostics, Position
 from ..frozen import FrozenMap
 from ..rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
 from .base import ApiCall, Decision, Declared, DesiredModel, FieldChange, Kind, LiveObject, State
-from .batch_items import BatchItem, read_items_file, resolve_items, shown_item
-from .context import LiveRead, PlanContext
+from .batch_items import BatchItem, resolve_items, shown_item
+from .context import LiveRead, PlanContext, PlanOptions
+from .items_file import read_items_file
 from .keys import Key
 from .references import References
 
@@ -128,12 +129,19 @@ class Batches(Kind):
             return declared, []
         path = folder / model.itemsFile
         shown = (Path(declared.position.file).parent / model.itemsFile).as_posix()
-        read = read_items_file(path, shown, declared.position, diagnostics)
+        read = read_items_file(path, shown, declared.at("itemsFile"), diagnostics)
         if read is None:
             return declared, []
-        items, content = read
+        items, positions, content = read
+
+        def locate(at: tuple[str | int, ...]) -> Position:
+            """An item is where the file holds it; the rest where the YAML has it."""
+            if at[:1] == ("items",) and len(at) > 1 and isinstance(at[1], int):
+                return positions[at[1]]
+            return declared.at(*at)
+
         expanded = model.model_copy(update={"items": items})
-        return Declared(expanded, declared.position, declared.parent), [(path, content)]
+        return Declared(expanded, declared.position, declared.parent, locate), [(path, content)]
 
     def references_needed(self, declared: list[Declared]) -> set[str]:
         present = [d.model for d in declared if d.present and isinstance(d.model, BatchDesired)]
@@ -206,7 +214,7 @@ class Batches(Kind):
             fields["concurrencyGroupId"] = str(model.concurrencyGroupId)
         if model.items is not None:
             label = f"batch {model.name}"
-            items = resolve_items(model.items, agent_id, ctx, label, declared.position)
+            items = resolve_items(model.items, agent_id, ctx, label, declared)
             if items is None:
                 return None
             fields["items"] = items
@@ -243,6 +251,21 @@ class Batches(Kind):
             )
         return super().decide_create(desired, ctx, declared)
 
+    def stale_reason(
+        self, action: str, calls: tuple[ApiCall, ...], options: PlanOptions
+    ) -> str | None:
+        """A create planned while startAt was ahead, applied after it: the batch would
+        start at once, which the plan did not say."""
+        start = next((c.body["startAt"] for c in calls if c.creates), None)
+        if start is None or options.allow_past_start:
+            return None
+        if datetime.fromisoformat(start) >= options.current_time():
+            return None
+        return (
+            f"its startAt {start} has passed since the plan was made, so it would start "
+            "at once; plan again, or apply with --allow-past-start"
+        )
+
     def decide_update(
         self, live: LiveObject, desired: State, changes: list[FieldChange], ctx: PlanContext
     ) -> Decision:
@@ -256,12 +279,11 @@ class Batches(Kind):
                 "cancelled and created again",
                 calls,
             )
-        verb = "differs" if len(changes) == 1 else "differ"
         return Decision(
             None,
             f"{status}: differs ({fields}) but cannot be changed",
-            warning=f"the batch is {status}: {fields} {verb} from the files, but a started "
-            "or finished batch cannot be changed; it is left as it is",
+            warning=f"the batch is {status}: it differs from the files in {fields}, but a "
+            "started or finished batch cannot be changed; it is left as it is",
         )
 
     def decide_delete(self, live: LiveObject, reason: str, ctx: PlanContext) -> Decision:

@@ -18,8 +18,10 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import ConfigDict, Field
 
+from ..config.diagnostics import Diagnostics
 from ..frozen import FrozenDict, FrozenMap
 from ..rules.webhooks import (
+    BATCH_EVENTS,
     PAYLOAD_VERSION,
     AttachmentSettings,
     HeaderMap,
@@ -238,6 +240,22 @@ class WebhookAttachments(Kind):
 
     def parent_key(self, key: Key) -> Key:
         return Key(key[1])
+
+    def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:
+        """Batch events carry no execution metadata: named under a metadataFilter,
+        they are never sent (the service accepts it; the user surely did not mean it)."""
+        for item in declared:
+            model, parent = item.model, item.parent
+            assert isinstance(model, AttachmentDesired) and parent is not None
+            if not model.metadataFilter:
+                continue
+            for event in (e for e in BATCH_EVENTS if e in (model.eventRules or ())):
+                diagnostics.warning(
+                    f"webhook {parent.model.name}, agent {model.agent}: {event} is never "  # type: ignore[attr-defined]
+                    "sent under a metadataFilter (batch events carry no execution "
+                    "metadata); attach it through another webhook, without a metadataFilter",
+                    item.position,
+                )
 
     async def read_live(self, read: LiveRead) -> list[LiveObject]:
         parents = list(read.parents.values())

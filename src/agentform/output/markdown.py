@@ -20,7 +20,7 @@ from urllib.parse import quote
 from ..engine.apply import ApplyReport
 from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
-from .values import diff_lines, object_lines, warning_text
+from .values import diff_lines, known_after_create, object_lines, warning_text
 
 GITHUB_LIMIT = 65_536
 SIGNS = {"create": "+", "update": "~", "replace": "~", "delete": "-", "cancel": "-"}
@@ -90,17 +90,20 @@ def _actions(changes: Iterable[Change]) -> list[str]:
     return [a for a in ACTIONS if a in present] + sorted(present - set(ACTIONS))
 
 
-def change_entry(change: Change, scrub: Callable[[str], str], status: str = "") -> list[str]:
+def change_entry(
+    change: Change, scrub: Callable[[str], str], status: str = "", verbose: bool = False
+) -> list[str]:
     sign = SIGNS.get(change.action, "~")
     head = f"{sign} {change.id}: {change.action}, {change.reason}"
     lines = [head + (f" ({status})" if status else "")]
     if change.action == "create":
-        lines += object_lines(sign, change.after)
+        lines += object_lines(sign, change.after, verbose=verbose)
     elif change.changedFields:
         for fc in change.changedFields:
             lines += diff_lines(fc)
     elif change.action in ("delete", "cancel"):
-        lines += object_lines(sign, change.before)
+        lines += object_lines(sign, change.before, verbose=verbose)
+    lines += [f"{sign}    {line}" for line in known_after_create(change)]
     return [scrub(line) for line in lines]
 
 
@@ -144,7 +147,7 @@ class MarkdownView:
                     kind,
                     f"{kind}: {counts}",
                     len(mine),
-                    (change_entry(c, self.scrub) for c in mine),
+                    (change_entry(c, self.scrub, verbose=self.verbose) for c in mine),
                 )
             )
         if self.verbose and plan.noops:
@@ -182,7 +185,7 @@ class MarkdownView:
             mine = [r for r in report.results if r.change.kind == kind]
             entries = []
             for r in mine:
-                entry = change_entry(r.change, self.scrub, r.status)
+                entry = change_entry(r.change, self.scrub, r.status, self.verbose)
                 if r.error:
                     entry.append(self.scrub(f"!    {r.error}"))
                 entries.append(entry)
@@ -221,7 +224,7 @@ class MarkdownView:
                 for fc in item.fields:
                     lines += diff_lines(fc)
                 if item.drift != "changed":
-                    lines += object_lines(sign, item.object)
+                    lines += object_lines(sign, item.object, verbose=self.verbose)
                 entries.append([self.scrub(line) for line in lines])
             sections.append(Section(kind, f"{kind}: {len(mine)} drifted", len(entries), entries))
         return self._document(head, sections, "drifted objects")

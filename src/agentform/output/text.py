@@ -10,7 +10,7 @@ from ..engine.apply import ApplyReport, ChangeResult
 from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
 from ..engine.targets import PARTIAL
-from .values import describe, summarised, value, warning_text
+from .values import describe, known_after_create, summarised, value, warning_text
 
 SIGNS = {
     "create": ("+", "green"),
@@ -93,10 +93,7 @@ class TextView:
                 more = len(described) - LINES_PER_FIELD
                 described = [*described[:LINES_PER_FIELD], f"... {more} more lines (-v shows all)"]
             lines += [f"      {line}" for line in described]
-        pending = sorted(
-            {s.idOf for call in change.calls for s in call.slots if s.idOf} - {change.id}
-        )
-        lines += [f"      {ref} id: (known after create)" for ref in pending]
+        lines += [f"      {line}" for line in known_after_create(change)]
         if self.verbose:
             for call in change.calls:
                 lines.append(self._style(f"      {call.method} {call.path}", "cyan"))

@@ -207,14 +207,26 @@ def _shown(v: Any, change: FieldChange) -> str:
     return _item_text(v) if set_member else value(v)
 
 
-def object_lines(sign: str, shown: Mapping[str, Any] | None, indent: str = "    ") -> list[str]:
-    """A whole object (created or deleted) as `diff` lines, one per field or list item."""
+def object_lines(
+    sign: str, shown: Mapping[str, Any] | None, indent: str = "    ", verbose: bool = False
+) -> list[str]:
+    """A whole object (created or deleted) as `diff` lines, one per field or list item
+    (a long list of objects summarised unless `verbose`)."""
     out = []
     for k, v in (shown or {}).items():
         if k == "name":
             continue
         if isinstance(v, list | tuple) and any(isinstance(i, Mapping) for i in v):
-            out += [f"{sign}{indent}{k}[{i}]: {value(item)}" for i, item in enumerate(v)]
+            head, entries = summarised(v, verbose)
+            if head:
+                out.append(f"{sign}{indent}{k}:{head}")
+            out += [f"{sign}{indent}{k}[{i}]: {value(item)}" for i, item in enumerate(entries)]
         else:
             out.append(f"{sign}{indent}{k}: {value(v)}")
     return out
+
+
+def known_after_create(change: Any) -> list[str]:
+    """The objects whose ids this change's calls take once their creates have answered."""
+    pending = {s.idOf for call in change.calls for s in call.slots if s.idOf} - {change.id}
+    return [f"{ref} id: (known after create)" for ref in sorted(pending)]

@@ -1,0 +1,160 @@
+"""`itemsFile:` of a batch: its items read from a CSV or JSON file beside the YAML.
+
+A CSV has a header row: a column per input, `metadata.KEY` columns for metadata,
+and `agentProfile`, `agentProfilePool`, `agentProfileId`, `agentProfilePoolId`,
+`version` columns for those fields (an empty cell leaves the field out). An input
+whose name is one of those, or close to one, is written `inputs.NAME`: a column
+close to a field's name is taken for a misspelling of it, not silently for an
+input. A JSON file is a list of items as written in YAML. Every problem is an
+error at the file's line, all of them at once.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..config.diagnostics import Diagnostics, Position
+from ..rules.problems import problems_from
+from .batch_items import BatchItem
+
+FIELD_COLUMNS = ("agentProfile", "agentProfilePool", "agentProfileId", "agentProfilePoolId")
+PREFIXES = ("metadata", "inputs")
+CLOSE = 0.8  # how alike a column must be to a field's name to be taken for it
+
+
+def read_items_file(
+    path: Path, name: str, position: Position, diagnostics: Diagnostics
+) -> tuple[list[BatchItem], list[Position], bytes] | None:
+    """The items of the file, where each was written, and the file's bytes; None
+    after a diagnostic. `name` is how messages call the file; `position` is where
+    the YAML names it."""
+    try:
+        content = path.read_bytes()
+        text = content.decode("utf-8-sig")
+    except OSError as exc:
+        diagnostics.error(f"itemsFile {name}: cannot read it ({exc.strerror})", position)
+        return None
+    except UnicodeDecodeError:
+        diagnostics.error(f"itemsFile {name}: is not UTF-8 text", position)
+        return None
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".json"):
+        diagnostics.error(f"itemsFile {name}: must be a .csv or a .json file", position)
+        return None
+    rows = _csv_rows if suffix == ".csv" else _json_rows
+    read = rows(text, name, position, diagnostics)
+    if read is None:
+        return None
+    items, positions = [], []
+    for line, row in read:
+        where = Position(name, line, 1) if line else position
+        positions.append(where)
+        try:
+            items.append(BatchItem.model_validate(row))
+        except ValidationError as exc:
+            for problem in problems_from(exc):
+                diagnostics.error(f"itemsFile item {len(items) + 1}: {problem}", where)
+            items.append(BatchItem())
+    if not items:
+        diagnostics.error(f"itemsFile {name}: has no items", position)
+    return items, positions, content
+
+
+def _csv_rows(
+    text: str, name: str, position: Position, diagnostics: Diagnostics
+) -> list[tuple[int, Any]] | None:
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if header is None:
+        diagnostics.error(f"itemsFile {name}: has no header row", position)
+        return None
+    at_header = Position(name, 1, 1)
+    columns = _columns(header, lambda why: diagnostics.error(f"itemsFile {name}: {why}", at_header))
+    rows = []
+    for number, record in enumerate((r for r in reader if r), start=1):
+        line = reader.line_num
+        if len(record) != len(header):
+            cells = f"{len(record)} cell" + ("" if len(record) == 1 else "s")
+            diagnostics.error(
+                f"itemsFile {name}: row {number} has {cells}, the header {len(header)}",
+                Position(name, line, 1),
+            )
+            continue
+        if columns is not None:
+            rows.append((line, _item(columns, record)))
+    return None if columns is None else rows
+
+
+def _columns(header: list[str], error: Any) -> list[tuple[str, str]] | None:
+    """Each column as (where it goes: field, metadata or inputs; the name there);
+    None after an error."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    ok = True
+    for index, column in enumerate(header, start=1):
+        if not column.strip():
+            error(f"column {index} has no name")
+            ok = False
+        elif column in seen:
+            error(f"column '{column}' is written twice")
+            ok = False
+        elif column in (*FIELD_COLUMNS, "version"):
+            out.append(("field", column))
+        elif column.split(".", 1)[0] in PREFIXES and "." in column:
+            prefix, key = column.split(".", 1)
+            out.append((prefix, key))
+        elif meant := _misspelt(column):
+            error(
+                f"column '{column}' is no field (did you mean '{meant}'?); an input of that name "
+                f"is written 'inputs.{column}'"
+            )
+            ok = False
+        else:
+            out.append(("inputs", column))
+        seen.add(column)
+    return out if ok else None
+
+
+def _misspelt(column: str) -> str | None:
+    """The field or prefixed column `column` is close to, if any."""
+    close = difflib.get_close_matches(column, [*FIELD_COLUMNS, "version"], n=1, cutoff=CLOSE)
+    if close:
+        return close[0]
+    if "." in column:
+        prefix, key = column.split(".", 1)
+        near = difflib.get_close_matches(prefix, PREFIXES, n=1, cutoff=CLOSE)
+        if near:
+            return f"{near[0]}.{key}"
+    return None
+
+
+def _item(columns: list[tuple[str, str]], record: list[str]) -> dict[str, Any]:
+    item: dict[str, Any] = {}
+    for (where, key), cell in zip(columns, record, strict=True):
+        if where == "field":
+            if cell:
+                item[key] = int(cell) if key == "version" and cell.strip().isdigit() else cell
+        else:
+            item.setdefault(where, {})[key] = cell
+    return item
+
+
+def _json_rows(
+    text: str, name: str, position: Position, diagnostics: Diagnostics
+) -> list[tuple[int, Any]] | None:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        diagnostics.error(f"itemsFile {name}: not JSON ({exc})", position)
+        return None
+    if not isinstance(data, list):
+        diagnostics.error(f"itemsFile {name}: must hold a list of items", position)
+        return None
+    return [(0, row) for row in data]
