@@ -190,8 +190,10 @@ class Run:
         code: int | None = 0,
         env: dict[str, str | None] | None = None,
         record: bool = True,
+        crash: bool = False,
     ) -> str:
-        """Runs agentform (with --record-cassette when `record`), keeps all it produced."""
+        """Runs agentform (with --record-cassette when `record`), keeps all it produced.
+        A failing run fails cleanly: a crash (a bug) only where `crash` says so."""
         args = (*args, "-C", self.ws)
         if record:
             self.cassettes += 1
@@ -202,6 +204,7 @@ class Run:
         self.produced.append((f"stderr of {label}", result.stderr.encode()))
         if code is not None:
             assert result.exit_code == code, (label, result.output)
+        assert ("Unexpected error" in result.output) == crash, (label, result.output)
         return result.output
 
     def input(self, name: str, text: str) -> Path:
@@ -348,7 +351,7 @@ def _crash(run: Run) -> None:
     original = text.TextView.plan
     text.TextView.plan = broken  # type: ignore[method-assign]
     try:
-        assert "Unexpected error" in run.cli("plan", code=1)
+        assert "Unexpected error" in run.cli("plan", code=1, crash=True)
     finally:
         text.TextView.plan = original  # type: ignore[method-assign]
     logs = list((run.root / "ws" / ".agentform").glob("crash-*.log"))

@@ -139,3 +139,22 @@ def test_validate_refuses_the_options_it_would_not_use(
 def test_validate_still_runs_with_the_endpoint_from_the_environment(ws: Path) -> None:
     result = agentform("validate", "-C", str(ws), env={"AGENTFORM_ENDPOINT": "http://x/agents/v2"})
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("where", ["file", "environment"])
+def test_an_api_key_a_header_cannot_carry_is_a_clean_error(
+    ws: Path, tmp_path: Path, where: str
+) -> None:
+    """A key file holding something else (a pasted note, a non-ASCII password) is
+    named as the problem, without its content, before any call."""
+    key = "clé-secrète-ü"
+    keyfile = tmp_path / "key"
+    keyfile.write_text(key + "\n")
+    given = ["--api-key-file", str(keyfile)] if where == "file" else []
+    env = {"AGENTFORM_API_KEY": key if where == "environment" else None}
+    result = agentform("plan", "-C", str(ws), *given, env=env)
+    assert result.exit_code == 1
+    assert "Unexpected error" not in result.output and key not in result.output
+    source = "--api-key-file" if where == "file" else "AGENTFORM_API_KEY"
+    assert f"the API key from {source} is not printable ASCII" in result.output
+    assert not list((ws / ".agentform").glob("crash-*.log"))
