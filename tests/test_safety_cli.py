@@ -158,3 +158,27 @@ def test_an_api_key_a_header_cannot_carry_is_a_clean_error(
     source = "--api-key-file" if where == "file" else "AGENTFORM_API_KEY"
     assert f"the API key from {source} is not printable ASCII" in result.output
     assert not list((ws / ".agentform").glob("crash-*.log"))
+
+
+def test_a_logged_error_holds_no_secret_value(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The in-process service logs a bug's traceback, whose message holds the value;
+    the run's log handler scrubs it (logs are a last line of defence, as cassettes)."""
+    from agentform.service.store import vault_templates
+
+    value = 'log-canary-"ü\\7f3e'
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError(f"cannot store {args!r} {kwargs!r}")
+
+    monkeypatch.setattr(vault_templates, "create_template", broken)
+    (ws / "note.yaml").write_text(
+        "vaultTemplates:\n  - name: Note\n    kind: custom\n"
+        "    description: \"{{ secret('NOTE') }}\"\n"
+        "    fields: [{type: text, label: Note, required: false}]\n"
+    )
+    result = agentform("apply", "--auto-approve", "-C", str(ws), env={"NOTE": value})
+    assert result.exit_code == 1
+    assert "unhandled error on POST /agents/v2/vault/templates" in result.stderr
+    assert "RuntimeError: cannot store" in result.stderr  # the traceback was logged
+    for form in (value, value.encode("unicode_escape").decode(), "log-canary"):
+        assert form not in result.output, form
