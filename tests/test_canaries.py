@@ -65,7 +65,8 @@ CANARIES = [
 
 FILES = {
     "pools.yaml": "profilePools:\n  - {name: canary-pool, members: [bot-1]}\n",
-    "hooks.yaml": "webhooks:\n  - name: canary-hook\n    url: https://hooks.example.com/x\n"
+    # the receiver refuses (a port nothing listens on): deliveries fail, on loopback
+    "hooks.yaml": "webhooks:\n  - name: canary-hook\n    url: http://127.0.0.1:9/canary\n"
     "    headers:\n      Authorization: \"Bearer {{ secret('HEADER') }}\"\n"
     "      X-Plain: PLAIN\n",
     "vault.yaml": """\
@@ -191,13 +192,16 @@ class Run:
         env: dict[str, str | None] | None = None,
         record: bool = True,
         crash: bool = False,
+        recorded: bool | None = None,
     ) -> str:
         """Runs agentform (with --record-cassette when `record`), keeps all it produced.
-        A failing run fails cleanly: a crash (a bug) only where `crash` says so."""
+        A failing run fails cleanly: a crash (a bug) only where `crash` says so. A
+        recording run writes its cassette (`recorded`; by default when it succeeds)."""
         args = (*args, "-C", self.ws)
+        cassette = self.root / f"run-{self.cassettes + 1}.yaml"
         if record:
             self.cassettes += 1
-            args = (*args, "--record-cassette", str(self.root / f"run-{self.cassettes}.yaml"))
+            args = (*args, "--record-cassette", str(cassette))
         result = CliRunner().invoke(cli, list(args), env=env or self.env())
         label = " ".join(args[:2])
         self.produced.append((f"stdout of {label}", result.stdout.encode()))
@@ -205,6 +209,8 @@ class Run:
         if code is not None:
             assert result.exit_code == code, (label, result.output)
         assert ("Unexpected error" in result.output) == crash, (label, result.output)
+        if record and (recorded or (recorded is None and result.exit_code == 0)):
+            assert cassette.is_file(), f"{label} wrote no cassette"
         return result.output
 
     def input(self, name: str, text: str) -> Path:
@@ -378,7 +384,14 @@ def _show(run: Run) -> None:
     plan = str(run.root / "plan.json")
     run.cli("plan", "--out", plan)
     for fmt in ("text", "markdown", "json"):
-        run.cli("show", plan, "--format", fmt)
+        run.cli("show", plan, "--format", fmt, record=False)  # offline: refuses recording
+
+
+@output("webhook test after a rotation", "webhook")
+def _webhook_test(run: Run) -> None:
+    rotate(run)
+    said = run.cli("webhook", "test", "canary-hook", "--wait", "0", code=1, recorded=True)
+    assert "EXECUTION_TEST to canary-hook" in said
 
 
 def rotate(run: Run, back: bool = False) -> None:
@@ -391,8 +404,6 @@ EXEMPT = {
     "init": "writes a scaffold, reads no workspace",
     "schema": "writes the JSON Schema, reads no workspace",
     "service": "serves the API; its callers' secrets are theirs",
-    "webhook": "verify reads the files it is given; listen prints one line per delivery "
-    "(no header, no value) and uses the workspace only for its endpoint and key",
 }
 
 

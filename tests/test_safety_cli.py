@@ -118,6 +118,7 @@ def test_service_run_on_a_busy_port_fails_before_its_banner(tmp_path: Path) -> N
     assert f"127.0.0.1:{port} is in use" in result.output
 
 
+@pytest.mark.parametrize("command", ["validate", "show"])
 @pytest.mark.parametrize(
     ("flag", "value"),
     [
@@ -127,12 +128,18 @@ def test_service_run_on_a_busy_port_fails_before_its_banner(tmp_path: Path) -> N
         ("--organization-id", str(uuid.UUID(int=1))),
     ],
 )
-def test_validate_refuses_the_options_it_would_not_use(
-    ws: Path, flag: str, value: str, tmp_path: Path
+def test_offline_commands_refuse_the_options_they_would_not_use(
+    ws: Path, flag: str, value: str, tmp_path: Path, command: str
 ) -> None:
-    result = agentform("validate", "-C", str(ws), flag, value.format(tmp=tmp_path))
+    """validate reads the files, show a saved plan: neither calls the service."""
+    args = [command]
+    if command == "show":
+        plan = tmp_path / "plan.json"
+        assert agentform("plan", "-C", str(ws), "--out", str(plan)).exit_code == 0
+        args.append(str(plan))
+    result = agentform(*args, "-C", str(ws), flag, value.format(tmp=tmp_path))
     assert result.exit_code == 1, result.output
-    assert f"validate works offline: {flag} is not used" in result.output
+    assert f"{command} works offline: {flag} is not used" in result.output
     assert not (tmp_path / "run.yaml").exists()
 
 
