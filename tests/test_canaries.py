@@ -307,7 +307,7 @@ def _export(run: Run) -> None:
 def _export_unset(run: Run) -> None:
     rotate(run)
     printed = run.cli("export", env=run.env(None))
-    assert "TOKEN is not set" in printed
+    assert "TOKEN is not set" in printed and """'{{ secret("TOKEN") }}'""" in printed
 
 
 @output("a wrong API key (the canary itself)", "plan:text", "apply:text")
@@ -387,7 +387,7 @@ def _show(run: Run) -> None:
         run.cli("show", plan, "--format", fmt, record=False)  # offline: refuses recording
 
 
-@output("webhook test after a rotation", "webhook")
+@output("webhook test after a rotation", "webhook test")
 def _webhook_test(run: Run) -> None:
     rotate(run)
     said = run.cli("webhook", "test", "canary-hook", "--wait", "0", code=1, recorded=True)
@@ -404,26 +404,40 @@ EXEMPT = {
     "init": "writes a scaffold, reads no workspace",
     "schema": "writes the JSON Schema, reads no workspace",
     "service": "serves the API; its callers' secrets are theirs",
+    "webhook verify": "reads only the files it is given (a body, a signature, a key)",
+    "webhook listen": "a server that prints one line per delivery (no header, no value); "
+    "it reads the workspace only for its endpoint and key, as webhook test does",
 }
+
+
+def _commands(group: click.Group, prefix: str = "") -> Iterator[tuple[str, click.Command]]:
+    """Every command under `group`, subcommands of its groups included ("webhook test")."""
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None
+        full = f"{prefix}{name}"
+        if full in EXEMPT:
+            continue
+        if isinstance(command, click.Group):
+            yield from _commands(command, f"{full} ")
+        else:
+            yield full, command
 
 
 def test_every_command_and_format_has_an_output() -> None:
     """Each command, and each of its --format choices ("plan:json"), is an output
     some entry of OUTPUTS runs: a new command or format joins the matrix here."""
     assert isinstance(cli, click.Group)
-    ctx = click.Context(cli)
     wanted = set()
-    for name in cli.list_commands(ctx):
-        if name in EXEMPT:
-            continue
-        command = cli.get_command(ctx, name)
-        assert command is not None
+    for name, command in _commands(cli):
         formats = [
             p.type.choices
             for p in command.params
             if "--format" in getattr(p, "opts", ()) and isinstance(p.type, click.Choice)
         ]
         wanted |= {f"{name}:{f}" for f in formats[0]} if formats else {name}
+    assert "webhook test" in wanted and "plan:json" in wanted  # the walk reaches them
     missing = wanted - set(COMMANDS)
     assert not missing, f"add outputs of {sorted(missing)} to OUTPUTS in {__file__}"
 
