@@ -2,17 +2,24 @@
 
 Three canaries (plain ASCII, non-ASCII, one holding `"` and `\\`), each with an
 earlier value (the rotation case: the live workspace still holds the earlier
-value). Every output agentform produces is a function registered in OUTPUTS;
-the one parametrised test runs each output with each canary, records a
-cassette where the command calls the API, and looks for the canaries in all it
-produced: stdout, stderr, written files (plans, exports, cassettes, crash
-logs), raw and in every encoding a value can take. A new command must add its
-outputs here: `test_every_command_has_an_output` fails until it does.
+value). Each reaches agentform three ways: `secret('TOKEN')` in template text,
+`secret('HEADER')` in a webhook header value, and written plainly as another
+header value (header values are sensitive however they are written). Every
+output agentform produces is a function registered in OUTPUTS; the one
+parametrised test runs each output with each canary, records a cassette where
+the command calls the API, and looks for the canaries in all it produced:
+stdout, stderr, written files (plans, exports, cassettes, crash logs), raw and
+in every encoding a value can take. A new command or --format must add its
+outputs here: `test_every_command_and_format_has_an_output` fails until it does.
+
+One service serves the whole module over loopback HTTP; each test has an
+organization (and key) of its own in it, so tests share no objects.
 """
 
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,8 +32,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from agentform.api.client import RetryPolicy
 from agentform.cli.main import cli
-from agentform.service import DEMO_ADMIN_KEY
+from agentform.sensitive import MASK, Secrets
+from agentform.service import create_app
+from agentform.service.seed import Seed
+
+from .loopback import serving
 
 
 @dataclass(frozen=True)
@@ -52,10 +64,11 @@ CANARIES = [
 ]
 
 FILES = {
-    "agentform.yaml": "workspace: canaries\nendpoint: local\n",
     "pools.yaml": "profilePools:\n  - {name: canary-pool, members: [bot-1]}\n",
-    "hooks.yaml": "webhooks:\n  - name: canary-hook\n    url: https://hooks.example.com/x\n"
-    "    headers: {Authorization: \"Bearer {{ secret('HEADER') }}\"}\n",
+    # the receiver refuses (a port nothing listens on): deliveries fail, on loopback
+    "hooks.yaml": "webhooks:\n  - name: canary-hook\n    url: http://127.0.0.1:9/canary\n"
+    "    headers:\n      Authorization: \"Bearer {{ secret('HEADER') }}\"\n"
+    "      X-Plain: PLAIN\n",
     "vault.yaml": """\
 vaultTemplates:
   - name: Canary login
@@ -71,6 +84,14 @@ vaultTemplates:
         fieldKeys: [USER, PASSWORD]
 """,
 }
+
+
+def workspace_files(canary: Canary, endpoint: str) -> dict[str, str]:
+    """The workspace of one test: its endpoint, and the canary written plainly as a
+    header value (JSON is YAML: the value is quoted whatever its characters)."""
+    plain = json.dumps(header(canary.current))
+    files = {name: text.replace("PLAIN", plain) for name, text in FILES.items()}
+    return {"agentform.yaml": f"workspace: canaries\nendpoint: {endpoint}\n", **files}
 
 
 # -- finding a canary ------------------------------------------------------------
@@ -92,7 +113,7 @@ def _forms(value: str) -> set[str]:
         encoded = base64.b64encode(b"\0" * pad + data).decode()
         middle = encoded[(pad * 8 + 5) // 6 : (8 * (pad + len(data))) // 6]
         forms |= {middle, middle.replace("+", "-").replace("/", "_")}
-    stem = value[:8]  # "cnryXxxx": an ASCII stem no other text holds
+    stem = value[:7]  # "cnryXxx": an ASCII stem no other text holds (before any " or \\)
     forms.add(stem)
     return forms
 
@@ -124,7 +145,7 @@ def leaks(blob: bytes, canary: Canary) -> list[str]:
         for form in _forms(value):
             if form in text or form.lower() in text.lower():
                 found.append(f"{form!r} (a form of {value!r})")
-        if any(value in s or value[:8] in s for s in _decoded_strings(blob)):
+        if any(value in s or value[:7] in s for s in _decoded_strings(blob)):
             found.append(f"{value!r} inside a decoded string")
     return found
 
@@ -148,6 +169,8 @@ class Run:
 
     root: Path
     canary: Canary
+    key: str  # the API key of this test's organization
+    inputs: dict[str, bytes] = field(default_factory=dict)  # workspace files, as written
     produced: list[tuple[str, bytes]] = field(default_factory=list)
     cassettes: int = 0
 
@@ -160,7 +183,7 @@ class Run:
         current canary; None: unset)."""
         value = self.canary.current if value == "" else value
         secrets = {"TOKEN": value, "HEADER": None if value is None else header(value)}
-        return {**secrets, "AGENTFORM_API_KEY": None, **extra}
+        return {**secrets, "AGENTFORM_API_KEY": self.key, **extra}
 
     def cli(
         self,
@@ -168,18 +191,26 @@ class Run:
         code: int | None = 0,
         env: dict[str, str | None] | None = None,
         record: bool = True,
+        crash: bool = False,
+        recorded: bool | None = None,
     ) -> str:
-        """Runs agentform (with --record-cassette when `record`), keeps all it produced."""
+        """Runs agentform (with --record-cassette when `record`), keeps all it produced.
+        A failing run fails cleanly: a crash (a bug) only where `crash` says so. A
+        recording run writes its cassette (`recorded`; by default when it succeeds)."""
         args = (*args, "-C", self.ws)
+        cassette = self.root / f"run-{self.cassettes + 1}.yaml"
         if record:
             self.cassettes += 1
-            args = (*args, "--record-cassette", str(self.root / f"run-{self.cassettes}.yaml"))
+            args = (*args, "--record-cassette", str(cassette))
         result = CliRunner().invoke(cli, list(args), env=env or self.env())
         label = " ".join(args[:2])
         self.produced.append((f"stdout of {label}", result.stdout.encode()))
         self.produced.append((f"stderr of {label}", result.stderr.encode()))
         if code is not None:
             assert result.exit_code == code, (label, result.output)
+        assert ("Unexpected error" in result.output) == crash, (label, result.output)
+        if record and (recorded or (recorded is None and result.exit_code == 0)):
+            assert cassette.is_file(), f"{label} wrote no cassette"
         return result.output
 
     def input(self, name: str, text: str) -> Path:
@@ -190,11 +221,12 @@ class Run:
         return path
 
     def files(self) -> Iterator[tuple[str, bytes]]:
-        """Every file the run wrote (the service's database holds the values: it is
-        the service's state, not agentform's output)."""
+        """Every file the run wrote (the workspace's files, as the test wrote them,
+        hold the plain header value on purpose)."""
         for path in sorted(self.root.rglob("*")):
-            if path.is_file() and not path.name.startswith("service.db"):
-                yield str(path.relative_to(self.root)), path.read_bytes()
+            where = str(path.relative_to(self.root))
+            if path.is_file() and self.inputs.get(where) != (blob := path.read_bytes()):
+                yield where, blob
 
 
 Output = Callable[[Run], None]
@@ -275,7 +307,7 @@ def _export(run: Run) -> None:
 def _export_unset(run: Run) -> None:
     rotate(run)
     printed = run.cli("export", env=run.env(None))
-    assert "TOKEN is not set" in printed
+    assert "TOKEN is not set" in printed and """'{{ secret("TOKEN") }}'""" in printed
 
 
 @output("a wrong API key (the canary itself)", "plan:text", "apply:text")
@@ -288,7 +320,7 @@ def _wrong_key(run: Run) -> None:
 @output("the service down", "plan:text", "apply:text", "export")
 def _service_down(run: Run) -> None:
     down = ("--endpoint", "http://127.0.0.1:9/agents/v2")
-    env = run.env(AGENTFORM_API_KEY=DEMO_ADMIN_KEY)
+    env = run.env()
     for command in (("plan",), ("apply", "--auto-approve"), ("export",)):
         assert "cannot reach" in run.cli(*command, *down, env=env, code=1)
 
@@ -325,7 +357,7 @@ def _crash(run: Run) -> None:
     original = text.TextView.plan
     text.TextView.plan = broken  # type: ignore[method-assign]
     try:
-        assert "Unexpected error" in run.cli("plan", code=1)
+        assert "Unexpected error" in run.cli("plan", code=1, crash=True)
     finally:
         text.TextView.plan = original  # type: ignore[method-assign]
     logs = list((run.root / "ws" / ".agentform").glob("crash-*.log"))
@@ -352,7 +384,14 @@ def _show(run: Run) -> None:
     plan = str(run.root / "plan.json")
     run.cli("plan", "--out", plan)
     for fmt in ("text", "markdown", "json"):
-        run.cli("show", plan, "--format", fmt)
+        run.cli("show", plan, "--format", fmt, record=False)  # offline: refuses recording
+
+
+@output("webhook test after a rotation", "webhook test")
+def _webhook_test(run: Run) -> None:
+    rotate(run)
+    said = run.cli("webhook", "test", "canary-hook", "--wait", "0", code=1, recorded=True)
+    assert "EXECUTION_TEST to canary-hook" in said
 
 
 def rotate(run: Run, back: bool = False) -> None:
@@ -365,44 +404,101 @@ EXEMPT = {
     "init": "writes a scaffold, reads no workspace",
     "schema": "writes the JSON Schema, reads no workspace",
     "service": "serves the API; its callers' secrets are theirs",
-    "webhook": "verify reads the files it is given; listen prints one line per delivery "
-    "(no header, no value) and uses the workspace only for its endpoint and key",
+    "webhook verify": "reads only the files it is given (a body, a signature, a key)",
+    "webhook listen": "a server that prints one line per delivery (no header, no value); "
+    "it reads the workspace only for its endpoint and key, as webhook test does",
 }
+
+
+def _commands(group: click.Group, prefix: str = "") -> Iterator[tuple[str, click.Command]]:
+    """Every command under `group`, subcommands of its groups included ("webhook test")."""
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None
+        full = f"{prefix}{name}"
+        if full in EXEMPT:
+            continue
+        if isinstance(command, click.Group):
+            yield from _commands(command, f"{full} ")
+        else:
+            yield full, command
 
 
 def test_every_command_and_format_has_an_output() -> None:
     """Each command, and each of its --format choices ("plan:json"), is an output
     some entry of OUTPUTS runs: a new command or format joins the matrix here."""
     assert isinstance(cli, click.Group)
-    ctx = click.Context(cli)
     wanted = set()
-    for name in cli.list_commands(ctx):
-        if name in EXEMPT:
-            continue
-        command = cli.get_command(ctx, name)
-        assert command is not None
+    for name, command in _commands(cli):
         formats = [
             p.type.choices
             for p in command.params
             if "--format" in getattr(p, "opts", ()) and isinstance(p.type, click.Choice)
         ]
         wanted |= {f"{name}:{f}" for f in formats[0]} if formats else {name}
+    assert "webhook test" in wanted and "plan:json" in wanted  # the walk reaches them
     missing = wanted - set(COMMANDS)
     assert not missing, f"add outputs of {sorted(missing)} to OUTPUTS in {__file__}"
 
 
+TESTS = len(OUTPUTS) * len(CANARIES) * 2
+
+
+def key_of(organization: int) -> str:
+    return f"canary-key-{organization:04d}"
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Iterator[int]]]:
+    """The module's one service, serving an organization per test; yields the base
+    URL and a source of unused organization numbers."""
+    seed = Seed.model_validate(
+        {
+            "organizations": [
+                {
+                    "name": f"canaries-{i}",
+                    "apiKeys": [{"name": "admin", "key": key_of(i), "role": "admin"}],
+                    "profiles": [{"name": "bot-1"}, {"name": "bot-2"}],
+                }
+                for i in range(TESTS)
+            ]
+        }
+    )
+    app = create_app(tmp_path_factory.mktemp("service") / "service.db", seed=seed)
+    with serving(app) as origin:
+        yield f"{origin}/agents/v2", itertools.count()
+
+
+@pytest.mark.parametrize("defence", ["marks and scrub", "marks alone"])
 @pytest.mark.parametrize("canary", CANARIES, ids=lambda c: c.name)
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
-def test_no_output_holds_a_canary(name: str, canary: Canary, tmp_path: Path) -> None:
+def test_no_output_holds_a_canary(
+    name: str,
+    canary: Canary,
+    defence: str,
+    service: tuple[str, Iterator[int]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "marks alone": with the text scrubber off, the views still mask every value by
+    its type (cassettes and crash logs, text that only the scrubber can clean, are
+    not searched then)."""
+    # Retries happen as they would, without their waits (the service-down runs).
+    monkeypatch.setattr(RetryPolicy, "backoff", lambda self, attempt: 0.0)
+    if defence == "marks alone":
+        monkeypatch.setattr(Secrets, "scrub", lambda self, text, mask=MASK: text)
+    endpoint, organizations = service
     root = tmp_path / "out"
     (root / "ws").mkdir(parents=True)
-    for file, text in FILES.items():
+    run = Run(root, canary, key_of(next(organizations)))
+    for file, text in workspace_files(canary, endpoint).items():
         (root / "ws" / file).write_text(text)
-    run = Run(root, canary)
+        run.inputs[f"ws/{file}"] = text.encode()
     OUTPUTS[name](run)
-    found = {
-        where: problems
-        for where, blob in [*run.produced, *run.files()]
-        if (problems := leaks(blob, canary))
-    }
+    searched = [*run.produced, *run.files()]
+    if defence == "marks alone":
+        scrubbed_only = ("run-", "ws/.agentform/crash")  # cassettes, crash logs
+        searched = [(w, b) for w, b in searched if not w.startswith(scrubbed_only)]
+    found = {where: problems for where, blob in searched if (problems := leaks(blob, canary))}
     assert not found, found

@@ -118,6 +118,7 @@ def test_service_run_on_a_busy_port_fails_before_its_banner(tmp_path: Path) -> N
     assert f"127.0.0.1:{port} is in use" in result.output
 
 
+@pytest.mark.parametrize("command", ["validate", "show"])
 @pytest.mark.parametrize(
     ("flag", "value"),
     [
@@ -127,15 +128,64 @@ def test_service_run_on_a_busy_port_fails_before_its_banner(tmp_path: Path) -> N
         ("--organization-id", str(uuid.UUID(int=1))),
     ],
 )
-def test_validate_refuses_the_options_it_would_not_use(
-    ws: Path, flag: str, value: str, tmp_path: Path
+def test_offline_commands_refuse_the_options_they_would_not_use(
+    ws: Path, flag: str, value: str, tmp_path: Path, command: str
 ) -> None:
-    result = agentform("validate", "-C", str(ws), flag, value.format(tmp=tmp_path))
+    """validate reads the files, show a saved plan: neither calls the service."""
+    args = [command]
+    if command == "show":
+        plan = tmp_path / "plan.json"
+        assert agentform("plan", "-C", str(ws), "--out", str(plan)).exit_code == 0
+        args.append(str(plan))
+    result = agentform(*args, "-C", str(ws), flag, value.format(tmp=tmp_path))
     assert result.exit_code == 1, result.output
-    assert f"validate works offline: {flag} is not used" in result.output
+    assert f"{command} works offline: {flag} is not used" in result.output
     assert not (tmp_path / "run.yaml").exists()
 
 
 def test_validate_still_runs_with_the_endpoint_from_the_environment(ws: Path) -> None:
     result = agentform("validate", "-C", str(ws), env={"AGENTFORM_ENDPOINT": "http://x/agents/v2"})
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("where", ["file", "environment"])
+def test_an_api_key_a_header_cannot_carry_is_a_clean_error(
+    ws: Path, tmp_path: Path, where: str
+) -> None:
+    """A key file holding something else (a pasted note, a non-ASCII password) is
+    named as the problem, without its content, before any call."""
+    key = "clé-secrète-ü"
+    keyfile = tmp_path / "key"
+    keyfile.write_text(key + "\n")
+    given = ["--api-key-file", str(keyfile)] if where == "file" else []
+    env = {"AGENTFORM_API_KEY": key if where == "environment" else None}
+    result = agentform("plan", "-C", str(ws), *given, env=env)
+    assert result.exit_code == 1
+    assert "Unexpected error" not in result.output and key not in result.output
+    source = "--api-key-file" if where == "file" else "AGENTFORM_API_KEY"
+    assert f"the API key from {source} is not printable ASCII" in result.output
+    assert not list((ws / ".agentform").glob("crash-*.log"))
+
+
+def test_a_logged_error_holds_no_secret_value(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The in-process service logs a bug's traceback, whose message holds the value;
+    the run's log handler scrubs it (logs are a last line of defence, as cassettes)."""
+    from agentform.service.store import vault_templates
+
+    value = 'log-canary-"ü\\7f3e'
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError(f"cannot store {args!r} {kwargs!r}")
+
+    monkeypatch.setattr(vault_templates, "create_template", broken)
+    (ws / "note.yaml").write_text(
+        "vaultTemplates:\n  - name: Note\n    kind: custom\n"
+        "    description: \"{{ secret('NOTE') }}\"\n"
+        "    fields: [{type: text, label: Note, required: false}]\n"
+    )
+    result = agentform("apply", "--auto-approve", "-C", str(ws), env={"NOTE": value})
+    assert result.exit_code == 1
+    assert "unhandled error on POST /agents/v2/vault/templates" in result.stderr
+    assert "RuntimeError: cannot store" in result.stderr  # the traceback was logged
+    for form in (value, value.encode("unicode_escape").decode(), "log-canary"):
+        assert form not in result.output, form

@@ -191,3 +191,55 @@ def test_a_delete_answered_404_is_already_in_place(service: Service, ws: Path) -
     report = service.apply(ws, plan)
     assert report.ok and [r.status for r in report.results] == ["already in place"]
     assert report_document(report, "ws")["failed"] == 0
+
+
+class LandsThenFails:
+    """Every update and member change reaches the service and is made, but each
+    answer is lost: the gateway says 503, on every attempt."""
+
+    def __init__(self, service: Service) -> None:
+        self.app = service.log.app
+        self.lost: list[str] = []
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        method = scope.get("method")
+        path = scope.get("path", "").removeprefix("/agents/v2")
+        if scope["type"] == "http" and path.startswith(f"{POOLS}/") and method != "GET":
+            await self.app(scope, receive, _drop)
+            self.lost.append(f"{method} {path.removeprefix(POOLS)}")
+            await _answer(send, 503, {"code": 503, "message": "gateway error"})
+            return
+        await self.app(scope, receive, send)
+
+
+def test_an_update_and_member_changes_whose_answers_are_lost_are_done(
+    service: Service, ws: Path
+) -> None:
+    """Their goals are read back: the fields as sent, the members in, the members out."""
+    service.seed_live(
+        {
+            "profilePools": [
+                {"name": "a", "allowConcurrentUse": False, "members": ["bot-1", "bot-2"]}
+            ]
+        }
+    )
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "pools.yaml": "profilePools:\n"
+            "  - {name: a, allowConcurrentUse: true, members: [bot-2, bot-3]}\n",
+        },
+    )
+    gateway = LandsThenFails(service)
+    service.log.app = gateway  # type: ignore[assignment]
+    report = service.apply(ws)
+    assert report.ok, report_document(report, "ws")
+    assert {r.status for r in report.results} == {"succeeded"}
+    lost = {
+        call.split(" ")[0] + (" members" if call.endswith("/members") else "")
+        for call in gateway.lost
+    }
+    assert lost == {"PATCH", "POST members", "DELETE members"}, gateway.lost
+    service.log.app = gateway.app  # type: ignore[assignment]
+    assert not service.plan(ws).has_changes

@@ -76,6 +76,27 @@ def test_a_filter_that_changes_a_secret_is_refused(ws: Path) -> None:
         load_workspace(ws, environ={"TOKEN": VALUE})
 
 
+def test_a_secret_in_a_key_is_refused_at_the_key_without_its_token(ws: Path) -> None:
+    """The message names the mapping and the line of the key; the token that stands for
+    the value while the file is parsed is agentform's, never shown."""
+    from agentform.errors import DiagnosticsError
+
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "h.yaml": "webhooks:\n  - name: w\n    url: https://hooks.example.com/x\n"
+            "    headers:\n      \"{{ secret('TOKEN') }}\": v\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError) as caught:
+        load_workspace(ws, environ={"TOKEN": VALUE})
+    text = "\n".join(d.render() for d in caught.value.diagnostics)
+    key = 'webhooks.0.headers.{{ secret("TOKEN") }}'
+    assert f"h.yaml:5:7: error: {key}: a secret() value cannot be a key" in text
+    assert "agentform-secret" not in text and VALUE not in text
+
+
 def test_export_writes_secret_calls_that_plan_clean(service: Service, ws: Path) -> None:
     write_workspace(
         ws,

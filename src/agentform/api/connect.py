@@ -25,17 +25,28 @@ def resolve_api_key(api_key_file: Path | None, local: bool) -> str | None:
     """From --api-key-file or AGENTFORM_API_KEY; the local service defaults to its demo key."""
     if api_key_file is not None:
         try:
-            return api_key_file.read_text().strip()
+            return _header_safe(api_key_file.read_text().strip(), "--api-key-file")
         except OSError as exc:
             raise AgentformError(f"cannot read the API key file: {exc.strerror}") from None
     key = os.environ.get("AGENTFORM_API_KEY")
     if key:
-        return key
+        return _header_safe(key, "AGENTFORM_API_KEY")
     if local:
         from ..service import DEMO_ADMIN_KEY
 
         return DEMO_ADMIN_KEY
     return None
+
+
+def _header_safe(key: str, source: str) -> str:
+    """The key, when a header can carry it (printable ASCII); else an error that
+    names where it came from, never what it holds."""
+    if not key.isascii() or not key.isprintable():
+        raise AgentformError(
+            f"the API key from {source} is not printable ASCII, so it cannot be sent "
+            "(its content is not shown); check that it holds the key alone"
+        )
+    return key
 
 
 def open_client(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from ..api.concurrency import DEFAULT_PARALLELISM
 from ..config.loader import Workspace, load_workspace
@@ -75,6 +76,37 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for decorator in reversed(global_options()):
         wrapper = decorator(wrapper)
     return wrapper
+
+
+# Options of the service connection, which offline commands (validate, show) never
+# use: given on the command line they are refused, so no one believes they were
+# checked or recorded. (From the environment, as a pipeline sets AGENTFORM_ENDPOINT
+# for every step, they are simply not used.)
+UNUSED_OFFLINE = ("endpoint", "api_key_file", "organization_id", "record_cassette")
+
+
+def refuse_unused_offline(command: str, instead: str) -> None:
+    """AgentformError when a connection option is given on the command line."""
+    for flag in _given_on_command_line(UNUSED_OFFLINE):
+        raise AgentformError(
+            f"{command} works offline: {flag} is not used (nothing is called, nothing "
+            f"recorded); remove it, {instead}"
+        )
+
+
+def _given_on_command_line(names: tuple[str, ...]) -> list[str]:
+    """The flags (e.g. --endpoint) of these parameters set on the command line, in
+    this command's context or a parent's (global options may sit on the group)."""
+    given = []
+    ctx: click.Context | None = click.get_current_context()
+    while ctx is not None:
+        for param in ctx.command.params:
+            if param.name in names and ctx.get_parameter_source(param.name) in (
+                ParameterSource.COMMANDLINE,
+            ):
+                given.append(param.opts[0] if param.opts else param.name)
+        ctx = ctx.parent
+    return given
 
 
 def load(opts: Options, unset_secrets_allowed: bool = False) -> Workspace:

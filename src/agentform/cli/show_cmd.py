@@ -11,7 +11,7 @@ from ..config.render import Secrets
 from ..engine.planfile import load_plan
 from ..output.markdown import MarkdownView
 from ..output.text import TextView
-from .common import Options, guarded, workspace_options
+from .common import Options, guarded, refuse_unused_offline, workspace_options
 from .views import format_option
 
 
@@ -25,6 +25,7 @@ from .views import format_option
 @guarded
 def show(opts: Options, planfile: Path, fmt: str, no_limit: bool) -> int:
     """Show a saved plan (`plan --out FILE`) as text, markdown or JSON."""
+    refuse_unused_offline("show", "or run plan to read the service")
     plan = load_plan(planfile.read_text())
     if fmt == "json":
         opts.echo(planfile.read_text(), nl=False)

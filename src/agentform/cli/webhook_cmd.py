@@ -11,6 +11,7 @@ import click
 
 from ..errors import AgentformError
 from .common import Options, endpoint_of, guarded, load, workspace_options
+from .safety import run_secrets
 
 if TYPE_CHECKING:
     from ..api.connect import Endpoint
@@ -95,13 +96,20 @@ def _service(opts: Options) -> tuple[Endpoint, Path]:
     return endpoint_of(opts, workspace), workspace.root
 
 
-def _with_client(endpoint: Endpoint, root: Path, fn: Callable[[Any], Awaitable[T]]) -> T:
+def _with_client(
+    opts: Options, endpoint: Endpoint, root: Path, fn: Callable[[Any], Awaitable[T]]
+) -> T:
     from ..api.connect import open_client
 
     async def go() -> T:
         async with open_client(endpoint, root) as api:
             return await fn(api)
 
+    if opts.record_cassette:  # scrubbed of the run's secrets, as every command's
+        from .cassette import recording
+
+        with recording(opts.record_cassette, run_secrets(), endpoint.api_key):
+            return asyncio.run(go())
     return asyncio.run(go())
 
 
@@ -148,7 +156,7 @@ def listen(
         else:
             endpoint, root = _service(opts)
             key = _with_client(
-                endpoint, root, lambda api: api.request("GET", "/webhook-signing-key")
+                opts, endpoint, root, lambda api: api.request("GET", "/webhook-signing-key")
             )
             pem, source = key["publicKeyPem"], f"signing key {key['keyId']}"
             if endpoint.url == "local":
@@ -198,7 +206,7 @@ def test_cmd(opts: Options, name: str, wait: float) -> int:
     from ..webhook_test import send_test
 
     endpoint, root = _service(opts)
-    outcome = _with_client(endpoint, root, lambda api: send_test(api, name, wait))
+    outcome = _with_client(opts, endpoint, root, lambda api: send_test(api, name, wait))
     click.echo(outcome.describe())
     if not outcome.settled:
         click.echo("(--wait SECONDS follows the delivery through its retries to the outcome)")

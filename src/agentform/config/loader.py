@@ -118,7 +118,8 @@ def _load(
         if renderer.tokens.loose.search(rendered.text):  # the file calls secret()
             doc.data, problems = substitute(doc.data, renderer.tokens)
             for at, message in problems:
-                diags.error(f"{_dotted(at)}: {message}", where(at))
+                shown = renderer.tokens.replace(_dotted(at), "source")  # never the token
+                diags.error(f"{shown}: {message}", where(at))
         if path != root_path and doc.data and not set(doc.data) & _known_keys():
             diags.error(
                 "not a workspace file: none of its keys is a kind or a setting "
