@@ -91,6 +91,10 @@ class FakeApi:
             return [dict(j) for j in jobs]
         return []  # the real kinds' collections: empty here
 
+    async def list_and_read(self, path: str, wanted: Any, read: Any) -> Any:
+        items = await self.list_all(path)
+        return items, {i["id"]: await read(i) for i in items if wanted(i)}
+
     async def _handle(self, method: str, path: str, **kw: Any) -> Any:
         body = kw.get("json")
         self.calls.append((method, path, body))

@@ -164,6 +164,10 @@ def test_two_live_objects_with_one_name_stop_the_plan(ws: Path) -> None:
                 for i in ("id-1", "id-2")
             ]
 
+        async def list_and_read(self, path: str, wanted: object, read: object) -> object:
+            items = await self.list_all(path)
+            return items, {i["id"]: await read(i) for i in items if wanted(i)}  # type: ignore[operator]
+
     write_workspace(ws, {"agentform.yaml": ROOT})
     with pytest.raises(ReadError, match="two live objects have the key 'twin'"):
         asyncio.run(read_live(load_workspace(ws), DuplicatingApi()))

@@ -190,6 +190,65 @@ def test_list_all_takes_a_bare_array_as_the_whole_list() -> None:
         run(lambda api: api.list_all("/vault/templates"), t)
 
 
+class Paged(httpx.AsyncBaseTransport):
+    """A list of `total` items at /x in pages of 100 (each item's deep read at
+    /x/<id>/y); pages after the first wait for `more`. Records paths as sent."""
+
+    def __init__(self, total: int, answered: int | None = None) -> None:
+        self.total = total
+        self.answered = total if answered is None else answered  # fewer: the list changed
+        self.more = asyncio.Event()
+        self.sent: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(request.url.path.removeprefix("/agents/v2"))
+        if request.url.path.endswith("/y"):
+            return httpx.Response(200, json={"items": [], "page": 1, "total": 0})
+        page = int(request.url.params["page"])
+        if page > 1:
+            await self.more.wait()
+        ids = range((page - 1) * 100, min(page * 100, self.answered))
+        body = {"items": [{"id": str(i)} for i in ids], "page": page, "total": self.total}
+        return httpx.Response(200, json=body)
+
+
+def test_deep_reads_start_as_their_page_arrives() -> None:
+    async def go() -> tuple[list[Any], dict[str, Any], list[str]]:
+        t = Paged(250)
+        async with client(t) as api:
+            reading = asyncio.create_task(
+                api.list_and_read(
+                    "/x",
+                    lambda i: int(i["id"]) % 10 == 0,
+                    lambda i: api.list_all(f"/x/{i['id']}/y"),
+                )
+            )
+            while "/x/90/y" not in t.sent:  # page 1's deep reads, pages 2 and 3 unanswered
+                await asyncio.sleep(0)
+            assert sum(p.endswith("/y") for p in t.sent) == 10 and not reading.done()
+            t.more.set()
+            items, deep = await reading
+            return items, deep, t.sent
+
+    items, deep, sent = asyncio.run(go())
+    assert len(items) == 250 and sorted(deep, key=int) == [str(i) for i in range(0, 250, 10)]
+    assert all(v == [] for v in deep.values())
+    assert sorted(sent) == sorted(["/x"] * 3 + [f"/x/{i}/y" for i in range(0, 250, 10)])
+
+
+def test_a_list_that_changed_stops_its_deep_reads_with_the_read_error() -> None:
+    from agentform.errors import ReadError
+
+    async def go() -> None:
+        t = Paged(250, answered=249)  # the last page is one short: the list changed
+        t.more.set()
+        async with client(t) as api:
+            await api.list_and_read("/x", lambda i: True, lambda i: asyncio.sleep(3600))
+
+    with pytest.raises(ReadError, match="the list changed"):
+        asyncio.run(go())  # not an ExceptionGroup; the hour-long reads were cancelled
+
+
 ORG_A = {"id": "0b7f3c1e-0000-4000-8000-00000000000a", "name": "alpha"}
 ORG_B = {"id": "0b7f3c1e-0000-4000-8000-00000000000b", "name": "beta"}
 

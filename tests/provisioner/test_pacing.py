@@ -266,3 +266,42 @@ def test_a_request_refused_too_many_times_in_a_row_fails() -> None:
     with pytest.raises(ApiError, match="429 slow down"):
         asyncio.run(api.request("POST", "/p", json={"name": "a"}))
     assert len(transport.sent) == 6 and clock.sleeps == [1.0] * 5
+
+
+def test_a_freed_slot_goes_out_before_the_answer_is_worked_on() -> None:
+    """Answers that arrive together: each slot's next request is sent before any of
+    those answers goes back to its caller; else the next requests would all go out
+    after the client's work on the whole batch, and come back together again."""
+
+    async def go() -> list[str]:
+        events: list[str] = []
+        gate = asyncio.Event()
+
+        class Gated(httpx.AsyncBaseTransport):
+            async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+                name = request.url.path.rsplit("/", 1)[1]
+                events.append(f"sent {name}")
+                if name in ("a", "b"):
+                    await gate.wait()  # the first two answers arrive together
+                return httpx.Response(200, json={"name": name})
+
+        api = ApiClient("http://svc/agents/v2", "k", transport=Gated(), concurrency=2)
+
+        async def call(name: str) -> None:
+            await api.request("GET", f"/{name}")
+            events.append(f"answered {name}")
+
+        calls = [asyncio.create_task(call(n)) for n in "abcd"]
+        while len(events) < 2:
+            await asyncio.sleep(0)
+        assert events == ["sent a", "sent b"] and api.concurrency.in_flight == 2
+        gate.set()
+        await asyncio.gather(*calls)
+        return events
+
+    events = asyncio.run(go())
+    assert events.index("sent c") < events.index("answered a")
+    assert events.index("sent d") < events.index("answered a")
+    assert sorted(events) == sorted(
+        [f"sent {n}" for n in "abcd"] + [f"answered {n}" for n in "abcd"]
+    )

@@ -4,7 +4,7 @@ across a restart, failing handlers, I/O handlers, lanes, keys."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -245,6 +245,7 @@ class Receiver:
         self.calls: list[str] = []
         self.hang: set[str] = set()
         self.gate: asyncio.Event | None = None
+        self.round_trip = 0.001  # real seconds a call takes (a loaded machine: longer)
 
 
 def io_handlers(receiver: Receiver) -> JobHandlers:
@@ -269,7 +270,7 @@ def io_handlers(receiver: Receiver) -> JobHandlers:
             return "ok" if call in done else "timeout"
 
         async def _call(self, name: str) -> None:
-            await asyncio.sleep(0.001)  # a real (short) round trip
+            await asyncio.sleep(receiver.round_trip)  # a real round trip
             if name in receiver.hang:
                 await asyncio.Event().wait()
             receiver.calls.append(name)
@@ -299,15 +300,29 @@ async def test_an_io_job_records_its_outcome_and_is_done_in_that_transaction(
 
 
 async def test_io_waiting_on_the_clock_times_out_when_the_clock_passes_it(tmp_path: Path) -> None:
+    # A round trip far longer than `settle`, as on a loaded machine: how long "fine"
+    # takes in real time must not matter, as the clock stays at T0 until it is done.
     clock, receiver = ManualClock(T0, settle=0.05), Receiver()
     receiver.hang.add("stuck")
+    receiver.round_trip = 0.3
     async with running(tmp_path / "s.db", clock, io_handlers(receiver)) as (db, _):
         schedule(db, "send", 0, name="stuck")
         schedule(db, "send", 0, name="fine")
+        await clock.advance(0)  # both start; time does not move
+        await until(lambda: notes(db) == [("fine:ok", at(0))])
         await clock.advance(9)
         assert notes(db) == [("fine:ok", at(0))]
         await clock.advance(1)
         assert notes(db) == [("fine:ok", at(0)), ("stuck:timeout", at(10))]
+
+
+async def until(condition: Callable[[], bool], limit: float = 60.0) -> None:
+    """Waits (real time) for work the clock does not drive: a real round trip. The
+    limit only stops a broken test; a slow machine passes."""
+    deadline = asyncio.get_running_loop().time() + limit
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "condition never held"
+        await asyncio.sleep(0.01)
 
 
 async def test_jobs_of_one_lane_run_one_at_a_time_in_due_order(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -38,6 +38,7 @@ from .transport import Sender
 
 PAGE_SIZE = 100
 Lookup = Callable[[], Awaitable[Any]]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,9 @@ class ApiClient:
 
     async def _send(
         self, method: str, path: str, json: Any, params: dict[str, Any] | None, retry: bool
-    ) -> httpx.Response:
-        """One attempt, in a slot and at the pace of the run; its answer paces the next."""
+    ) -> tuple[httpx.Response, bool]:
+        """One attempt, in a slot and at the pace of the run; its answer paces the next.
+        Also says whether the slot went straight to a waiting request."""
         ticket = await self.concurrency.acquire(retry=retry)
         try:
             await self.limiter.acquire()
@@ -95,12 +97,12 @@ class ApiClient:
             response = await self.sender.send(method, path, json, params)
             latency = self.clock.now() - started
         finally:
-            self.concurrency.release()
+            handed_over = self.concurrency.release()
         if response.status_code in (429, 503):
             self.concurrency.overloaded(ticket)
         elif response.status_code < 500:
             self.concurrency.succeeded(ticket, latency)
-        return response
+        return response, handed_over
 
     async def request(
         self,
@@ -127,7 +129,9 @@ class ApiClient:
         attempt = throttled = 0  # failures, and 429s in a row
         while True:
             try:
-                response = await self._send(method, path, json, params, attempt + throttled > 0)
+                response, handed_over = await self._send(
+                    method, path, json, params, attempt + throttled > 0
+                )
             except httpx.TransportError as exc:
                 attempt += 1
                 last = attempt >= self.retry.attempts
@@ -165,6 +169,8 @@ class ApiClient:
             if status >= 400:
                 message = _message(response) + base_path_hint(self.sender.base_url, status)
                 raise ApiError(method, path, status, message, retried=may_have_applied)
+            if handed_over:
+                await _successor_first()  # after any pause this answer asks for
             return decoded(response, method)
 
     def _wait(self, response: httpx.Response, attempt: int) -> float:
@@ -187,11 +193,16 @@ class ApiClient:
         return body
 
     async def list_all(
-        self, path: str, params: dict[str, Any] | None = None, identity: str = "id"
+        self,
+        path: str,
+        params: dict[str, Any] | None = None,
+        identity: str = "id",
+        on_page: Callable[[list[Any]], None] | None = None,
     ) -> list[Any]:
         """Every item of a list: page 1, then the other pages concurrently. A bare JSON
         array where a page was expected (the public service's template list) is the
-        whole list.
+        whole list. `on_page` sees each page's items as it arrives (to start reads
+        that need them while the other pages are read).
 
         The read is refused (ReadError) unless the items add up to `total` with
         no identity (`id`, or the field that identifies an item of this list, like
@@ -199,19 +210,21 @@ class ApiClient:
         planned on.
         """
         query = {**self.scope, **(params or {}), "pageSize": PAGE_SIZE}
-        first = await self.request("GET", path, params={**query, "page": 1})
+
+        async def page(number: int) -> Any:
+            answer = await self.request("GET", path, params={**query, "page": number})
+            if on_page is not None:
+                on_page(answer if isinstance(answer, list) else answer["items"])
+            return answer
+
+        first = await page(1)
         if isinstance(first, list):
             items, total = first, len(first)
         else:
             total = first["total"]
             pages = max(1, math.ceil(total / PAGE_SIZE))
-            rest = await asyncio.gather(
-                *(
-                    self.request("GET", path, params={**query, "page": p})
-                    for p in range(2, pages + 1)
-                )
-            )
-            items = [*first["items"], *(i for page in rest for i in page["items"])]
+            rest = await asyncio.gather(*(page(p) for p in range(2, pages + 1)))
+            items = [*first["items"], *(i for answer in rest for i in answer["items"])]
         ids = [i[identity] for i in items]
         if len(items) != total or len(set(ids)) != len(ids):
             raise ReadError(
@@ -219,6 +232,46 @@ class ApiClient:
                 f"{len(set(ids))} distinct, total {total}); nothing was planned, try again"
             )
         return items
+
+    async def list_and_read(
+        self,
+        path: str,
+        wanted: Callable[[Any], bool],
+        read: Callable[[Any], Awaitable[T]],
+    ) -> tuple[list[Any], dict[str, T]]:
+        """Every item of a list, and `read(item)` of each `wanted` one (its members,
+        say), by id. Each deep read starts as soon as its item's page arrives, so
+        the window stays full while the other pages are read."""
+        started: dict[str, asyncio.Future[T]] = {}
+
+        def start(items: list[Any]) -> None:
+            for item in items:
+                if wanted(item):
+                    started[item["id"]] = asyncio.ensure_future(read(item))
+
+        try:
+            items = await self.list_all(path, on_page=start)
+            answers = await asyncio.gather(*started.values())
+        except BaseException:
+            for future in started.values():
+                future.cancel()
+            await asyncio.gather(*started.values(), return_exceptions=True)
+            raise
+        return items, dict(zip(started, answers, strict=True))
+
+
+async def _successor_first() -> None:
+    """Lets the request just handed this slot go out before this answer is worked on.
+
+    Answers that arrive together are handled in one turn of the event loop, and
+    a woken waiter runs only in the next: without this, every successor of a
+    batch of answers would start after all of them were decoded and planned on,
+    at once, so they would come back at once too, and each round trip would
+    cost the latency plus the client's work on the whole batch. Two turns: in
+    the first the woken waiters start (this task only yields again), in the
+    second the answers are worked on while their successors are in flight."""
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
 
 
 def _message(response: httpx.Response) -> str:

@@ -108,17 +108,21 @@ class AdaptiveConcurrency:
         self.in_flight += 1
         self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
 
-    def release(self) -> None:
+    def release(self) -> bool:
+        """Frees a slot; True when a waiter was handed one."""
         self._account()
         self.in_flight -= 1
-        self._wake()
+        return self._wake()
 
-    def _wake(self) -> None:
+    def _wake(self) -> bool:
+        woken = False
         while self.waiters and self.in_flight < self.window:
             waiter = self.waiters.popleft()
             if not waiter.done():
                 self._admit()
                 waiter.set_result(None)
+                woken = True
+        return woken
 
     def _account(self) -> None:
         now = self.clock.now()

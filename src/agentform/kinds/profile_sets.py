@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -61,12 +60,11 @@ class ProfileSetKind(Kind):
 
     async def read_live(self, read: LiveRead) -> list[LiveObject]:
         api = read.api
-        items = await api.list_all(self.collection)
-        wanted = [i for i in items if Key(i["name"]) in read.managed]
-        member_lists = await asyncio.gather(
-            *(api.list_all(f"{self.collection}/{i['id']}/members") for i in wanted)
+        items, members = await api.list_and_read(
+            self.collection,
+            lambda item: Key(item["name"]) in read.managed,
+            lambda item: api.list_all(f"{self.collection}/{item['id']}/members"),
         )
-        members = {i["id"]: m for i, m in zip(wanted, member_lists, strict=True)}
         out = []
         for item in items:
             raw = dict(item)
