@@ -214,7 +214,9 @@ class AllowSensitive:
                 check(_stand_in(value))
             except ValidationError as exc:
                 err = exc.errors()[0]
-                raise PydanticCustomError(err["type"], err["msg"]) from None
+                # Its context too (a rule's problems part by part), the message kept as is.
+                context = {**(err.get("ctx") or {}), "message": err["msg"]}
+                raise PydanticCustomError(err["type"], "{message}", context) from None
             return value
 
         return core_schema.no_info_wrap_validator_function(

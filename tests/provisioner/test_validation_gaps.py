@@ -184,3 +184,23 @@ def test_every_undefined_name_of_a_file_is_reported_at_once(ws: Path) -> None:
         "pools.yaml:6:1: error: secret AGENTFORM_TEST_UNSET_B: environment variable is not set",
         "pools.yaml:7:1: error: template error: 'dict object' has no attribute 'pools'",
     ]
+
+
+@pytest.mark.parametrize("value", ["v", "{{ secret('TOKEN') }}"])
+def test_header_problems_name_each_header_once_at_its_line(ws: Path, value: str) -> None:
+    """A webhook's header map with two bad names: one diagnostic per header, at its
+    key, not the whole map's problems doubled under `headers: headers.X ...`."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "hooks.yaml": "webhooks:\n  - name: h\n    url: https://h.example/\n"
+            f'    headers:\n      "X A": "{value}"\n      Host: h\n',
+        },
+    )
+    assert problems(ws, {"TOKEN": "t0ken"}) == [
+        "hooks.yaml:5:7: error: webhooks.0.headers.X A: 'X A' is not a valid header name "
+        "(letters, digits and !#$%&'*+-.^_`|~ only, at least one)",
+        "hooks.yaml:6:7: error: webhooks.0.headers.Host: 'Host' is set by the service and "
+        "cannot be a custom header",
+    ]

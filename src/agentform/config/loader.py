@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from ..gcpause import collector_paused
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
-from ..rules.problems import own_errors
+from ..rules.problems import AT, own_errors
 from ..sensitive import Secrets, Sensitive
 from .diagnostics import Diagnostic, Diagnostics, Position, relative
 from .document import SETTINGS, allowed_keys, document_model
@@ -275,7 +275,12 @@ def _validate(doc: Located, where: _Where, diags: Diagnostics) -> Any:
     except ValidationError as exc:
         for err in own_errors(exc.errors()):  # not a list emptied by its own bad entries
             loc = tuple(err["loc"])
-            diags.error(_message(err, loc), where(loc, at_key=err["type"] == "extra_forbidden"))
+            for part, detail in (err.get("ctx") or {}).get(AT, ()):  # a rule's, part by part
+                inner = (*loc, *part)
+                diags.error(f"{'.'.join(str(p) for p in inner)}: {detail}", where(inner, True))
+            if not (err.get("ctx") or {}).get(AT):
+                at_key = err["type"] == "extra_forbidden"
+                diags.error(_message(err, loc), where(loc, at_key=at_key))
         return None
 
 
