@@ -183,3 +183,32 @@ def test_a_file_that_is_not_a_service_database_is_refused_clearly(
     result = CliRunner().invoke(cli, ["service", "run", "--db", str(path), "--port", "0"])
     assert result.exit_code == 1, result.output
     assert words in result.output and "Traceback" not in result.output
+
+
+def _schema(conn: sqlite3.Connection) -> set[tuple[str, str]]:
+    rows = conn.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+    return {(kind, name) for kind, name in rows}
+
+
+def test_every_table_and_index_is_made_by_a_migration_step(tmp_path: Path) -> None:
+    """The schema is the steps' alone: running them on an empty file gives everything a
+    running service has (webhook tables by m004), and no store module holds DDL."""
+    bare = connect(tmp_path / "steps-only.db")
+    upgrade(bare)
+    by_steps = _schema(bare)
+    bare.close()
+    app = create_app(tmp_path / "service.db")
+    with app.state.db.read() as conn:
+        served = _schema(conn)
+    app.state.db.close()
+    assert served == by_steps
+    webhook_tables = {"webhook_integrations", "webhook_attachments", "webhook_deliveries"}
+    assert {("table", name) for name in webhook_tables} <= by_steps
+    store = Path(__file__).parents[2] / "src" / "agentform" / "service"
+    ddl = [
+        str(path.relative_to(store))
+        for path in store.rglob("*.py")
+        if "migrations" not in path.parts
+        and any(word in path.read_text() for word in ("CREATE TABLE", "CREATE INDEX"))
+    ]
+    assert ddl == []
