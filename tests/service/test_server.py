@@ -13,6 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+from click.testing import CliRunner
+
+from agentform.cli.main import cli
 
 KEY = {"X-Api-Key": "demo-admin-key"}
 
@@ -186,3 +189,12 @@ def test_sigint_stops_a_service_started_in_the_background(tmp_path: Path) -> Non
     assert code in (0, 130), output
     assert took < 4, f"took {took:.1f} s to stop"
     assert "Traceback" not in output, output
+
+
+def test_a_port_out_of_range_is_refused_before_anything(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["service", "run", "--port", "70000", "--db", str(tmp_path / "svc.db")]
+    )
+    assert result.exit_code == 1  # a usage error, as every command's (cli/main.py)
+    assert "'--port': 70000 is not in the range 0<=x<=65535" in result.output
+    assert list(tmp_path.iterdir()) == []

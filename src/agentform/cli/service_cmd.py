@@ -16,7 +16,13 @@ def service() -> None:
 
 @service.command("run")
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8700, show_default=True, type=int)
+@click.option(
+    "--port",
+    default=8700,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="0: any free port (the banner shows it).",
+)
 @click.option(
     "--db",
     "db_path",
