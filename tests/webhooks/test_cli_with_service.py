@@ -133,3 +133,17 @@ def test_webhook_test_wait_returns_as_soon_as_the_delivery_is_settled(workspace:
         result.output == f"EXECUTION_TEST to ops ({rx.url}): delivered, answered 204 (1 attempt)\n"
     )
     assert took < 30
+
+
+def test_the_commands_need_no_secret_of_the_workspace(workspace: Path) -> None:
+    """They manage nothing: a secret() whose variable is not set (a webhook's header)
+    does not stop them; its value is never needed."""
+    (workspace / "hooks.yaml").write_text(
+        "webhooks:\n  - name: ops\n    url: http://127.0.0.1:9/\n"
+        "    headers: {X-Token: \"{{ secret('UNSET_HOOK_TOKEN') }}\"}\n"
+    )
+    with running_receiver(204) as rx:
+        call(workspace, "POST", "/webhook-integrations", {"name": "ops-alerts", "url": rx.url})
+        result = run("webhook", "test", "ops-alerts", "-C", str(workspace))
+    assert result.exit_code == 0, result.output
+    assert "delivered, answered 204" in result.output

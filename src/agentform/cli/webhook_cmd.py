@@ -92,7 +92,7 @@ def _service(opts: Options) -> tuple[Endpoint, Path]:
             f"no agentform.yaml in {opts.workspace_dir.resolve()}: run this in a workspace "
             "(-C DIR) or give the service with --endpoint URL (or 'local')"
         )
-    workspace = load(opts)
+    workspace = load(opts, unset_secrets_allowed=True)  # no secret's value is needed here
     return endpoint_of(opts, workspace), workspace.root
 
 
