@@ -192,3 +192,12 @@ def test_validate_refuses_webhook_mistakes_offline_all_at_once(ws: Path) -> None
     ):
         assert expected in result.output, (expected, result.output)
     assert "cannot reach" not in result.output and "forged" not in result.output
+
+
+def test_export_offers_only_kinds_written_at_the_top_of_a_file(tmp_path: Path) -> None:
+    """Attachments are written inside their webhook: `--kinds webhookAttachments` would
+    export nothing, so it is not a choice (`--kinds webhooks` takes them along)."""
+    result = CliRunner().invoke(cli, ["export", "--kinds", "webhookAttachments"])
+    assert result.exit_code != 0
+    assert "'webhookAttachments' is not one of" in result.output
+    assert "'webhooks'" in result.output and "'batches'" in result.output

@@ -18,8 +18,8 @@ import yaml
 from ..config.files import root_file
 from ..config.loader import Settings, Workspace
 from ..engine.export import export_live, secrets_named
-from ..kinds import Kind, kinds_in_order
-from ..kinds.base import Declared
+from ..kinds import kinds_in_order
+from ..kinds.base import Declared, top_level_kinds
 from ..output.yaml_view import workspace_yaml
 from .common import Options, guarded, load, with_api, workspace_options
 from .init_cmd import GITIGNORE_LINES, MODELINE
@@ -54,7 +54,7 @@ def _workspace(opts: Options, out: Path | None) -> Workspace:
     "--kinds",
     "kinds",
     multiple=True,
-    type=click.Choice(sorted(Kind.registry)),
+    type=click.Choice(sorted(k.name for k in top_level_kinds())),  # children go with parents
     help="Only these kinds (repeatable; default: all).",
 )
 @click.option("--force", is_flag=True, help="Overwrite files that exist already in --out.")
