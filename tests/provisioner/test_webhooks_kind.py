@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
@@ -201,3 +202,26 @@ def test_export_offers_only_kinds_written_at_the_top_of_a_file(tmp_path: Path) -
     assert result.exit_code != 0
     assert "'webhookAttachments' is not one of" in result.output
     assert "'webhooks'" in result.output and "'batches'" in result.output
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known defect (sensitive.py, s3's area): a plain header value is scrubbed from "
+    "every text by value, so a metadataFilter value equal to it shows as (sensitive) in "
+    "the plan and is written as '(sensitive)' by export, which then does not plan clean",
+)
+def test_a_plain_header_value_does_not_hide_an_equal_metadata_filter(tmp_path: Path) -> None:
+    ws = write_workspace(
+        tmp_path / "ws",
+        {
+            "agentform.yaml": "workspace: w\nendpoint: local\n",
+            "hooks.yaml": "webhooks:\n  - name: h\n    url: https://hooks.example.com/x\n"
+            "    headers: {X-Team: payments}\n    attachments:\n"
+            "      - {agent: checkout-agent, eventRules: ['*'],"
+            " metadataFilter: {team: payments}}\n",
+        },
+    )
+    runner = CliRunner()
+    assert '"team": "payments"' in runner.invoke(cli, ["plan", "-C", str(ws)]).output
+    assert runner.invoke(cli, ["apply", "--auto-approve", "-C", str(ws)]).exit_code == 0
+    assert "team: payments" in runner.invoke(cli, ["export", "-C", str(ws)]).output
