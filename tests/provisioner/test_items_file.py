@@ -107,3 +107,13 @@ def test_plan_errors_of_items_point_at_the_item_in_the_yaml_or_the_file(
     ) in text
     assert "rows.csv:3:1: error: batch c: items[1].agentProfilePool: no pool named" in text
     assert service.log.writes() == []
+
+
+@pytest.mark.parametrize("delimiter", [";", "\t"])
+def test_a_spreadsheet_csv_with_semicolons_or_tabs_is_read_by_its_header(
+    ws: Path, delimiter: str
+) -> None:
+    """Spreadsheets in many locales separate cells with ';' (or tabs): the header row
+    says which, instead of one column named 'order;metadata.team'."""
+    text = f"order{delimiter}metadata.team\nA-1{delimiter}pay, ments\n"
+    assert items(ws, text) == [{"inputs": {"order": "A-1"}, "metadata": {"team": "pay, ments"}}]
