@@ -82,7 +82,7 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
             err=True,
         )
     if out is None:
-        click.echo(workspace.secrets.scrub(workspace_yaml(documents)), nl=False)
+        click.echo(workspace.secrets.scrub_shown(workspace_yaml(documents)), nl=False)
         return 0
     endpoint = opts.endpoint or workspace.settings.endpoint
     settings = {
@@ -92,7 +92,8 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
     }
     files = {f"{kind}.yaml": {kind: items} for kind, items in documents.items()}
     texts = {
-        name: MODELINE + workspace.secrets.scrub(workspace_yaml(doc)) for name, doc in files.items()
+        name: MODELINE + workspace.secrets.scrub_shown(workspace_yaml(doc))
+        for name, doc in files.items()
     }
     texts["agentform.yaml"] = MODELINE + yaml.safe_dump(settings, sort_keys=False)
     texts[SCHEMA_FILE] = render_schema()
