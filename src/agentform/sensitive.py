@@ -250,7 +250,7 @@ class Secrets:
         self.previous: dict[str, set[str]] = {}  # NAME -> values it had before
         self.unset: set[str] = set()  # NAMEs used in the files but not set
         self.others: set[str] = set()  # API keys and other values with no NAME
-        self._forms: list[str] | None = None
+        self._forms: dict[bool, list[str]] | None = None  # plain included or not -> forms
         self._known: list[tuple[str, SecretRef]] | None = None
 
     def add(self, name: str, value: str | Sensitive, marks: bool = True) -> None:
@@ -291,10 +291,12 @@ class Secrets:
         pairs += [(v, SecretRef(n, True)) for n, vs in self.previous.items() for v in vs]
         return sorted(pairs, key=lambda p: (-len(p[0]), p[1].previous, p[1].name))
 
-    def everything(self) -> set[str]:
-        """Every value scrubbed from text: marking or not, current or earlier."""
+    def everything(self, plain: bool = True) -> set[str]:
+        """Every value scrubbed from text: marking or not (`plain` False: only the
+        marking ones), current or earlier."""
         earlier = {v for vs in self.previous.values() for v in vs}
-        return {v for v in self.values.values() if v} | earlier | self.others
+        current = {v for n, v in self.values.items() if v and (plain or n in self.marking)}
+        return current | earlier | self.others
 
     # -- marking ---------------------------------------------------------------
     def split(self, text: str) -> tuple[Part, ...] | None:
@@ -368,19 +370,33 @@ class Secrets:
         return Sensitive(live, self.split(live))
 
     # -- scrubbing -------------------------------------------------------------
-    def forms(self) -> list[str]:
+    def forms(self, plain: bool = True) -> list[str]:
         """Every searchable form of every known value, longest first."""
         if self._forms is None:
+            self._forms = {}
+        if plain not in self._forms:
             found: set[str] = set()
-            for value in self.everything():
+            for value in self.everything(plain):
                 if len(value) >= MIN_SEARCHED:
                     found.update(encodings(value))
-            self._forms = sorted((f for f in found if f), key=len, reverse=True)
-        return self._forms
+            self._forms[plain] = sorted((f for f in found if f), key=len, reverse=True)
+        return self._forms[plain]
 
     def scrub(self, text: str, mask: str = MASK) -> str:
-        """`text` with every known value, in any encoding, replaced by `mask`."""
-        forms = self.forms()
+        """`text` with every known value, in any encoding, replaced by `mask`: for
+        records of the run (cassettes, logs, error messages)."""
+        return self._replaced(text, mask, plain=True)
+
+    def scrub_shown(self, text: str, mask: str = MASK) -> str:
+        """`text` scrubbed of the marking values only, for what shows or holds the
+        workspace's data (plans, saved plans, reports, exports): a value written
+        plainly (a header `X-Team: payments`) is masked where it is a header value,
+        by its type and field, and searching for it would also mask, and in a saved
+        plan change, every other "payments" (a metadataFilter value)."""
+        return self._replaced(text, mask, plain=False)
+
+    def _replaced(self, text: str, mask: str, plain: bool) -> str:
+        forms = self.forms(plain)
         if not forms or not text:
             return text
         return _pattern(tuple(forms)).sub(mask, text)

@@ -107,3 +107,28 @@ def test_plan_errors_of_items_point_at_the_item_in_the_yaml_or_the_file(
     ) in text
     assert "rows.csv:3:1: error: batch c: items[1].agentProfilePool: no pool named" in text
     assert service.log.writes() == []
+
+
+@pytest.mark.parametrize("delimiter", [";", "\t"])
+def test_a_spreadsheet_csv_with_semicolons_or_tabs_is_read_by_its_header(
+    ws: Path, delimiter: str
+) -> None:
+    """Spreadsheets in many locales separate cells with ';' (or tabs): the header row
+    says which, instead of one column named 'order;metadata.team'."""
+    text = f"order{delimiter}metadata.team\nA-1{delimiter}pay, ments\n"
+    assert items(ws, text) == [{"inputs": {"order": "A-1"}, "metadata": {"team": "pay, ments"}}]
+
+
+def test_a_json_items_file_holds_items_as_written_in_yaml(ws: Path) -> None:
+    batch = BATCH.replace("rows.csv", "rows.json")
+    rows = '[{"inputs": {"order": "Ä-1"}, "agentProfilePool": "p", "metadata": {"k": "v"}}, {}]'
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": batch, "rows.json": rows})
+    (declared,) = load_workspace(ws).declared["batches"]
+    assert [i.model_dump(exclude_unset=True) for i in declared.model.items] == [  # type: ignore[attr-defined]
+        {"inputs": {"order": "Ä-1"}, "agentProfilePool": "p", "metadata": {"k": "v"}},
+        {},
+    ]
+    (ws / "rows.json").write_text('[{}, {"input": {"order": "A-2"}}]')
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    assert "b.yaml:6:16: error: itemsFile item 2: input:" in str(info.value)

@@ -205,3 +205,12 @@ def test_export_writes_declared_header_values_as_the_files_write_them(
     assert env["TOKEN"] not in text and "payments" not in text  # header values never read back
     assert "Authorization: 'Bearer {{ secret(\"TOKEN\") }}'" in text
     assert "X-Team: '{{ secret(\"H_X_TEAM\") }}'" in text  # a plain value: its placeholder
+
+
+def test_shown_data_is_scrubbed_of_secrets_and_records_also_of_plain_header_values() -> None:
+    secrets = Secrets()
+    secrets.add("TOKEN", "tok-5e6f7a8b")
+    secrets.add("webhooks/h/headers/X-Team", "payments", marks=False)
+    text = "token tok-5e6f7a8b, team payments"
+    assert secrets.scrub(text) == f"token {MASK}, team {MASK}"  # cassettes, logs, errors
+    assert secrets.scrub_shown(text) == f"token {MASK}, team payments"  # plans, exports

@@ -192,3 +192,42 @@ def test_validate_refuses_webhook_mistakes_offline_all_at_once(ws: Path) -> None
     ):
         assert expected in result.output, (expected, result.output)
     assert "cannot reach" not in result.output and "forged" not in result.output
+
+
+def test_export_offers_only_kinds_written_at_the_top_of_a_file(tmp_path: Path) -> None:
+    """Attachments are written inside their webhook: `--kinds webhookAttachments` would
+    export nothing, so it is not a choice (`--kinds webhooks` takes them along)."""
+    result = CliRunner().invoke(cli, ["export", "--kinds", "webhookAttachments"])
+    assert result.exit_code != 0
+    assert "'webhookAttachments' is not one of" in result.output
+    assert "'webhooks'" in result.output and "'batches'" in result.output
+
+
+def test_a_plain_header_value_does_not_hide_or_change_an_equal_metadata_filter(
+    tmp_path: Path,
+) -> None:
+    """A header value written plainly (`X-Team: payments`) is masked where it is a
+    header value, not searched for in other text: the plan shows the metadataFilter
+    `team: payments`, a saved plan applies it as written (not "(sensitive)"), and the
+    export holds it, so a plan on the export is empty."""
+    ws = write_workspace(
+        tmp_path / "ws",
+        {
+            "agentform.yaml": "workspace: w\nendpoint: local\n",
+            "hooks.yaml": "webhooks:\n  - name: h\n    url: https://hooks.example.com/x\n"
+            "    headers: {X-Team: payments}\n    attachments:\n"
+            "      - {agent: checkout-agent, eventRules: ['*'],"
+            " metadataFilter: {team: payments}}\n",
+        },
+    )
+    runner = CliRunner()
+    at = ["-C", str(ws)]
+    shown = runner.invoke(cli, ["plan", *at]).output
+    assert '"team": "payments"' in shown and '"X-Team": "(sensitive)"' in shown
+    saved = tmp_path / "plan.json"
+    assert runner.invoke(cli, ["plan", "--out", str(saved), *at]).exit_code == 0
+    assert runner.invoke(cli, ["apply", str(saved), *at]).exit_code == 0
+    again = runner.invoke(cli, ["plan", "--detailed-exitcode", *at])
+    assert again.exit_code == 0, again.output  # live holds what the files say
+    exported = runner.invoke(cli, ["export", *at]).output
+    assert "team: payments" in exported and "X-Team: '{{ secret(" in exported

@@ -18,8 +18,8 @@ import yaml
 from ..config.files import root_file
 from ..config.loader import Settings, Workspace
 from ..engine.export import export_live, secrets_named
-from ..kinds import Kind, kinds_in_order
-from ..kinds.base import Declared
+from ..kinds import kinds_in_order
+from ..kinds.base import Declared, top_level_kinds
 from ..output.yaml_view import workspace_yaml
 from .common import Options, guarded, load, with_api, workspace_options
 from .init_cmd import GITIGNORE_LINES, MODELINE
@@ -54,7 +54,7 @@ def _workspace(opts: Options, out: Path | None) -> Workspace:
     "--kinds",
     "kinds",
     multiple=True,
-    type=click.Choice(sorted(Kind.registry)),
+    type=click.Choice(sorted(k.name for k in top_level_kinds())),  # children go with parents
     help="Only these kinds (repeatable; default: all).",
 )
 @click.option("--force", is_flag=True, help="Overwrite files that exist already in --out.")
@@ -82,7 +82,7 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
             err=True,
         )
     if out is None:
-        click.echo(workspace.secrets.scrub(workspace_yaml(documents)), nl=False)
+        click.echo(workspace.secrets.scrub_shown(workspace_yaml(documents)), nl=False)
         return 0
     endpoint = opts.endpoint or workspace.settings.endpoint
     settings = {
@@ -92,7 +92,8 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
     }
     files = {f"{kind}.yaml": {kind: items} for kind, items in documents.items()}
     texts = {
-        name: MODELINE + workspace.secrets.scrub(workspace_yaml(doc)) for name, doc in files.items()
+        name: MODELINE + workspace.secrets.scrub_shown(workspace_yaml(doc))
+        for name, doc in files.items()
     }
     texts["agentform.yaml"] = MODELINE + yaml.safe_dump(settings, sort_keys=False)
     texts[SCHEMA_FILE] = render_schema()

@@ -30,7 +30,7 @@ def format_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def text_view(opts: Options, workspace: Workspace) -> TextView:
-    return TextView(opts.use_color, opts.verbose, workspace.secrets.scrub)
+    return TextView(opts.use_color, opts.verbose, workspace.secrets.scrub_shown)
 
 
 def markdown_view(opts: Options, workspace: Workspace, saved: Path | None = None) -> MarkdownView:
@@ -41,7 +41,7 @@ def markdown_view(opts: Options, workspace: Workspace, saved: Path | None = None
         )
     else:
         whole = "run `agentform plan`, or save it with `--out FILE` and run `agentform show FILE`"
-    return MarkdownView(workspace.secrets.scrub, whole=whole, verbose=opts.verbose)
+    return MarkdownView(workspace.secrets.scrub_shown, whole=whole, verbose=opts.verbose)
 
 
 @contextmanager

@@ -28,7 +28,7 @@ from .planner import read_live
 def dump_plan(plan: Plan, secrets: Secrets) -> str:
     """The plan as JSON: each sensitive value as its `((secret:NAME))` markers (or
     the mask), and, as a last line of defence, no known value in any encoding."""
-    return secrets.scrub(plan.model_dump_json(indent=2, fallback=as_marked)) + "\n"
+    return secrets.scrub_shown(plan.model_dump_json(indent=2, fallback=as_marked)) + "\n"
 
 
 def load_plan(text: str) -> Plan:

@@ -1,6 +1,7 @@
 """`itemsFile:` of a batch: its items read from a CSV or JSON file beside the YAML.
 
-A CSV has a header row: a column per input, `metadata.KEY` columns for metadata,
+A CSV has a header row (cells separated by commas, or by semicolons or tabs
+when the header row has no comma): a column per input, `metadata.KEY` columns for metadata,
 and `agentProfile`, `agentProfilePool`, `agentProfileId`, `agentProfilePoolId`,
 `version` columns for those fields (an empty cell leaves the field out). An input
 whose name is one of those, or close to one, is written `inputs.NAME`: a column
@@ -70,7 +71,7 @@ def read_items_file(
 def _csv_rows(
     text: str, name: str, position: Position, diagnostics: Diagnostics
 ) -> list[tuple[int, Any]] | None:
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(text))
     header = next(reader, None)
     if header is None:
         diagnostics.error(f"itemsFile {name}: has no header row", position)
@@ -90,6 +91,15 @@ def _csv_rows(
         if columns is not None:
             rows.append((line, _item(columns, record)))
     return None if columns is None else rows
+
+
+def _delimiter(text: str) -> str:
+    """',' unless the header row has none and separates with ';' or a tab, as
+    spreadsheets in many locales write CSV."""
+    header = text.split("\n", 1)[0]
+    if "," in header:
+        return ","
+    return next((d for d in (";", "\t") if d in header), ",")
 
 
 def _columns(header: list[str], error: Any) -> list[tuple[str, str]] | None:

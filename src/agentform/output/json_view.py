@@ -44,7 +44,9 @@ def report_document(report: ApplyReport, workspace: str) -> dict[str, Any]:
 
 def report_json(report: ApplyReport, workspace: str, secrets: Secrets) -> str:
     return (
-        secrets.scrub(json.dumps(report_document(report, workspace), indent=2, default=masked))
+        secrets.scrub_shown(
+            json.dumps(report_document(report, workspace), indent=2, default=masked)
+        )
         + "\n"
     )
 
@@ -97,4 +99,4 @@ def drift_document(drift: DriftReport) -> dict[str, Any]:
 
 def drift_json(drift: DriftReport, secrets: Secrets) -> str:
     text = json.dumps(drift_document(drift), indent=2, ensure_ascii=False, default=masked)
-    return secrets.scrub(text) + "\n"
+    return secrets.scrub_shown(text) + "\n"
