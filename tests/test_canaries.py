@@ -406,7 +406,7 @@ EXEMPT = {
     "service": "serves the API; its callers' secrets are theirs",
     "webhook verify": "reads only the files it is given (a body, a signature, a key)",
     "webhook listen": "a server that prints one line per delivery (no header, no value); "
-    "it reads the workspace only for its endpoint and key, as webhook test does",
+    "its --save captures mask custom header values (tests/webhooks/test_cli_tools.py)",
 }
 
 

@@ -117,4 +117,29 @@ def test_recording_scrubs_keys_and_secret_values(tmp_path: Path) -> None:
     assert "tok-9f8e7d6c5b4a" not in result.output
     text = cassette.read_text()
     assert "tok-9f8e7d6c5b4a" not in text and DEMO_ADMIN_KEY not in text
-    assert "token REDACTED" in text  # in the request body and in the response
+    # the whole text of the field holding the secret is scrubbed, in the request and the answer
+    assert text.count('"description":"REDACTED"') >= 2
+
+
+def test_a_short_secret_is_scrubbed_as_the_whole_field_that_holds_it(tmp_path: Path) -> None:
+    """A value too short to search for alone (it would mask unrelated text) is still
+    never recorded: the whole text of a field holding it is sensitive, and is what is
+    scrubbed. Where the short value fills a field alone, the run warns."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "agentform.yaml").write_text("workspace: w\nendpoint: local\n")
+    (ws / "v.yaml").write_text(
+        "vaultTemplates:\n  - name: Short\n    kind: custom\n"
+        "    description: \"pin {{ secret('PIN') }} for the door\"\n"
+        "    fields: [{type: text, label: A, required: true, hint: \"{{ secret('CODE') }}\"}]\n"
+    )
+    cassette = tmp_path / "run.yaml"
+    env = {"PIN": "7q9", "CODE": "zx"}
+    args = ["apply", "--auto-approve", "-C", str(ws), "--record-cassette", str(cassette)]
+    result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    text = cassette.read_text()
+    assert "7q9" not in text and "REDACTED" in text
+    said = CliRunner().invoke(cli, ["validate", "-C", str(ws)], env=env).output
+    assert "v.yaml:5:" in said and "warning: secret CODE is shorter than 4 characters" in said
+    assert "PIN" not in said  # it is never alone in a field

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from starlette.responses import HTMLResponse
 from starlette.types import Receive, Scope, Send
 
+from agentform.api.client import RetryPolicy
 from agentform.cli.main import cli
 from agentform.service import DEMO_ADMIN_KEY, create_app
 
@@ -178,6 +179,7 @@ def test_a_logged_error_holds_no_secret_value(ws: Path, monkeypatch: pytest.Monk
         raise RuntimeError(f"cannot store {args!r} {kwargs!r}")
 
     monkeypatch.setattr(vault_templates, "create_template", broken)
+    monkeypatch.setattr(RetryPolicy, "backoff", lambda self, attempt: 0.0)  # retried, no waits
     (ws / "note.yaml").write_text(
         "vaultTemplates:\n  - name: Note\n    kind: custom\n"
         "    description: \"{{ secret('NOTE') }}\"\n"

@@ -143,13 +143,16 @@ def listening(tmp_path: Path, key_file: Path) -> Iterator[tuple[Any, str]]:
             yield process, process.url
 
 
+TEAM = "hdr-value-4b1c9e"
+
+
 def test_listen_verifies_prints_answers_forwards_and_saves(
     listening: tuple[Any, str], tmp_path: Path, key_file: Path
 ) -> None:
     process, url = listening
     assert process.stdout is not None
     signature = sign(BODY, KEYS.private_pem)
-    good = httpx.post(url, content=BODY, headers={"X-Service-Signature": signature, "X-Team": "t"})
+    good = httpx.post(url, content=BODY, headers={"X-Service-Signature": signature, "X-Team": TEAM})
     assert good.status_code == 204
     line = process.stdout.readline()
     assert "EXECUTION_COMPLETED" in line and "verified" in line and "NOT" not in line
@@ -169,12 +172,15 @@ def test_listen_verifies_prints_answers_forwards_and_saves(
     forwarded = process.handler.wait_for(3)  # type: ignore[attr-defined]
     assert forwarded[0].body == BODY  # the exact bytes, with the headers that came
     assert forwarded[0].headers["X-Service-Signature"] == signature
-    assert forwarded[0].headers["X-Team"] == "t"
+    assert forwarded[0].headers["X-Team"] == TEAM  # forwarded as it came
 
     saved = sorted((tmp_path / "saved").iterdir())
     assert len(saved) == 3
-    _, body = read_capture(saved[0].read_bytes())  # type: ignore[misc]
+    headers, body = read_capture(saved[0].read_bytes())  # type: ignore[misc]
     assert body == BODY
+    # an integration's header values are secrets: saved masked (verify needs none of them)
+    assert headers["x-team"] == "(sensitive)" and TEAM.encode() not in saved[0].read_bytes()
+    assert headers["x-service-signature"] == signature  # the service's own: as it came
     result = run("webhook", "verify", "--public-key", str(key_file), str(saved[0]))
     assert result.exit_code == 0, result.output
     result = run("webhook", "verify", "--public-key", str(key_file), str(saved[1]))

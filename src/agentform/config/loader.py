@@ -18,7 +18,7 @@ from ..gcpause import collector_paused
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
 from ..rules.problems import AT, own_errors
-from ..sensitive import Secrets, Sensitive
+from ..sensitive import MIN_SEARCHED, Secrets, Sensitive
 from .diagnostics import Diagnostic, Diagnostics, Position, relative
 from .document import SETTINGS, allowed_keys, document_model
 from .files import IGNORE_FILE, root_file, workspace_files
@@ -116,10 +116,18 @@ def _load(
             continue
         where.doc = doc
         if renderer.tokens.loose.search(rendered.text):  # the file calls secret()
-            doc.data, problems = substitute(doc.data, renderer.tokens)
+            short: list[tuple[tuple[str | int, ...], set[str]]] = []
+            doc.data, problems = substitute(doc.data, renderer.tokens, short=short)
             for at, message in problems:
                 shown = renderer.tokens.replace(_dotted(at), "source")  # never the token
                 diags.error(f"{shown}: {message}", where(at))
+            for at, names in short:
+                diags.warning(
+                    f"secret {', '.join(sorted(names))} is shorter than {MIN_SEARCHED} "
+                    f"characters and fills {_dotted(at)} alone: it is masked in every view, "
+                    "but too short to be scrubbed from cassettes and logs",
+                    where(at),
+                )
         if path != root_path and doc.data and not set(doc.data) & _known_keys():
             diags.error(
                 "not a workspace file: none of its keys is a kind or a setting "

@@ -14,7 +14,7 @@ import re
 import secrets as pysecrets
 from typing import Any
 
-from ..sensitive import Part, SecretRef, Secrets, Sensitive
+from ..sensitive import MIN_SEARCHED, Part, SecretRef, Secrets, Sensitive
 
 _PREFIX = "agentform-secret-"
 
@@ -58,7 +58,11 @@ class SecretTokens:
                 values.append(self.secrets.values[part.name])
             else:
                 values.append(part)
-        return Sensitive("".join(values), parts)
+        whole = "".join(values)
+        # The whole text is sensitive, and scrubbed as a whole: a secret too short
+        # to be searched for alone is still found as part of the field holding it.
+        self.secrets.add_other(whole)
+        return Sensitive(whole, parts)
 
     def replace(self, text: str, how: str = "marker") -> str:
         """`text` with each token as its marker `((secret:NAME))` (digests) or its
@@ -75,11 +79,20 @@ class SecretTokens:
         return self.loose.search(self.pattern.sub("", text)) is not None
 
 
+def too_short(value: Any) -> bool:
+    """A resolved Sensitive whose whole text is too short to be scrubbed from text."""
+    return isinstance(value, Sensitive) and value.resolved and len(value.reveal()) < MIN_SEARCHED
+
+
 def substitute(
-    data: Any, tokens: SecretTokens, path: tuple[str | int, ...] = ()
+    data: Any,
+    tokens: SecretTokens,
+    path: tuple[str | int, ...] = (),
+    short: list[tuple[tuple[str | int, ...], set[str]]] | None = None,
 ) -> tuple[Any, list[tuple[tuple[str | int, ...], str]]]:
     """The parsed data with Sensitive values for tokens, and the problems found
-    (a path and a message): a token in a mapping key, or a token a filter changed."""
+    (a path and a message): a token in a mapping key, or a token a filter changed.
+    `short` collects the paths (and secret names) of values too short to scrub."""
     problems: list[tuple[tuple[str | int, ...], str]] = []
 
     def walk(value: Any, at: tuple[str | int, ...]) -> Any:
@@ -92,7 +105,12 @@ def substitute(
                     (at, "a secret() value was changed by a filter: it can only be placed in text")
                 )
                 return value
-            return value if parts is None else tokens.sensitive(parts)
+            if parts is None:
+                return value
+            made = tokens.sensitive(parts)
+            if short is not None and too_short(made):
+                short.append((at, made.secret_names()))
+            return made
         if isinstance(value, dict):
             out = {}
             for key, item in value.items():
