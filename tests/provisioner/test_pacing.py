@@ -305,3 +305,46 @@ def test_a_freed_slot_goes_out_before_the_answer_is_worked_on() -> None:
     assert sorted(events) == sorted(
         [f"sent {n}" for n in "abcd"] + [f"answered {n}" for n in "abcd"]
     )
+
+
+def test_a_known_rate_paces_every_request_of_a_run_reads_and_writes_alike() -> None:
+    async def go() -> list[tuple[float, str, str]]:
+        clock = ManualClock()
+        transport = Clocked(clock, lambda request, n: (200, {"n": n}, {}))
+        api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock, rate_limit=4)
+        calls = [api.request("GET", f"/r{i}") for i in range(3)]
+        calls += [api.request("POST", f"/w{i}", json={}) for i in range(3)]
+        running = asyncio.gather(*calls)
+        await clock.advance(2)
+        await running
+        return transport.sent
+
+    sent = asyncio.run(go())
+    assert [t for t, _, _ in sent] == pytest.approx([0, 0.25, 0.5, 0.75, 1.0, 1.25])
+    assert sorted(m for _, m, _ in sent) == ["GET"] * 3 + ["POST"] * 3
+
+
+def test_a_503_backs_off_and_its_retry_after_pauses_the_whole_run() -> None:
+    async def go() -> tuple[ApiClient, list[tuple[float, str, str]]]:
+        clock = ManualClock()
+
+        def reply(request: httpx.Request, n: int) -> tuple[int, Any, dict[str, str]]:
+            if n == 1:
+                return 503, {"code": 503, "message": "maintenance"}, {"Retry-After": "3"}
+            return 200, {"ok": True}, {}
+
+        transport = Clocked(clock, reply)
+        api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock)
+        first = asyncio.create_task(api.request("GET", "/a"))
+        await clock.advance(1)
+        others = [asyncio.create_task(api.request("GET", f"/b{i}")) for i in range(2)]
+        await clock.advance(1)
+        assert len(transport.sent) == 1  # t=2: the run is paused
+        await clock.advance(1)
+        await asyncio.gather(first, *others)
+        return api, transport.sent
+
+    api, sent = asyncio.run(go())
+    assert [t for t, _, _ in sent] == pytest.approx([0, 3, 3, 3])
+    assert api.limiter.pauses == 1
+    assert api.concurrency.epoch == 1 and api.concurrency.window == 2  # halved from 4
