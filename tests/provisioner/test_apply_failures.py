@@ -41,32 +41,38 @@ def test_failure_is_reported_and_independent_work_goes_on(service: Service, ws: 
     assert not service.plan(ws).has_changes
 
 
-def test_dependents_of_a_failed_change_are_not_attempted(service: Service) -> None:
-    def change(cid: str, path: str, deps: list[str]) -> Change:
-        kind, key = cid.split("/")
-        return Change(
-            id=cid,
-            kind=kind,
-            key=key,
-            action="create",
-            reason="test",
-            calls=[ApiCall(method="POST", path=path, body={"name": key})],
-            dependsOn=deps,
-        )
+def create(cid: str, path: str, deps: tuple[str, ...] = ()) -> Change:
+    """A one-call create of `cid` ("kind/name") by POST to `path`."""
+    kind, key = cid.split("/")
+    return Change(
+        id=cid,
+        kind=kind,
+        key=key,
+        action="create",
+        reason="test",
+        calls=[ApiCall(method="POST", path=path, body={"name": key})],
+        dependsOn=deps,
+    )
 
-    plan = Plan(
+
+def plan_of(*changes: Change) -> Plan:
+    return Plan(
         workspace="w",
         endpoint="t",
         organizationId="o",
         organizationName="o",
-        changes=[
-            change("profilePools/x", "/agent-profile-pools", []),
-            change("profileGroups/y", "/profile-groups", ["profilePools/x"]),
-            change("profileGroups/z", "/profile-groups", []),
-        ],
+        changes=changes,
         summary=Summary(),
         inputsDigest="",
         fingerprints={},
+    )
+
+
+def test_dependents_of_a_failed_change_are_not_attempted(service: Service) -> None:
+    plan = plan_of(
+        create("profilePools/x", "/agent-profile-pools"),
+        create("profileGroups/y", "/profile-groups", ("profilePools/x",)),
+        create("profileGroups/z", "/profile-groups"),
     )
     service.log.fail = lambda m, p: 500 if p == "/agent-profile-pools" else None
 
@@ -195,26 +201,7 @@ def test_the_next_change_is_sent_before_a_finished_one_is_worked_on() -> None:
     from agentform.engine.apply import ChangeResult, apply_plan
 
     names = ["a", "b", "c", "d"]
-    plan = Plan(
-        workspace="w",
-        endpoint="t",
-        organizationId="o",
-        organizationName="o",
-        changes=[
-            Change(
-                id=f"profilePools/{n}",
-                kind="profilePools",
-                key=n,
-                action="create",
-                reason="test",
-                calls=[ApiCall(method="POST", path="/agent-profile-pools", body={"name": n})],
-            )
-            for n in names
-        ],
-        summary=Summary(),
-        inputsDigest="",
-        fingerprints={},
-    )
+    plan = plan_of(*(create(f"profilePools/{n}", "/agent-profile-pools") for n in names))
     events: list[str] = []
 
     class Hooks:
