@@ -92,3 +92,18 @@ async def bare_loop(
         with timed() as t:
             await asyncio.gather(*(one(*r) for r in requests))
     return t
+
+
+async def timer_floor(calls: int, concurrency: int, latency: float) -> float:
+    """Seconds for `calls` bare `asyncio.sleep(latency)`, `concurrency` at a time: the
+    latency floor as this machine's event loop reaches it now (timer granularity,
+    and a loaded machine waking the process late), with no request and no work."""
+    slots = asyncio.Semaphore(concurrency)
+
+    async def one() -> None:
+        async with slots:
+            await asyncio.sleep(latency)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(calls)))
+    return time.perf_counter() - start

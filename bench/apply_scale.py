@@ -20,6 +20,7 @@ The machine is shared: compare the ratios of one run, not times across runs.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -31,7 +32,7 @@ import asteroid_odyssey as sdk
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _server import KEY, Running, running_service, stub_service
-from _tools import Delayed, timed
+from _tools import Delayed, timed, timer_floor
 from agentform.api.client import ApiClient
 from agentform.api.transport import ConnectionShards
 from agentform.config.loader import load_workspace
@@ -119,6 +120,16 @@ def creates(svc: Running, tmp: Path, label: str = "") -> None:
             f"agentform {speedup:.1f}x faster"
             + (f" (goal {goal:.1f}x: {'met' if speedup >= goal else 'NOT met'})" if ms else "")
         )
+        if latency:
+            calls, peak = ours["apply_calls"], int(ours["peak"])
+            floor = calls * latency / peak
+            timers = asyncio.run(timer_floor(calls, peak, latency))
+            print(
+                f"          latency floor at {peak}: {floor:.2f} s -> agentform "
+                f"{ours['wall'] / floor:.2f}x | bare asyncio.sleep loop, same calls and "
+                f"concurrency: {timers:.2f} s ({timers / floor:.2f}x the floor: this machine's "
+                f"timers now)"
+            )
 
 
 def limited(tmp: Path) -> None:
@@ -155,12 +166,14 @@ async def plan_only(base: str, root: Path, rate: float | None) -> dict[str, Any]
 
 
 def main() -> None:
+    print(f"load average {os.getloadavg()[0]:.2f} at the start")
     with tempfile.TemporaryDirectory() as tmp:
         with running_service(Path(tmp) / "svc.db") as svc:
             creates(svc, Path(tmp))
         with stub_service() as stub:
             creates(stub, Path(tmp), " (service time taken out: a stub)")
         limited(Path(tmp))
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@ in sync, at 0 and 20 ms of injected latency per request.
 Printed side by side, measured in this one run:
 - the plan's wall time next to the latency floor for the concurrency it reached
   (requests x latency / peak window), and next to a bare httpx loop making the
-  same requests with as many in flight (no paging order, no planning);
+  same requests with as many in flight (no paging order, no planning); with the
+  service's time taken out (answers replayed), also next to a bare asyncio.sleep
+  loop of as many waits (the floor as this machine's timers reach it at the time:
+  a loaded machine wakes a process late);
 - HTTP calls next to the minimum;
 - client CPU per request (the whole plan: requests, decoding, diffing) next to
   the service's (its process's CPU over the same requests), and the bare loop's;
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -34,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _server import KEY, Running, running_service
-from _tools import Delayed, Replay, bare_loop, timed
+from _tools import Delayed, Replay, bare_loop, timed, timer_floor
 from agentform.api.client import ApiClient
 from agentform.api.transport import ConnectionShards
 from agentform.config import yamlpos
@@ -194,10 +198,14 @@ def main() -> None:
                 for latency in LATENCIES[1:]:
                     run = asyncio.run(planned(svc, root, latency, Replay(answers, latency)))
                     floor = run["calls"] * latency / run["peak"]
+                    timers = asyncio.run(timer_floor(run["calls"], int(run["peak"]), latency))
                     print(
                         f"N={n:>6} {latency * 1000:2.0f} ms, the service's own time taken out "
                         f"(its answers replayed from memory): plan {run['wall']:.2f} s | floor at "
-                        f"{run['peak']:.0f}: {floor:.2f} s -> {run['wall'] / floor:.2f}x"
+                        f"{run['peak']:.0f}: {floor:.2f} s -> {run['wall'] / floor:.2f}x "
+                        f"(goal 1.1x) | bare asyncio.sleep loop, same calls and concurrency: "
+                        f"{timers:.2f} s -> {timers / floor:.2f}x the floor (this machine's timers"
+                        f" now); plan / sleep loop {run['wall'] / timers:.2f}x"
                     )
     for latency in LATENCIES:
         ratio = walls[(SIZES[1], latency)] / walls[(SIZES[0], latency)]
@@ -246,5 +254,7 @@ def startup() -> None:
 
 
 if __name__ == "__main__":
+    print(f"load average {os.getloadavg()[0]:.2f} at the start")
     startup()
     main()
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")

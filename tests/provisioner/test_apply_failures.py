@@ -3,6 +3,7 @@ work goes on, and a second apply converges."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -40,32 +41,38 @@ def test_failure_is_reported_and_independent_work_goes_on(service: Service, ws: 
     assert not service.plan(ws).has_changes
 
 
-def test_dependents_of_a_failed_change_are_not_attempted(service: Service) -> None:
-    def change(cid: str, path: str, deps: list[str]) -> Change:
-        kind, key = cid.split("/")
-        return Change(
-            id=cid,
-            kind=kind,
-            key=key,
-            action="create",
-            reason="test",
-            calls=[ApiCall(method="POST", path=path, body={"name": key})],
-            dependsOn=deps,
-        )
+def create(cid: str, path: str, deps: tuple[str, ...] = ()) -> Change:
+    """A one-call create of `cid` ("kind/name") by POST to `path`."""
+    kind, key = cid.split("/")
+    return Change(
+        id=cid,
+        kind=kind,
+        key=key,
+        action="create",
+        reason="test",
+        calls=[ApiCall(method="POST", path=path, body={"name": key})],
+        dependsOn=deps,
+    )
 
-    plan = Plan(
+
+def plan_of(*changes: Change) -> Plan:
+    return Plan(
         workspace="w",
         endpoint="t",
         organizationId="o",
         organizationName="o",
-        changes=[
-            change("profilePools/x", "/agent-profile-pools", []),
-            change("profileGroups/y", "/profile-groups", ["profilePools/x"]),
-            change("profileGroups/z", "/profile-groups", []),
-        ],
+        changes=changes,
         summary=Summary(),
         inputsDigest="",
         fingerprints={},
+    )
+
+
+def test_dependents_of_a_failed_change_are_not_attempted(service: Service) -> None:
+    plan = plan_of(
+        create("profilePools/x", "/agent-profile-pools"),
+        create("profileGroups/y", "/profile-groups", ("profilePools/x",)),
+        create("profileGroups/z", "/profile-groups"),
     )
     service.log.fail = lambda m, p: 500 if p == "/agent-profile-pools" else None
 
@@ -180,3 +187,49 @@ def _ids(service: Service) -> dict[str, str]:
         return {i["name"]: i["id"] for i in items}
 
     return service.run(go)  # type: ignore[no-any-return]
+
+
+def test_the_next_change_is_sent_before_a_finished_one_is_worked_on() -> None:
+    """At parallelism 2, when the first two creates are answered together, the next
+    two creates go out before either answer is worked on (recorded as finished): a
+    batch of answers does not hold back the requests that follow it."""
+    import asyncio
+
+    import httpx
+
+    from agentform.api.client import ApiClient
+    from agentform.engine.apply import ChangeResult, apply_plan
+
+    names = ["a", "b", "c", "d"]
+    plan = plan_of(*(create(f"profilePools/{n}", "/agent-profile-pools") for n in names))
+    events: list[str] = []
+
+    class Hooks:
+        def started(self, change: Change) -> None:
+            pass
+
+        def finished(self, result: ChangeResult) -> None:
+            events.append(f"finished {result.change.key}")
+
+    async def go() -> None:
+        gate = asyncio.Event()
+
+        class Gated(httpx.AsyncBaseTransport):
+            async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+                name = json.loads(request.content)["name"]
+                events.append(f"sent {name}")
+                if name in ("a", "b"):
+                    await gate.wait()  # the first two answers arrive together
+                return httpx.Response(201, json={"id": f"id-{name}", "name": name})
+
+        async with ApiClient("http://svc/agents/v2", "k", transport=Gated(), concurrency=2) as api:
+            applying = asyncio.create_task(apply_plan(plan, api, parallelism=2, hooks=Hooks()))
+            while len(events) < 2:
+                await asyncio.sleep(0)
+            gate.set()
+            assert (await applying).ok
+
+    asyncio.run(go())
+    assert events.index("sent c") < events.index("finished a")
+    assert events.index("sent d") < events.index("finished a")
+    assert sorted(events) == sorted([f"{e} {n}" for e in ("sent", "finished") for n in names])

@@ -191,30 +191,38 @@ class Clocked(httpx.AsyncBaseTransport):
         return httpx.Response(status, content=content, headers=headers)
 
 
-def test_retry_after_pauses_the_whole_run_not_one_request() -> None:
-    async def go() -> list[tuple[float, str, str]]:
+@pytest.mark.parametrize(
+    ("status", "others"),
+    [(429, "POST"), (503, "GET")],  # a create is not sent again after a 503 (it may have run)
+)
+def test_retry_after_pauses_the_whole_run_not_one_request(status: int, others: str) -> None:
+    async def go() -> tuple[ApiClient, list[tuple[float, str, str]]]:
         clock = ManualClock()
 
         def reply(request: httpx.Request, n: int) -> tuple[int, Any, dict[str, str]]:
             if n == 1:
-                return 429, {"code": 429, "message": "slow down"}, {"Retry-After": "2"}
+                return status, {"code": status, "message": "slow down"}, {"Retry-After": "2"}
             return 200, {"ok": True}, {}
 
         transport = Clocked(clock, reply)
         api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock)
         first = asyncio.create_task(api.request("GET", "/a"))
         await clock.advance(0.5)
-        others = [asyncio.create_task(api.request("POST", f"/b{i}", json={})) for i in range(3)]
+        rest = [asyncio.create_task(api.request(others, f"/b{i}", json={})) for i in range(3)]
         await clock.advance(1.0)
         assert len(transport.sent) == 1  # t=1.5: nothing else went out
         await clock.advance(1.0)
-        await asyncio.gather(first, *others)
-        return transport.sent
+        await asyncio.gather(first, *rest)
+        return api, transport.sent
 
-    sent = asyncio.run(go())
+    api, sent = asyncio.run(go())
     assert sent[0] == (0.0, "GET", "/agents/v2/a")
     assert len(sent) == 5 and all(t == pytest.approx(2.0) for t, _, _ in sent[1:])
-    assert sorted(p for _, m, p in sent if m == "POST") == [f"/agents/v2/b{i}" for i in range(3)]
+    assert sorted((m, p) for _, m, p in sent[1:]) == [("GET", "/agents/v2/a")] + [
+        (others, f"/agents/v2/b{i}") for i in range(3)
+    ]
+    assert api.limiter.pauses == 1
+    assert api.concurrency.epoch == 1  # the window backed off, once
 
 
 def test_429s_slow_a_run_down_and_back_off_its_concurrency() -> None:
@@ -305,3 +313,20 @@ def test_a_freed_slot_goes_out_before_the_answer_is_worked_on() -> None:
     assert sorted(events) == sorted(
         [f"sent {n}" for n in "abcd"] + [f"answered {n}" for n in "abcd"]
     )
+
+
+def test_a_known_rate_paces_every_request_of_a_run_reads_and_writes_alike() -> None:
+    async def go() -> list[tuple[float, str, str]]:
+        clock = ManualClock()
+        transport = Clocked(clock, lambda request, n: (200, {"n": n}, {}))
+        api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock, rate_limit=4)
+        calls = [api.request("GET", f"/r{i}") for i in range(3)]
+        calls += [api.request("POST", f"/w{i}", json={}) for i in range(3)]
+        running = asyncio.gather(*calls)
+        await clock.advance(2)
+        await running
+        return transport.sent
+
+    sent = asyncio.run(go())
+    assert [t for t, _, _ in sent] == pytest.approx([0, 0.25, 0.5, 0.75, 1.0, 1.25])
+    assert sorted(m for _, m, _ in sent) == ["GET"] * 3 + ["POST"] * 3

@@ -96,3 +96,29 @@ def test_bodies_are_sent_as_compact_json_and_a_closed_connection_is_replaced() -
     _, headers, body = server.requests[0]
     assert body == '{"name":"n0","é":true}'.encode()
     assert headers["content-type"] == "application/json"
+
+
+def test_no_import_fails_while_requests_are_made(monkeypatch: Any) -> None:
+    """The async stack stays on its fast path: httpcore asks `sniffio` which event
+    loop runs on every request, and when sniffio is missing that is a failed import
+    each time (a quarter of the client's time per request)."""
+    import builtins
+
+    failed: list[str] = []
+    real_import = builtins.__import__
+
+    def recording_import(name: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return real_import(name, *args, **kwargs)
+        except ImportError:
+            failed.append(name)
+            raise
+
+    async def go(base: str) -> None:
+        async with ApiClient(base, "k", concurrency=2) as api:
+            await api.request("GET", "/warm-up")  # modules imported once are fine
+            monkeypatch.setattr(builtins, "__import__", recording_import)
+            await asyncio.gather(*(api.request("GET", f"/p/{i}") for i in range(10)))
+
+    KeepAliveServer().run(go)
+    assert failed == []

@@ -55,7 +55,7 @@ def running(*args: str, ignore_sigint: bool = False) -> Iterator[tuple[str, subp
     finally:
         if proc.poll() is None:
             proc.terminate()
-        proc.wait(10)
+        proc.wait(60)
 
 
 def test_serves_prints_base_url_and_keeps_data_across_restart(tmp_path: Path) -> None:

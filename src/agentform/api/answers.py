@@ -22,19 +22,20 @@ def decoded(response: httpx.Response, method: str) -> Any:
     if not response.content:
         return None
     media = response.headers.get("content-type", "").split(";")[0].strip().lower()
-    where = f"{method} {_url(response)}" if _has_request(response) else method
     if media and media != "application/json" and not media.endswith("+json"):
-        raise UnexpectedAnswer(method, where, response.status_code, _expected(where, media))
+        raise _unexpected(response, method, media)
     try:
         return response.json()
     except ValueError:
-        raise UnexpectedAnswer(
-            method, where, response.status_code, _expected(where, "a body that is not JSON")
-        ) from None
+        raise _unexpected(response, method, "a body that is not JSON") from None
 
 
-def _expected(where: str, got: str) -> str:
-    return f"expected JSON from {where}, got {got}"
+def _unexpected(response: httpx.Response, method: str, got: str) -> UnexpectedAnswer:
+    """The error, with the URL worked out only now (not for every answer)."""
+    where = f"{method} {_url(response)}" if _has_request(response) else method
+    return UnexpectedAnswer(
+        method, where, response.status_code, f"expected JSON from {where}, got {got}"
+    )
 
 
 def _url(response: httpx.Response) -> str:

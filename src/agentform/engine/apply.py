@@ -1,6 +1,7 @@
 """Executing a Plan: each change's calls in order, changes stage by stage (kind
 levels: creates forward, cancels and deletes backward), the changes of a stage
-concurrently with bounded parallelism. A failed change stops what depends on it;
+concurrently (up to twice `parallelism` under way, at most `parallelism` requests
+in flight: the client's ceiling). A failed change stops what depends on it;
 independent work goes on. Ids created by earlier changes and sensitive values
 from the workspace fill the calls' slots. Returns a report; progress goes through
 hooks (the engine never prints)."""
@@ -118,7 +119,10 @@ async def apply_plan(
         c.id: loop.create_future() for stage in ordered for c in stage
     }
     created: dict[str, str] = {}
-    slots = asyncio.Semaphore(max(1, parallelism))
+    # Changes under way: twice the requests in flight (the client's ceiling, also
+    # `parallelism`), so that when an answer frees a request slot, the next change's
+    # request is already waiting for it and goes out before that answer is worked on.
+    working = asyncio.Semaphore(2 * max(1, parallelism))
 
     async def run(change: Change) -> ChangeResult:
         before = [await done[d] for d in change.dependsOn]
@@ -128,7 +132,7 @@ async def apply_plan(
                 change, "not attempted", f"depends on {', '.join(blocked)}, which did not succeed"
             )
         else:
-            async with slots:
+            async with working:
                 hooks.started(change)
                 try:
                     made, in_place = await _execute(change, api, created, values)

@@ -12,6 +12,7 @@ from ..api.context import resolve_organization
 from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
 from ..errors import ReadError
+from ..gcpause import collector_paused
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import LiveObject
 from ..kinds.context import Everything, LiveRead, PlanContext
@@ -57,7 +58,18 @@ async def read_live(
     depth: dict[str, Container[Key]] | None = None,
     references: set[str] | None = None,
 ) -> LiveState:
-    """Every kind's collection (one list read each) plus deep reads of managed keys."""
+    """Every kind's collection (one list read each) plus deep reads of managed keys,
+    with the cyclic collector paused (tens of thousands of answers, no cycles)."""
+    with collector_paused():
+        return await _read_live(workspace, api, depth, references)
+
+
+async def _read_live(
+    workspace: Workspace,
+    api: Any,
+    depth: dict[str, Container[Key]] | None,
+    references: set[str] | None,
+) -> LiveState:
     settings = workspace.settings
     organization = await resolve_organization(
         api, settings.organization_id, settings.organization_from
