@@ -215,8 +215,8 @@ def main() -> None:
 def report(n: int, latency: float, run: dict[str, Any]) -> None:
     calls, peak = run["calls"], run["peak"]
     half = n // 2
-    minimum = 1 + 2 * math.ceil(half / 100) + n + 2  # context, pools, groups, members,
-    # profiles and vault templates (one page each here)
+    minimum = 1 + 2 * math.ceil(half / 100) + n + 4  # context, pools, groups, members,
+    # profiles, vault templates, webhook integrations and batches (one page each here)
     bare = asyncio.run(bare_loop(KEY, run["requests"], int(peak), latency))
     ms = latency * 1000
     line = (
