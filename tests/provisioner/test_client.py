@@ -323,3 +323,19 @@ def test_a_scoped_client_names_the_organization_in_lists_and_creates() -> None:
         {"name": "y", "organizationId": "z"},
         {"profileIds": []},  # not a create
     ]
+
+
+def test_an_unreachable_service_is_named_without_its_credentials() -> None:
+    t = Scripted([httpx.ConnectError("refused")] * 4)
+    api = ApiClient(
+        "http://user:pa55word@127.0.0.1:9/agents/v2",
+        "secret-key-123456",
+        transport=t,
+        retry=RetryPolicy(attempts=4),
+        clock=InstantClock(),
+    )
+    with pytest.raises(ApiError) as caught:
+        asyncio.run(api.request("GET", "/context"))
+    message = str(caught.value)
+    assert "cannot reach the service at http://127.0.0.1:9/agents/v2 (ConnectError)" in message
+    assert "pa55word" not in message and "user" not in message

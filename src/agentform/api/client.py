@@ -73,6 +73,8 @@ class ApiClient:
         self.concurrency = AdaptiveConcurrency(concurrency, self.clock)
         self.limiter = RateLimiter(self.clock, rate_limit)
         self.sent = 0  # requests sent, retries included
+        # The endpoint as messages name it: no user or password a URL may hold.
+        self.shown_url = str(httpx.URL(base_url).copy_with(username=None, password=None))
         self.scope: dict[str, str] = {}
 
     async def __aenter__(self) -> ApiClient:
@@ -136,7 +138,7 @@ class ApiClient:
                 attempt += 1
                 last = attempt >= self.retry.attempts
                 never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-                reason = f"cannot reach the service ({type(exc).__name__})"
+                reason = f"cannot reach the service at {self.shown_url} ({type(exc).__name__})"
                 if last or not (safe or never_sent or lookup):
                     raise ApiError(method, path, None, reason, retried=may_have_applied) from None
                 if not never_sent:
