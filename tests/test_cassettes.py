@@ -143,3 +143,19 @@ def test_a_short_secret_is_scrubbed_as_the_whole_field_that_holds_it(tmp_path: P
     said = CliRunner().invoke(cli, ["validate", "-C", str(ws)], env=env).output
     assert "v.yaml:5:" in said and "warning: secret CODE is shorter than 4 characters" in said
     assert "PIN" not in said  # it is never alone in a field
+
+
+def test_an_empty_secret_does_not_make_the_text_around_it_scrubbed(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "agentform.yaml").write_text("workspace: w\nendpoint: local\n")
+    (ws / "v.yaml").write_text(
+        "vaultTemplates:\n  - name: Empty\n    kind: custom\n"
+        "    description: \"Bearer {{ secret('T') }}\"\n"
+        "    fields: [{type: text, label: Bearer note, required: true}]\n"
+    )
+    cassette = tmp_path / "run.yaml"
+    args = ["apply", "--auto-approve", "-C", str(ws), "--record-cassette", str(cassette)]
+    result = CliRunner().invoke(cli, args, env={"T": ""}, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "Bearer note" in cassette.read_text()  # plain text stays as it is
