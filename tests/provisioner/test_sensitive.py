@@ -214,3 +214,29 @@ def test_shown_data_is_scrubbed_of_secrets_and_records_also_of_plain_header_valu
     text = "token tok-5e6f7a8b, team payments"
     assert secrets.scrub(text) == f"token {MASK}, team {MASK}"  # cassettes, logs, errors
     assert secrets.scrub_shown(text) == f"token {MASK}, team payments"  # plans, exports
+
+
+def test_an_unset_secret_names_a_set_variable_it_may_be_mistyped_as(ws: Path) -> None:
+    """Variable names are not secret: the hint names the close one that is set,
+    never its value."""
+    from agentform.errors import DiagnosticsError
+
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "t.yaml": "vaultTemplates:\n  - name: T\n    kind: custom\n"
+            "    description: \"{{ secret('OPS_WEBHOOK_TOKEN') }} {{ env('REGION') }}\"\n"
+            "    fields: [{type: text, label: A, required: true}]\n",
+        },
+    )
+    environ = {"OPS_WEBHOOK_TOKN": VALUE, "REGOIN": "eu-west-1"}
+    with pytest.raises(DiagnosticsError) as caught:
+        load_workspace(ws, environ=environ)
+    text = str(caught.value)
+    assert (
+        "secret OPS_WEBHOOK_TOKEN: environment variable is not set "
+        "(did you mean 'OPS_WEBHOOK_TOKN'?)" in text
+    )
+    assert "environment variable REGION is not set (did you mean 'REGOIN'?)" in text
+    assert VALUE not in text and "eu-west-1" not in text

@@ -165,7 +165,7 @@ class Renderer:
         def env(var: str, default: str | None = None) -> str:
             value = self.environ.get(var, default)
             if value is None:
-                problem(f"environment variable {var} is not set")
+                problem(f"environment variable {var} is not set{self._mistyped(var)}")
                 return ""
             return value
 
@@ -174,7 +174,7 @@ class Renderer:
             if value is None:
                 self.secrets.unset.add(var)
                 if not self.unset_secrets_allowed:
-                    problem(f"secret {var}: environment variable is not set")
+                    problem(f"secret {var}: environment variable is not set{self._mistyped(var)}")
             else:
                 self.secrets.add(var, value)
             return self.tokens.token(var)
@@ -197,6 +197,13 @@ class Renderer:
         if len(diagnostics.items) > errors_before:
             return None  # values rendered from missing names would only add noise
         return Rendered(text, self._line_map(source, context, text))
+
+    def _mistyped(self, var: str) -> str:
+        """A hint naming a set variable close to `var` (names are not secret; values
+        are never shown). Close means a typo: the environment holds many names."""
+        from ..kinds.context import did_you_mean
+
+        return did_you_mean(var, list(self.environ), cutoff=0.8)
 
     def _line_map(self, source: str, context: dict[str, Any], text: str) -> Callable[[int], int]:
         source = _NEWLINES.sub("\n", source)

@@ -61,7 +61,9 @@ class SecretTokens:
         whole = "".join(values)
         # The whole text is sensitive, and scrubbed as a whole: a secret too short
         # to be searched for alone is still found as part of the field holding it.
-        self.secrets.add_other(whole)
+        # (Not when every secret in it is empty: the rest is plain text.)
+        if any(isinstance(p, SecretRef) and self.secrets.values[p.name] for p in parts):
+            self.secrets.add_other(whole)
         return Sensitive(whole, parts)
 
     def replace(self, text: str, how: str = "marker") -> str:

@@ -106,6 +106,6 @@ class PlanContext:
         return self._ids[kind]
 
 
-def did_you_mean(word: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(word, choices, n=1)
+def did_you_mean(word: str, choices: list[str], cutoff: float = 0.6) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=cutoff)
     return f" (did you mean '{close[0]}'?)" if close else ""
