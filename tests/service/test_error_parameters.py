@@ -87,3 +87,31 @@ def test_a_form_body_where_json_is_wanted_is_said_so(api: Api, kwargs: dict[str,
 def test_a_json_body_that_is_not_an_object_is_said_so(api: Api) -> None:
     [(parameter, detail)] = errors_of(api.post("/webhook-integrations", json=[1]))
     assert (parameter, detail) == ("body", "the body must be a JSON object, not an array")
+
+
+def test_an_unknown_body_field_suggests_the_known_one(api: Api) -> None:
+    agent = api.ids("/agents")["checkout-agent"]
+    body = {"input": {"a": "1"}, "executionOptions": {"softTimeoutMin": 5}}
+    errors = errors_of(api.post(f"/agents/{agent}/execute", json=body))
+    assert sorted(errors) == [
+        (
+            "executionOptions.softTimeoutMin",
+            "unknown field 'softTimeoutMin' (did you mean 'softTimeoutMins'?)",
+        ),
+        ("input", "unknown field 'input' (did you mean 'inputs'?)"),
+    ]
+    far = {"name": "x", "url": "http://a/", "zzzzzz": 1}
+    assert errors_of(api.post("/webhook-integrations", json=far)) == [
+        ("zzzzzz", "unknown field 'zzzzzz'")
+    ]
+
+
+def test_a_batch_items_unknown_field_suggests_the_known_one_too() -> None:
+    from agentform.rules.execute import parse_execute_request
+    from agentform.rules.problems import RuleViolation
+
+    with pytest.raises(RuleViolation) as caught:
+        parse_execute_request({"metdata": {}}, "items[3]")
+    assert [str(p) for p in caught.value.problems] == [
+        "items[3].metdata: unknown field 'metdata' (did you mean 'metadata'?)"
+    ]

@@ -145,7 +145,7 @@ def parse_execute_request(data: Any, prefix: str = "") -> ExecuteRequest:
     try:
         return ExecuteRequest.model_validate(data)
     except ValidationError as exc:
-        raise RuleViolation(problems_from(exc, prefix)) from None
+        raise RuleViolation(problems_from(exc, prefix, ExecuteRequest)) from None
 
 
 def effective_version(request: ExecuteRequest, agent: AgentVersions) -> int:

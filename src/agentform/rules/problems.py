@@ -11,9 +11,9 @@ import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticCustomError
 
 
@@ -52,11 +52,39 @@ def choices_of(error: Mapping[str, Any]) -> list[str]:
     return re.findall(r"'([^']*)'", expected)
 
 
-def describe(error: Mapping[str, Any], parameter: str) -> str:
-    """What is wrong, in words that name the field and never echo more than the bad value."""
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model an annotation holds (`X`, `X | None`, `list[X]`), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def fields_beside(model: Any, loc: Sequence[Any]) -> list[str]:
+    """The field names known where `loc` (an unknown field's location) points, inside
+    `model` (a model, or an annotation holding one); [] when that is not known."""
+    current = _model_in(model)
+    for part in loc[:-1]:
+        if current is None:
+            return []
+        if isinstance(part, int):
+            continue  # an item of a list: the same model
+        field = current.model_fields.get(str(part))
+        current = _model_in(field.annotation) if field is not None else None
+    return list(current.model_fields) if current is not None else []
+
+
+def describe(error: Mapping[str, Any], parameter: str, known: Sequence[str] = ()) -> str:
+    """What is wrong, in words that name the field and never echo more than the bad value.
+    `known`: the field names beside the field at fault (for a "did you mean")."""
     kind = str(error.get("type", ""))
     if kind == "extra_forbidden":
-        return f"unknown field '{parameter.rsplit('.', 1)[-1]}'"
+        name = parameter.rsplit(".", 1)[-1]
+        close = difflib.get_close_matches(name, known, n=1)
+        return f"unknown field '{name}'" + (f" (did you mean '{close[0]}'?)" if close else "")
     if kind == "json_invalid":
         return "the body is not valid JSON"
     if kind.startswith("uuid"):
@@ -86,22 +114,25 @@ def own_errors(errors: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [e for e in errors if not follows(e)]
 
 
-def problems_of(error: Mapping[str, Any], loc: Sequence[Any]) -> list[Problem]:
-    """One pydantic error (at `loc`, its location inside the value checked) as problems:
-    a rule that found several (`rule_error(..., at=[(part, detail)])`) names each part."""
+def problems_of(error: Mapping[str, Any], loc: Sequence[Any], model: Any = None) -> list[Problem]:
+    """One pydantic error (at `loc`, its location inside the value checked, a `model`
+    when known) as problems: a rule that found several (`rule_error(..., at=[(part,
+    detail)])`) names each part."""
     found = (error.get("ctx") or {}).get(AT)
     if found:
         return [Problem(parameter_of([*loc, *part]), detail) for part, detail in found]
     parameter = "body" if error.get("type") == "json_invalid" else parameter_of(loc)
-    return [Problem(parameter, describe(error, parameter))]
+    known = fields_beside(model, loc) if error.get("type") == "extra_forbidden" else []
+    return [Problem(parameter, describe(error, parameter, known))]
 
 
-def problems_from(exc: ValidationError, prefix: str = "") -> list[Problem]:
-    """Every error of a pydantic validation, as problems under `prefix`."""
+def problems_from(exc: ValidationError, prefix: str = "", model: Any = None) -> list[Problem]:
+    """Every error of a pydantic validation (of `model`, when given: unknown fields then
+    get a "did you mean"), as problems under `prefix`."""
     return [
         problem.under(prefix)
         for err in own_errors(exc.errors())
-        for problem in problems_of(err, err.get("loc", ()))
+        for problem in problems_of(err, err.get("loc", ()), model)
     ]
 
 

@@ -96,7 +96,9 @@ def _body_problem(error: Mapping[str, Any], content_type: str) -> str | None:
     return f"the body must be a JSON object, not {kind}" if kind else None
 
 
-def _validation_errors(exc: RequestValidationError, content_type: str) -> list[tuple[str, str]]:
+def _validation_errors(
+    exc: RequestValidationError, content_type: str, body_model: Any = None
+) -> list[tuple[str, str]]:
     """FastAPI's errors in the wording every rule uses (`rules.problems`), each naming
     the parameter as the caller wrote it: a body field by its path, a query parameter
     by its name (`status`, however many times it is repeated)."""
@@ -112,7 +114,8 @@ def _validation_errors(exc: RequestValidationError, content_type: str) -> list[t
             if detail:
                 out.append(("body", detail))
                 continue
-        out.extend((p.parameter, p.detail) for p in problems_of(err, loc))
+        model = body_model if where == "body" else None
+        out.extend((p.parameter, p.detail) for p in problems_of(err, loc, model))
     return out
 
 
@@ -124,7 +127,9 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         content_type = request.headers.get("content-type", "")
-        error = bad_request(_validation_errors(exc, content_type))
+        body = getattr(request.scope.get("route"), "body_field", None)
+        body_model = body.field_info.annotation if body is not None else None
+        error = bad_request(_validation_errors(exc, content_type, body_model))
         return error_response(error.status, error.message, error.errors)
 
     @app.exception_handler(StarletteHTTPException)
