@@ -231,3 +231,30 @@ def test_a_plain_header_value_does_not_hide_or_change_an_equal_metadata_filter(
     assert again.exit_code == 0, again.output  # live holds what the files say
     exported = runner.invoke(cli, ["export", *at]).output
     assert "team: payments" in exported and "X-Team: '{{ secret(" in exported
+
+
+def test_export_names_each_header_value_with_a_variable_of_its_own(
+    service: Service, tmp_path: Path
+) -> None:
+    """`a-b` and `a_b` would both be A_B_AUTHORIZATION: two values, one variable,
+    and the export could not plan clean. The second gets a suffix."""
+    files = "webhooks:\n"
+    for name in ("a-b", "a_b"):
+        files += f"  - name: {name}\n    url: https://hooks.example.com/{name}\n"
+        files += f"    headers: {{Authorization: 'Bearer {name}'}}\n"
+    ws = write_workspace(tmp_path / "ws", {"agentform.yaml": ROOT, "hooks.yaml": files})
+    assert service.apply(ws).ok
+    bare = load_workspace(write_workspace(tmp_path / "bare", {"agentform.yaml": ROOT}))
+    documents = service.run(lambda api: export_live(bare, api))
+    headers = {d["name"]: d["headers"]["Authorization"] for d in documents["webhooks"]}
+    assert headers == {
+        "a-b": '{{ secret("A_B_AUTHORIZATION") }}',
+        "a_b": '{{ secret("A_B_AUTHORIZATION_2") }}',
+    }
+    import yaml
+
+    exported = write_workspace(
+        tmp_path / "exported", {"agentform.yaml": ROOT, "w.yaml": yaml.safe_dump(documents)}
+    )
+    values = {"A_B_AUTHORIZATION": "Bearer a-b", "A_B_AUTHORIZATION_2": "Bearer a_b"}
+    assert not service.plan(exported, environ=values).has_changes

@@ -12,6 +12,7 @@ are the service's own, from `rules/webhooks.py`.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 from typing import Annotated, Any, ClassVar
@@ -104,6 +105,24 @@ def secret_name(webhook: str, header: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", f"{webhook}_{header}").strip("_").upper()
 
 
+def secret_names(webhooks: list[LiveObject]) -> dict[tuple[str, str], str]:
+    """(webhook, header) -> its variable, one of its own: when two would share one
+    (`a-b` and `a_b`), the later in name order gets `_2`, `_3`..."""
+    out: dict[tuple[str, str], str] = {}
+    taken: set[str] = set()
+    for hook in sorted(webhooks, key=lambda o: o.key):
+        assert isinstance(hook.state, WebhookState)
+        for header in sorted(hook.state.headers):
+            base = name = secret_name(hook.state.name, header)
+            for n in itertools.count(2):
+                if name not in taken:
+                    break
+                name = f"{base}_{n}"
+            taken.add(name)
+            out[(hook.state.name, header)] = name
+    return out
+
+
 class Webhooks(Kind):
     name = "webhooks"
     label = "webhook"
@@ -193,14 +212,26 @@ class Webhooks(Kind):
         body = self._body(desired, changed)
         return [ApiCall(method="PATCH", path=f"{self.collection}/{live.id}", body=body)]
 
+    def _secret_names(self, ctx: PlanContext, live: LiveObject) -> dict[tuple[str, str], str]:
+        """The variables of every exported header value, worked out once per export."""
+        hooks = ctx.live.get(self.name, {})
+        if live.key not in hooks:
+            return secret_names([live])
+        cached = getattr(self, "_names", None)
+        if cached is None or cached[0] is not hooks:
+            cached = (hooks, secret_names(list(hooks.values())))
+            self._names = cached
+        return cached[1]
+
     def export(
         self, live: LiveObject, ctx: PlanContext, children: dict[str, list[dict[str, Any]]]
     ) -> dict[str, Any]:
         assert isinstance(live.state, WebhookState)
         out: dict[str, Any] = {"name": live.state.name, "url": live.state.url}
         if live.state.headers:
+            names = self._secret_names(ctx, live)
             out["headers"] = {
-                h: '{{ secret("' + secret_name(live.state.name, h) + '") }}'
+                h: '{{ secret("' + names[(live.state.name, h)] + '") }}'
                 for h in sorted(live.state.headers)
             }
         if children.get("webhookAttachments"):

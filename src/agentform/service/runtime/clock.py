@@ -57,7 +57,7 @@ class WallClock(Clock):
         await asyncio.sleep(max(0.0, seconds))
 
     async def drive(self, runner: Runner) -> None:
-        while True:
+        while not runner.stopping.is_set():
             runner.wake.clear()
             try:
                 await runner.run_due()
@@ -66,8 +66,12 @@ class WallClock(Clock):
                 log.exception("the runner could not read its jobs; retrying in 1 s")
                 upcoming = self.now() + timedelta(seconds=1)
             delay = None if upcoming is None else (upcoming - self.now()).total_seconds()
+            # asyncio.timeout, not wait_for: in Python 3.11 wait_for returns the result
+            # when the wake-up and a cancellation arrive together, losing the cancel
+            # (then the next wait, with nothing due, never ends: stop hung).
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(runner.wake.wait(), None if delay is None else max(0, delay))
+                async with asyncio.timeout(None if delay is None else max(0, delay)):
+                    await runner.wake.wait()
 
 
 class ManualClock(Clock):
