@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import socket
 import time
 from collections.abc import Callable, Mapping
@@ -54,6 +55,17 @@ def write_capture(path: Path, headers: Headers, body: bytes) -> None:
     """Headers (sensitive values masked), a blank line, the exact body."""
     head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     path.write_bytes(head.encode("latin-1") + b"\r\n" + body)
+
+
+CAPTURE_NAME = re.compile(r"^(\d{5,})\.http$")
+
+
+def next_capture_number(directory: Path) -> int:
+    """The number after the highest `NNNNN.http` in `directory` (1 when there is none)."""
+    numbers = (
+        (CAPTURE_NAME.match(p.name) for p in directory.iterdir()) if directory.is_dir() else ()
+    )
+    return max((int(m.group(1)) for m in numbers if m), default=0) + 1
 
 
 def read_capture(data: bytes) -> tuple[dict[str, str], bytes] | None:
@@ -102,6 +114,11 @@ class Listener:
     forward_to: str | None = None
     save_dir: Path | None = None
     _numbers: count[int] = field(default_factory=lambda: count(1))
+
+    def __post_init__(self) -> None:
+        if self.save_dir is not None:  # after the captures already there: never over them
+            self._numbers = count(next_capture_number(self.save_dir))
+
     _forwarder: httpx.AsyncClient | None = None
     _queue: asyncio.Queue[tuple[Headers, bytes]] | None = None
     _worker: asyncio.Task[None] | None = None

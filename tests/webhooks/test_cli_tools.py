@@ -241,3 +241,20 @@ def test_listen_forwards_in_the_order_received(key_file: Path) -> None:
             received = handler.wait_for(2)
     assert len(early) == 1, "the second notification was forwarded before the first was answered"
     assert [r.event for r in received] == ["EXECUTION_COMPLETED", "EXECUTION_STARTED"]
+
+
+def test_listen_save_into_a_directory_with_captures_keeps_them(
+    tmp_path: Path, key_file: Path
+) -> None:
+    """A second `listen --save DIR` numbers its captures after those already there."""
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    (saved / "00001.http").write_bytes(b"earlier")
+    (saved / "notes.txt").write_text("mine")
+    with listen_process("--public-key", str(key_file), "--save", str(saved)) as process:
+        signed = {"X-Service-Signature": sign(BODY, KEYS.private_pem)}
+        assert httpx.post(process.url, content=BODY, headers=signed).status_code == 204
+        process.stdout.readline()
+    assert (saved / "00001.http").read_bytes() == b"earlier"
+    assert sorted(p.name for p in saved.iterdir()) == ["00001.http", "00002.http", "notes.txt"]
+    assert read_capture((saved / "00002.http").read_bytes())[1] == BODY  # type: ignore[index]
