@@ -115,3 +115,13 @@ def test_seed_file_from_the_issue_loads(tmp_path: Path) -> None:
     app = create_app(tmp_path / "db.sqlite", seed=read_seed(path))
     ctx = Api(TestClient(app), key="demo-admin-key").get("/context").json()
     assert ctx["organizationId"] == "0b7f3c1e-0000-4000-8000-000000000001"
+
+
+def test_a_seed_key_typo_suggests_the_known_key(tmp_path: Path) -> None:
+    path = tmp_path / "seed.yaml"
+    path.write_text("organizations: [{name: a, agnts: [{name: x}]}]\n")
+    with pytest.raises(SeedError) as info:
+        read_seed(path)
+    assert str(info.value) == (
+        f"{path}: organizations.0.agnts: unknown field 'agnts' (did you mean 'agents'?)"
+    )

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ..rules.problems import problems_from
 from .db import Database, iso
 from .executions.script import Script
 from .store import agent_scripts, agents, execution_capacity, organizations, profiles
@@ -139,8 +140,9 @@ def read_seed(path: str | Path) -> Seed:
     try:
         return Seed.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'file'}: {e['msg']}" for e in exc.errors()
+        problems = "; ".join(  # a problem of the whole document is the file's
+            f"{'file' if p.parameter == 'body' else p.parameter}: {p.detail}"
+            for p in problems_from(exc, model=Seed)
         )
         raise SeedError(f"{path}: {problems}") from None
 
