@@ -17,6 +17,8 @@ from click.testing import CliRunner
 
 from agentform.cli.main import cli
 
+from ..webhooks.receiver import HANG, Receiver, running_receiver
+
 KEY = {"X-Api-Key": "demo-admin-key"}
 
 
@@ -136,21 +138,15 @@ def test_a_busy_port_fails_before_the_database_or_the_banner(tmp_path: Path) -> 
     assert list(tmp_path.iterdir()) == []  # no .agentform/service.db
 
 
-def _stop_with_sigint_while_busy(tmp_path: Path, ignore_sigint: bool) -> tuple[int, str, float]:
-    """A delivery in flight to a receiver that never answers, and a `/test` call held
+def _stop_with_sigint_while_busy(
+    tmp_path: Path, rx: Receiver, ignore_sigint: bool
+) -> tuple[int, str, float]:
+    """A delivery in flight to `rx`, which does not answer it, and a `/test` call held
     open waiting for it; then SIGINT. Returns (exit code, output, seconds to exit)."""
     import signal
     import threading
 
-    from ..webhooks.receiver import HANG, running_receiver
-
-    with (
-        running_receiver() as rx,
-        running("--db", str(tmp_path / "svc.db"), ignore_sigint=ignore_sigint) as (
-            base,
-            proc,
-        ),
-    ):
+    with running("--db", str(tmp_path / "svc.db"), ignore_sigint=ignore_sigint) as (base, proc):
         rx.answer(HANG)
         hook = httpx.post(
             f"{base}/webhook-integrations", json={"name": "h", "url": rx.url}, headers=KEY
@@ -173,19 +169,26 @@ def _stop_with_sigint_while_busy(tmp_path: Path, ignore_sigint: bool) -> tuple[i
             code = -1
         took = time.monotonic() - began
         output = proc.stdout.read() if proc.stdout else ""
-        rx.release.set()
+    rx.release.set()  # later requests get the default answer, 204
     return code, output, took
 
 
 def test_sigint_stops_promptly_and_cleanly_with_work_in_flight(tmp_path: Path) -> None:
-    code, output, took = _stop_with_sigint_while_busy(tmp_path, ignore_sigint=False)
-    assert code in (0, 130), output
-    assert took < 4, f"took {took:.1f} s to stop"
-    assert "Traceback" not in output and "Aborted" not in output, output
+    with running_receiver() as rx:
+        code, output, took = _stop_with_sigint_while_busy(tmp_path, rx, ignore_sigint=False)
+        assert code in (0, 130), output
+        assert took < 4, f"took {took:.1f} s to stop"
+        assert "Traceback" not in output and "Aborted" not in output, output
+        # The abandoned attempt stayed pending: the next start makes it again, at once.
+        with running("--db", str(tmp_path / "svc.db")):
+            received = rx.wait_for(2, timeout=20)
+    assert [r.event for r in received] == ["EXECUTION_TEST", "EXECUTION_TEST"]
+    assert received[0].json()["info"] == received[1].json()["info"]
 
 
 def test_sigint_stops_a_service_started_in_the_background(tmp_path: Path) -> None:
-    code, output, took = _stop_with_sigint_while_busy(tmp_path, ignore_sigint=True)
+    with running_receiver() as rx:
+        code, output, took = _stop_with_sigint_while_busy(tmp_path, rx, ignore_sigint=True)
     assert code in (0, 130), output
     assert took < 4, f"took {took:.1f} s to stop"
     assert "Traceback" not in output, output
