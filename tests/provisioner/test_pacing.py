@@ -137,6 +137,27 @@ def test_after_a_back_off_growth_is_one_per_window() -> None:
     assert control.window == 9
 
 
+def test_a_cancelled_waiter_leaves_the_limiter_consistent() -> None:
+    """A waiter cancelled, then passed over by a release before its task resumes,
+    is not removed twice: the cancellation propagates and the slots add up."""
+
+    async def go() -> None:
+        control = AdaptiveConcurrency(ceiling=1, clock=InstantClock(), initial=1)
+        await control.acquire()
+        waiting = asyncio.create_task(control.acquire())
+        await asyncio.sleep(0)
+        assert len(control.waiters) == 1
+        waiting.cancel()
+        control.release()  # before the cancelled task runs: its waiter is skipped
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        assert control.in_flight == 0 and not control.waiters
+        await asyncio.wait_for(control.acquire(), 1)  # the free slot is still there
+        assert control.in_flight == 1
+
+    asyncio.run(go())
+
+
 def test_slots_follow_the_window_and_retries_go_first() -> None:
     async def go() -> None:
         control = AdaptiveConcurrency(ceiling=4, clock=InstantClock(), initial=2)

@@ -98,7 +98,7 @@ class AdaptiveConcurrency:
         except BaseException:
             if waiter.done() and not waiter.cancelled():
                 self.release()  # it was handed a slot it will not use
-            else:
+            elif waiter in self.waiters:  # a release may have passed over it already
                 self.waiters.remove(waiter)
             raise
         return Ticket(self.epoch, self.in_flight >= self.window)
