@@ -168,7 +168,8 @@ def stdout_is_terminal() -> bool:
 
 
 class AgentformGroup(click.Group):
-    """A group whose usage errors exit 1, not click's 2: 2 means "changes present"."""
+    """A group whose usage errors exit 1, not click's 2: 2 means "changes present";
+    its commands' output is dropped once stdout's reader is gone (closed_stdout.py)."""
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:
@@ -189,8 +190,11 @@ class AgentformGroup(click.Group):
             raise
 
     def invoke(self, ctx: click.Context) -> Any:
+        from .closed_stdout import dropping_output_once_closed
+
         try:
-            return super().invoke(ctx)
+            with dropping_output_once_closed():
+                return super().invoke(ctx)
         except click.UsageError as exc:
             setattr(exc, "exit_code", 1)  # noqa: B010 (a class variable of click's)
             raise
