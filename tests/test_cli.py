@@ -82,6 +82,7 @@ def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
         "alreadyInPlace": 0,
         "failed": 0,
         "notAttempted": 0,
+        "interrupted": False,
         "changes": [],
     }
     stale = run("apply", str(out), "-C", str(quickstart))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from ..engine.apply import ApplyReport, apply_plan
+from ..engine.apply import ApplyReport, ApplyStop, apply_plan
 from ..engine.model import Plan
 from ..engine.planfile import check_fresh, load_plan, unmask
 from ..engine.planner import make_plan
@@ -27,6 +27,7 @@ from .common import (
     workspace_options,
 )
 from .conventions import stdout_is_terminal
+from .interrupts import stopping_on_signals
 from .lock import lock_timeout_option, workspace_lock
 from .plan_options import plan_options
 from .views import format_option, markdown_errors, markdown_view, text_view
@@ -79,8 +80,9 @@ def apply(
 ) -> int:
     """Make the live workspace match the files (or execute a saved plan).
 
-    The report goes to stdout in the chosen format. Exits 1 when a change failed or
-    when the apply is cancelled at the confirmation prompt.
+    The report goes to stdout in the chosen format. Exits 1 when a change failed, when
+    the apply is cancelled at the confirmation prompt, or when it is interrupted
+    (Ctrl-C or SIGTERM: no new change starts, those under way finish; again: cancel them).
     """
     with markdown_errors(opts, fmt, "apply"):
         workspace = load(opts)
@@ -106,8 +108,12 @@ def apply(
                 opts, view, fmt, len(the_plan.changes)
             )
             values = workspace.sensitive_values()
-            with progress as hooks:
-                return the_plan, await apply_plan(the_plan, api, opts.parallelism, hooks, values)
+            stop = ApplyStop()
+            say = lambda message: click.echo(message, err=True)  # noqa: E731
+            with progress as hooks, stopping_on_signals(stop, say):
+                return the_plan, await apply_plan(
+                    the_plan, api, opts.parallelism, hooks, values, stop
+                )
 
         locked = workspace_lock(
             workspace.root, lock_timeout, "apply", lambda m: click.echo(m, err=True)

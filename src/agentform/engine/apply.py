@@ -4,14 +4,15 @@ concurrently (up to twice `parallelism` under way, at most `parallelism` request
 in flight: the client's ceiling). A failed change stops what depends on it;
 independent work goes on. Ids created by earlier changes and sensitive values
 from the workspace fill the calls' slots. Returns a report; progress goes through
-hooks (the engine never prints)."""
+hooks (the engine never prints). An `ApplyStop` interrupts it: first no new change
+starts and those under way finish whole, then (`now()`) those are cancelled."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from ..errors import AgentformError, ApiError
 from ..kinds import Kind
@@ -21,6 +22,7 @@ from .model import Change, Plan
 from .order import stages
 from .slots import fill
 
+T = TypeVar("T")
 Status = Literal["succeeded", "already in place", "failed", "not attempted"]
 DONE: tuple[Status, ...] = ("succeeded", "already in place")
 
@@ -36,13 +38,14 @@ class ChangeResult:
 @dataclass
 class ApplyReport:
     results: list[ChangeResult] = field(default_factory=list)
+    interrupted: bool = False
 
     def count(self, status: Status) -> int:
         return sum(r.status == status for r in self.results)
 
     @property
     def ok(self) -> bool:
-        return all(r.status in DONE for r in self.results)
+        return not self.interrupted and all(r.status in DONE for r in self.results)
 
 
 class ApplyHooks(Protocol):
@@ -56,6 +59,41 @@ class NoHooks:
 
     def finished(self, result: ChangeResult) -> None:
         pass
+
+
+INTERRUPTED = "the apply was interrupted before it started"
+CANCELLED = "the apply was interrupted while it ran; a next apply finishes it"
+
+
+class ApplyStop:
+    """Asks a running apply to stop (what the CLI's SIGINT / SIGTERM handler calls):
+    `soon()` starts no new change and lets those under way finish; `now()` also
+    cancels those under way."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.aborted = asyncio.Event()
+
+    def soon(self) -> None:
+        self.requested = True
+
+    def now(self) -> None:
+        self.requested = True
+        self.aborted.set()
+
+    async def unless_aborted(self, work: Awaitable[T]) -> T:
+        """`work`'s value, or asyncio.CancelledError once `now()` is called."""
+        task = asyncio.ensure_future(work)
+        abort = asyncio.ensure_future(self.aborted.wait())
+        try:
+            await asyncio.wait((task, abort), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            abort.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            raise asyncio.CancelledError
+        return task.result()
 
 
 def sensitive_needed(plan: Plan) -> set[str]:
@@ -102,11 +140,13 @@ async def apply_plan(
     parallelism: int = 8,
     hooks: ApplyHooks | None = None,
     values: Mapping[str, Any] | None = None,
+    stop: ApplyStop | None = None,
 ) -> ApplyReport:
     """Executes `plan`; `values` holds the sensitive values its slots name (from
     `engine.sensitive.sensitive_values`): a missing one refuses before any write."""
     hooks = hooks or NoHooks()
     values = values or {}
+    stop = stop or ApplyStop()
     missing = sorted(sensitive_needed(plan) - set(values))
     if missing:
         raise AgentformError(
@@ -124,6 +164,21 @@ async def apply_plan(
     # request is already waiting for it and goes out before that answer is worked on.
     working = asyncio.Semaphore(2 * max(1, parallelism))
 
+    async def attempt(change: Change) -> ChangeResult:
+        if stop.requested:
+            return ChangeResult(change, "not attempted", INTERRUPTED)
+        hooks.started(change)
+        try:
+            made, in_place = await stop.unless_aborted(_execute(change, api, created, values))
+        except AgentformError as exc:
+            return ChangeResult(change, "failed", str(exc))
+        except asyncio.CancelledError:
+            if not stop.aborted.is_set():
+                raise  # cancelled from outside, not by the stop
+            return ChangeResult(change, "failed", CANCELLED)
+        status: Status = "already in place" if in_place and not made else "succeeded"
+        return ChangeResult(change, status, calls_made=made)
+
     async def run(change: Change) -> ChangeResult:
         before = [await done[d] for d in change.dependsOn]
         blocked = [r.change.id for r in before if r.status not in DONE]
@@ -133,13 +188,7 @@ async def apply_plan(
             )
         else:
             async with working:
-                hooks.started(change)
-                try:
-                    made, in_place = await _execute(change, api, created, values)
-                    status: Status = "already in place" if in_place and not made else "succeeded"
-                    result = ChangeResult(change, status, calls_made=made)
-                except AgentformError as exc:
-                    result = ChangeResult(change, "failed", str(exc))
+                result = await attempt(change)
         done[change.id].set_result(result)
         hooks.finished(result)
         return result
@@ -147,4 +196,4 @@ async def apply_plan(
     results: list[ChangeResult] = []
     for stage in ordered:
         results += await asyncio.gather(*(run(c) for c in stage))
-    return ApplyReport(results)
+    return ApplyReport(results, interrupted=stop.requested)

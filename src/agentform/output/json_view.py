@@ -29,6 +29,7 @@ def report_document(report: ApplyReport, workspace: str) -> dict[str, Any]:
         "alreadyInPlace": report.count("already in place"),
         "failed": report.count("failed"),
         "notAttempted": report.count("not attempted"),
+        "interrupted": report.interrupted,
         "changes": [
             {
                 "id": r.change.id,

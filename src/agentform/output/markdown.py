@@ -20,7 +20,7 @@ from urllib.parse import quote
 from ..engine.apply import ApplyReport
 from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
-from .values import diff_lines, known_after_create, object_lines, warning_text
+from .values import diff_lines, known_after_create, object_lines, report_counts, warning_text
 
 GITHUB_LIMIT = 65_536
 SIGNS = {"create": "+", "update": "~", "replace": "~", "delete": "-", "cancel": "-"}
@@ -170,12 +170,7 @@ class MarkdownView:
         )
         head += [f"### agentform apply: workspace {code(workspace)}", ""]
         in_place = report.count("already in place")
-        head += [
-            f"**Apply: {report.count('succeeded')} succeeded, "
-            + (f"{in_place} already in place, " if in_place else "")
-            + f"{report.count('failed')} failed, {report.count('not attempted')} not attempted.**",
-            "",
-        ]
+        head += [f"**{report_counts(report)}**", ""]
         statuses = ["succeeded", *(["already in place"] if in_place else []), "failed"]
         statuses.append("not attempted")
         kinds = list(dict.fromkeys(r.change.kind for r in report.results))

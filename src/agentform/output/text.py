@@ -10,7 +10,14 @@ from ..engine.apply import ApplyReport, ChangeResult
 from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
 from ..engine.targets import PARTIAL
-from .values import describe, known_after_create, summarised, value, warning_text
+from .values import (
+    describe,
+    known_after_create,
+    report_counts,
+    summarised,
+    value,
+    warning_text,
+)
 
 SIGNS = {
     "create": ("+", "green"),
@@ -137,10 +144,5 @@ class TextView:
         return self.scrub(text + (f" ({result.error})" if result.error else ""))
 
     def report(self, report: ApplyReport) -> str:
-        in_place = report.count("already in place")
-        line = (
-            f"Apply: {report.count('succeeded')} succeeded, "
-            + (f"{in_place} already in place, " if in_place else "")
-            + f"{report.count('failed')} failed, {report.count('not attempted')} not attempted."
-        )
+        line = report_counts(report)
         return self.scrub(self._style(line, "green" if report.ok else "red", bold=True))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
+from ..engine.apply import ApplyReport
 from ..kinds.base import FieldChange
 from ..sensitive import MASK, Sensitive, contains_sensitive, masked
 
@@ -230,3 +231,14 @@ def known_after_create(change: Any) -> list[str]:
     """The objects whose ids this change's calls take once their creates have answered."""
     pending = {s.idOf for call in change.calls for s in call.slots if s.idOf} - {change.id}
     return [f"{ref} id: (known after create)" for ref in sorted(pending)]
+
+
+def report_counts(report: ApplyReport) -> str:
+    """The apply report's summary line (text and markdown), saying when it was interrupted."""
+    in_place = report.count("already in place")
+    return (
+        ("Apply interrupted: " if report.interrupted else "Apply: ")
+        + f"{report.count('succeeded')} succeeded, "
+        + (f"{in_place} already in place, " if in_place else "")
+        + f"{report.count('failed')} failed, {report.count('not attempted')} not attempted."
+    )
