@@ -18,12 +18,15 @@ from agentform.cli.main import cli
 from agentform.cli.views import markdown_view
 from agentform.config.loader import load_workspace
 from agentform.engine.apply import ApplyReport, ChangeResult
+from agentform.engine.drift import DriftItem, DriftReport
 from agentform.engine.model import Change, Plan, PlanWarning, Summary
+from agentform.engine.targets import _partial_warning
 from agentform.kinds.base import ApiCall, FieldChange
-from agentform.output.markdown import GITHUB_LIMIT, MarkdownView, code, marker
+from agentform.output.markdown import GITHUB_LIMIT, NOTE_ROOM, MarkdownView, code, marker
 from agentform.output.progress import LiveProgress
 from agentform.output.text import TextView
 from agentform.output.values import describe, diff_lines
+from agentform.words import counted
 
 from .markdown_check import structure
 
@@ -280,3 +283,34 @@ def test_show_renders_a_saved_plan_and_the_cut_note_points_at_it(tmp_path: Path)
     assert run("show", str(broken)).exit_code == 1
     view = markdown_view(Options(), load_workspace(ws), saved)
     assert "`agentform show plan.json`" in view.whole and "artifact" in view.whole
+
+
+# -- counts agree with their nouns ---------------------------------------------------
+
+
+def one_drifted_object() -> DriftReport:
+    item = DriftItem(id="profilePools/a", kind="profilePools", key="a", drift="missing", reason="r")
+    return DriftReport(
+        workspace="w", endpoint="local", organizationId="o", organizationName="o", items=(item,)
+    )
+
+
+def test_counts_agree_with_their_nouns_and_verbs() -> None:
+    assert counted(1, "object") == "1 object" and counted(0, "object") == "0 objects"
+    assert counted(2, "other change", "were left out") == "2 other changes were left out"
+    assert counted(1, "other change", "were left out") == "1 other change was left out"
+    assert counted(1, "object", "differ") == "1 object differs"
+    assert counted(3, "object", "differ") == "3 objects differ"
+    assert TextView().drift(one_drifted_object()).count("Drift: 1 object differs from the files")
+    markdown = MarkdownView().drift(one_drifted_object())
+    assert "**Drift: 1 object differs from the files**" in markdown
+    warning = _partial_warning(["profilePools/a"], [], 1).message
+    assert "1 other change was left out" in warning
+
+
+def test_one_change_left_out_of_markdown_is_singular() -> None:
+    plan = big_plan(40)
+    whole = len(MarkdownView(limit=None).plan(plan))
+    notes = (MarkdownView(limit=limit).plan(plan) for limit in range(whole + NOTE_ROOM, 0, -5))
+    cut = next(note for note in notes if "left out" in note)
+    assert "**1 more change was left out**" in cut

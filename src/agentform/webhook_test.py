@@ -20,6 +20,7 @@ from typing import Any
 
 from .api.client import ApiClient
 from .errors import AgentformError
+from .words import counted
 
 POLL_SECONDS = 0.25
 
@@ -37,7 +38,7 @@ class TestOutcome:
     def describe(self) -> str:
         d = self.delivery
         attempts = d.get("attempts", 0)
-        tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+        tries = counted(attempts, "attempt")
         head = f"EXECUTION_TEST to {self.name} ({self.url}): "
         if self.delivered:
             return head + f"delivered, answered {d.get('lastResponseStatus')} ({tries})"

@@ -18,6 +18,7 @@ from click.core import ParameterSource
 from ..api.concurrency import DEFAULT_PARALLELISM
 from ..config.loader import Workspace, load_workspace
 from ..errors import AgentformError, DiagnosticsError
+from ..words import counted
 from .conventions import (
     GLOBAL_NAMES,
     color_wanted,
@@ -176,7 +177,7 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
             for d in exc.diagnostics:
                 click.echo(secrets.scrub(d.render()), err=True)
             n = sum(d.severity == "error" for d in exc.diagnostics)
-            click.echo(f"{n} problem{'s' if n != 1 else ''}; nothing was changed.", err=True)
+            click.echo(f"{counted(n, 'problem')}; nothing was changed.", err=True)
             code = 1
         except AgentformError as exc:
             click.echo(secrets.scrub(f"Error: {exc}"), err=True)

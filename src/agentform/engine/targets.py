@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from ..errors import AgentformError
 from ..kinds import Kind
+from ..words import counted
 from .model import Change, Plan, PlanWarning, summarise
 
 PARTIAL = "this plan is partial"
@@ -104,7 +105,7 @@ def _partial_warning(targets: list[str], excludes: list[str], left_out: int) -> 
     given = " ".join([*(f"--target {t}" for t in targets), *(f"--exclude {e}" for e in excludes)])
     return PlanWarning(
         message=(
-            f"{PARTIAL} ({given}): {left_out} other changes were left out, so the "
+            f"{PARTIAL} ({given}): {counted(left_out, 'other change', 'were left out')}, so the "
             "service may still differ from the files after apply; a plan without --target "
             "and --exclude shows everything"
         )

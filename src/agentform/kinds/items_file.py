@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from ..config.diagnostics import Diagnostics, Position
 from ..rules.problems import problems_from
+from ..words import counted
 from .batch_items import BatchItem
 
 FIELD_COLUMNS = ("agentProfile", "agentProfilePool", "agentProfileId", "agentProfilePoolId")
@@ -82,7 +83,7 @@ def _csv_rows(
     for number, record in enumerate((r for r in reader if r), start=1):
         line = reader.line_num
         if len(record) != len(header):
-            cells = f"{len(record)} cell" + ("" if len(record) == 1 else "s")
+            cells = counted(len(record), "cell")
             diagnostics.error(
                 f"itemsFile {name}: row {number} has {cells}, the header {len(header)}",
                 Position(name, line, 1),

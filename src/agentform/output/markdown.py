@@ -20,6 +20,7 @@ from urllib.parse import quote
 from ..engine.apply import ApplyReport
 from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
+from ..words import counted
 from .values import diff_lines, known_after_create, object_lines, report_counts, warning_text
 
 GITHUB_LIMIT = 65_536
@@ -198,7 +199,8 @@ class MarkdownView:
             head.append("**No drift.** The service matches the files.")
         else:
             parts = ", ".join(f"{n} {label}" for label, n in drift.counts_by_label().items() if n)
-            head.append(f"**Drift: {len(drift.items)} objects differ from the files** ({parts}).")
+            differ = counted(len(drift.items), "object", "differ")
+            head.append(f"**Drift: {differ} from the files** ({parts}).")
         head += [
             "",
             f"Organization {code(drift.organizationName)} ({code(drift.organizationId)}) "
@@ -222,7 +224,7 @@ class MarkdownView:
                     lines += object_lines(sign, item.object, verbose=self.verbose)
                 entries.append([self.scrub(line) for line in lines])
             sections.append(Section(kind, f"{kind}: {len(mine)} drifted", len(entries), entries))
-        return self._document(head, sections, "drifted objects")
+        return self._document(head, sections, "drifted object")
 
     # -- an error instead of a document ---------------------------------------
     def error(self, what: str, workspace: str, messages: list[str]) -> str:
@@ -233,7 +235,7 @@ class MarkdownView:
         return "\n".join(lines) + "\n"
 
     # -- assembly with the size cap -------------------------------------------
-    def _document(self, head: list[str], sections: list[Section], noun: str = "changes") -> str:
+    def _document(self, head: list[str], sections: list[Section], noun: str = "change") -> str:
         out = "\n".join(head) + "\n"
         budget = None if self.limit is None else self.limit - NOTE_ROOM
         size = len(out)
@@ -260,7 +262,8 @@ class MarkdownView:
             total = sum(left_out.values())
             detail = ", ".join(f"{kind}: {n}" for kind, n in left_out.items())
             out += (
-                f"**{total} more {noun} were left out** ({detail}): this text is limited to "
+                f"**{counted(total, f'more {noun}', 'were left out')}** ({detail}): "
+                f"this text is limited to "
                 f"{self.limit:,} characters. To see all of it, {self.whole}.\n"
             )
         return out

@@ -10,6 +10,7 @@ from ..engine.apply import ApplyReport, ChangeResult
 from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
 from ..engine.targets import PARTIAL
+from ..words import counted
 from .values import (
     describe,
     known_after_create,
@@ -124,7 +125,7 @@ class TextView:
             lines.append(self._style(f"Warning: {warning_text(warning)}", "yellow"))
         if drift.drifted:
             parts = ", ".join(f"{n} {label}" for label, n in drift.counts_by_label().items() if n)
-            head = f"Drift: {len(drift.items)} objects differ from the files"
+            head = f"Drift: {counted(len(drift.items), 'object', 'differ')} from the files"
             lines.append(self._style(head, "red", bold=True) + f" ({parts}).")
         else:
             lines.append(self._style("No drift.", bold=True) + " The service matches the files.")
