@@ -82,6 +82,11 @@ def apply(
     The report goes to stdout in the chosen format. Exits 1 when a change failed or
     when the apply is cancelled at the confirmation prompt.
     """
+    if planfile and (options.targets or options.excludes):
+        raise click.UsageError(
+            "a saved plan is applied whole: targets are chosen when the plan is made "
+            "(`agentform plan --target … --out PLANFILE`)"
+        )
     with markdown_errors(opts, fmt, "apply"):
         workspace = load(opts)
         endpoint = endpoint_of(opts, workspace).url
