@@ -52,6 +52,25 @@ class RetryPolicy:
         return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * random.uniform(0.5, 1)
 
 
+def shown_endpoint(url: str) -> str:
+    """The endpoint as every output names it: no user or password a URL may hold."""
+    try:
+        return str(httpx.URL(url).copy_with(username=None, password=None))
+    except (httpx.InvalidURL, TypeError):
+        return url  # not a URL: refused where it is used, never sent
+
+
+def endpoint_password(url: str) -> tuple[str, ...]:
+    """The password a URL holds, as written in it (percent-encoded) and decoded:
+    sensitive values of the run, to scrub wherever they could end up."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return ()
+    written = parsed.userinfo.decode("ascii", "replace").partition(":")[2]
+    return tuple(v for v in dict.fromkeys((written, parsed.password)) if v)
+
+
 class ApiClient:
     def __init__(
         self,
@@ -73,8 +92,7 @@ class ApiClient:
         self.concurrency = AdaptiveConcurrency(concurrency, self.clock)
         self.limiter = RateLimiter(self.clock, rate_limit)
         self.sent = 0  # requests sent, retries included
-        # The endpoint as messages name it: no user or password a URL may hold.
-        self.shown_url = str(httpx.URL(base_url).copy_with(username=None, password=None))
+        self.shown_url = shown_endpoint(base_url)
         self.scope: dict[str, str] = {}
 
     async def __aenter__(self) -> ApiClient:

@@ -9,7 +9,8 @@ from pathlib import Path
 import httpx
 
 from ..errors import AgentformError
-from .client import ApiClient, RetryPolicy
+from ..sensitive import Secrets
+from .client import ApiClient, RetryPolicy, endpoint_password, shown_endpoint
 from .concurrency import DEFAULT_PARALLELISM
 
 LOCAL_BASE_URL = "http://agentform.local/agents/v2"
@@ -17,8 +18,20 @@ LOCAL_BASE_URL = "http://agentform.local/agents/v2"
 
 @dataclass(frozen=True)
 class Endpoint:
-    url: str  # "local" or a base URL
+    url: str  # "local" or a base URL, as given (it may hold a user and password)
     api_key: str | None
+
+    @property
+    def shown(self) -> str:
+        """The endpoint as outputs name it (plans, saved plans): without credentials."""
+        return shown_endpoint(self.url)
+
+    def register(self, secrets: Secrets) -> Endpoint:
+        """Makes the API key and the URL's password sensitive values of the run."""
+        secrets.add_other(self.api_key)
+        for form in endpoint_password(self.url):
+            secrets.add_other(form)
+        return self
 
 
 def resolve_api_key(api_key_file: Path | None, local: bool) -> str | None:

@@ -89,7 +89,7 @@ def apply(
         )
     with markdown_errors(opts, fmt, "apply"):
         workspace = load(opts)
-        endpoint = endpoint_of(opts, workspace).url
+        endpoint = endpoint_of(opts, workspace).shown
         view = text_view(opts, workspace)
         saved = load_plan(planfile.read_text()) if planfile else None
 

@@ -85,9 +85,11 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
         click.echo(workspace.secrets.scrub_shown(workspace_yaml(documents)), nl=False)
         return 0
     endpoint = opts.endpoint or workspace.settings.endpoint
+    from ..api.client import shown_endpoint
+
     settings = {
         "workspace": workspace.settings.workspace,
-        "endpoint": endpoint,
+        "endpoint": shown_endpoint(endpoint),  # credentials stay out of the files
         "organizationId": organization_id,
     }
     files = {f"{kind}.yaml": {kind: items} for kind, items in documents.items()}
