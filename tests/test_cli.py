@@ -213,3 +213,14 @@ def plan_unreachable(workspace: Path, key: str):  # type: ignore[no-untyped-def]
         str(workspace),
         env={"AGENTFORM_API_KEY": key},
     )
+
+
+def test_an_api_key_file_written_with_a_bom_is_read(quickstart: Path, tmp_path: Path) -> None:
+    """Editors on Windows start a UTF-8 file with a byte order mark (and end it with CRLF)."""
+    from agentform.service import DEMO_ADMIN_KEY
+
+    key = tmp_path / "key"
+    key.write_bytes(b"\xef\xbb\xbf  " + DEMO_ADMIN_KEY.encode() + b"\r\n")
+    result = run("plan", "--api-key-file", str(key), "-C", str(quickstart))
+    assert result.exit_code == 0, result.output
+    assert "Plan:" in result.output

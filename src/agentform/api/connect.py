@@ -38,9 +38,15 @@ def resolve_api_key(api_key_file: Path | None, local: bool) -> str | None:
     """From --api-key-file or AGENTFORM_API_KEY; the local service defaults to its demo key."""
     if api_key_file is not None:
         try:
-            return _header_safe(api_key_file.read_text().strip(), "--api-key-file")
+            # utf-8-sig: a leading byte order mark, as editors on Windows write it, is not the key's
+            text = api_key_file.read_text(encoding="utf-8-sig").strip()
+            return _header_safe(text, "--api-key-file")
         except OSError as exc:
             raise AgentformError(f"cannot read the API key file: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise AgentformError(
+                "the API key from --api-key-file is not UTF-8 text (its content is not shown)"
+            ) from None
     key = os.environ.get("AGENTFORM_API_KEY")
     if key:
         return _header_safe(key, "AGENTFORM_API_KEY")
