@@ -113,6 +113,24 @@ def test_a_list_item_that_is_not_a_mapping_names_no_internal_class(
     assert "Desired" not in text and "instance of" not in text
 
 
+def test_a_preset_declared_absent_is_an_error(service: Service, ws: Path) -> None:
+    """Presets (origin generated) are never deleted: declaring one absent is refused,
+    as declaring a protected object absent is, not a silent no-op."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": ROOT,
+            "vault.yaml": "vaultTemplates:\n  - {name: API key, ensure: absent}\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    text = str(info.value)
+    assert "vault.yaml:2:5: error:" in text and "API key" in text, text
+    assert "presets are never deleted" in text
+    assert service.log.writes() == []
+
+
 def test_missing_agentform_yaml(service: Service, tmp_path: Path) -> None:
     with pytest.raises(DiagnosticsError, match=r"no agentform\.yaml"):
         service.plan(tmp_path)

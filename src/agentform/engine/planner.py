@@ -242,6 +242,13 @@ def diff_plan(
         existing = live.objects[kind.name]
         keyed = _keyed(kind, workspace.declared[kind.name], live.references, diags)
         for key, item in keyed:
+            if not item.present and key in live.presets.get(kind.name, ()):
+                diags.error(  # as a protected object declared absent is (config/protect.py)
+                    f"{kind.name} {key} is declared absent but is a preset of the service: "
+                    "presets are never deleted (remove it from the files)",
+                    item.position,
+                )
+                continue
             _declared(workspace, kind, key, item, existing.get(key), out)
         scopes = managed_keys(workspace, kind, live.references) if kind.parent else set()
         for key in sorted(set(existing) - {k for k, _ in keyed}):
