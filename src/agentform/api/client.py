@@ -33,6 +33,7 @@ from ..sensitive import reveal
 from .answers import base_path_hint, decoded
 from .clock import Clock, SkippedWaits, SystemClock
 from .concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
+from .endpoint_url import shown_endpoint
 from .ratelimit import RateLimiter
 from .transport import Sender
 
@@ -50,25 +51,6 @@ class RetryPolicy:
 
     def backoff(self, attempt: int) -> float:
         return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * random.uniform(0.5, 1)
-
-
-def shown_endpoint(url: str) -> str:
-    """The endpoint as every output names it: no user or password a URL may hold."""
-    try:
-        return str(httpx.URL(url).copy_with(username=None, password=None))
-    except (httpx.InvalidURL, TypeError):
-        return url  # not a URL: refused where it is used, never sent
-
-
-def endpoint_password(url: str) -> tuple[str, ...]:
-    """The password a URL holds, as written in it (percent-encoded) and decoded:
-    sensitive values of the run, to scrub wherever they could end up."""
-    try:
-        parsed = httpx.URL(url)
-    except (httpx.InvalidURL, TypeError):
-        return ()
-    written = parsed.userinfo.decode("ascii", "replace").partition(":")[2]
-    return tuple(v for v in dict.fromkeys((written, parsed.password)) if v)
 
 
 class ApiClient:

@@ -10,8 +10,9 @@ import httpx
 
 from ..errors import AgentformError
 from ..sensitive import Secrets
-from .client import ApiClient, RetryPolicy, endpoint_password, shown_endpoint
+from .client import ApiClient, RetryPolicy
 from .concurrency import DEFAULT_PARALLELISM
+from .endpoint_url import endpoint_password, shown_endpoint
 
 LOCAL_BASE_URL = "http://agentform.local/agents/v2"
 

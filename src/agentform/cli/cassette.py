@@ -18,7 +18,7 @@ import vcr
 from vcr.persisters.filesystem import FilesystemPersister
 from vcr.serializers import compat
 
-from ..api.client import shown_endpoint
+from ..api.endpoint_url import shown_endpoint
 from ..sensitive import Secrets
 
 REDACTED = "REDACTED"

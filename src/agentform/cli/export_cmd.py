@@ -85,7 +85,7 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
         click.echo(workspace.secrets.scrub_shown(workspace_yaml(documents)), nl=False)
         return 0
     endpoint = opts.endpoint or workspace.settings.endpoint
-    from ..api.client import shown_endpoint
+    from ..api.endpoint_url import shown_endpoint
 
     settings = {
         "workspace": workspace.settings.workspace,
