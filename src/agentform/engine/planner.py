@@ -255,7 +255,11 @@ def diff_plan(
             _undeclared(workspace, kind, existing[key], scopes, out)
     diags.raise_if_errors()
     loaded = [
-        PlanWarning(message=w.summary, position=str(w.position) if w.position else None)
+        PlanWarning(
+            message=w.summary,
+            address=w.address,
+            position=str(w.position) if w.position else None,
+        )
         for w in [*workspace.warnings, *diags.warnings]
     ]
     backward = [c for group in reversed(out.backward) for c in group]
