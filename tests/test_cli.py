@@ -163,6 +163,9 @@ def test_export_into_an_empty_dir_is_a_workspace_that_plans_clean(
     assert plan.exit_code == 0, plan.output
     again = run("export", "--out", str(out), "-C", str(quickstart))
     assert again.exit_code == 1 and "exist already" in again.output
+    assert "set OPS_ALERTS_X_TEAM" not in again.output  # nothing was written
+    typo = run("export", "--kinds", "webhook", "-C", str(quickstart))
+    assert typo.exit_code != 0 and "did you mean 'webhooks'?" in typo.output, typo.output
 
 
 def test_export_adopts_a_service_without_a_workspace(quickstart: Path, tmp_path: Path) -> None:
