@@ -164,6 +164,9 @@ def test_export_into_an_empty_dir_is_a_workspace_that_plans_clean(
     assert plan.exit_code == 0, plan.output
     again = run("export", "--out", str(out), "-C", str(quickstart))
     assert again.exit_code == 1 and "exist already" in again.output
+    assert "set OPS_ALERTS_X_TEAM" not in again.output  # nothing was written
+    typo = run("export", "--kinds", "webhook", "-C", str(quickstart))
+    assert typo.exit_code != 0 and "did you mean 'webhooks'?" in typo.output, typo.output
 
 
 def test_export_adopts_a_service_without_a_workspace(quickstart: Path, tmp_path: Path) -> None:
@@ -214,3 +217,14 @@ def plan_unreachable(workspace: Path, key: str):  # type: ignore[no-untyped-def]
         str(workspace),
         env={"AGENTFORM_API_KEY": key},
     )
+
+
+def test_an_api_key_file_written_with_a_bom_is_read(quickstart: Path, tmp_path: Path) -> None:
+    """Editors on Windows start a UTF-8 file with a byte order mark (and end it with CRLF)."""
+    from agentform.service import DEMO_ADMIN_KEY
+
+    key = tmp_path / "key"
+    key.write_bytes(b"\xef\xbb\xbf  " + DEMO_ADMIN_KEY.encode() + b"\r\n")
+    result = run("plan", "--api-key-file", str(key), "-C", str(quickstart))
+    assert result.exit_code == 0, result.output
+    assert "Plan:" in result.output

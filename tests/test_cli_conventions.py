@@ -213,7 +213,7 @@ def test_init_refuses_to_overwrite_and_lists_the_files(tmp_path: Path) -> None:
     result = run("init", str(target))
     assert result.exit_code == 1
     assert str(target / "pools.yaml") in result.output
-    assert str(target / ".gitignore") in result.output
+    assert str(target / ".gitignore") not in result.output  # merged into, never overwritten
     assert (target / "pools.yaml").read_text() == "mine: true\n"
     assert not (target / "agentform.yaml").exists()
     forced = run("init", str(target), "--force")
@@ -221,6 +221,17 @@ def test_init_refuses_to_overwrite_and_lists_the_files(tmp_path: Path) -> None:
     assert "profilePools" in (target / "pools.yaml").read_text()
     kept = (target / ".gitignore").read_text().splitlines()
     assert kept[0] == "node_modules/" and ".agentform/" in kept
+
+
+def test_init_in_a_directory_holding_only_a_gitignore_merges_into_it(tmp_path: Path) -> None:
+    target = tmp_path / "ws"
+    target.mkdir()
+    (target / ".gitignore").write_text("node_modules/\n")
+    result = run("init", str(target))
+    assert result.exit_code == 0, result.output
+    kept = (target / ".gitignore").read_text().splitlines()
+    assert kept[0] == "node_modules/" and ".agentform/" in kept
+    assert (target / "agentform.yaml").is_file()
 
 
 @pytest.mark.parametrize(

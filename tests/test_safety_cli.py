@@ -108,6 +108,23 @@ def test_an_endpoint_without_the_base_path_gets_a_hint(ws: Path, tmp_path: Path)
     assert f"did you mean {origin}/agents/v2?" in result.output
 
 
+def test_a_wrong_api_version_gets_the_right_base_path_not_one_appended(
+    ws: Path, tmp_path: Path
+) -> None:
+    with serving(create_app(tmp_path / "svc.db")) as origin:
+        result = agentform(
+            "plan",
+            "-C",
+            str(ws),
+            "--endpoint",
+            f"{origin}/agents/v1",
+            env={"AGENTFORM_API_KEY": DEMO_ADMIN_KEY},
+        )
+    assert result.exit_code == 1 and "404" in result.output
+    assert f"did you mean {origin}/agents/v2?" in result.output, result.output
+    assert "v1/agents/v2" not in result.output
+
+
 def test_service_run_on_a_busy_port_fails_before_its_banner(tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -123,8 +123,9 @@ class Listener:
     _queue: asyncio.Queue[tuple[Headers, bytes]] | None = None
     _worker: asyncio.Task[None] | None = None
 
-    def receive(self, headers: Headers, body: bytes) -> tuple[int, bytes, bool]:
-        """Judges one request: (status, response body, verified); prints its line."""
+    def receive(self, headers: Headers, body: bytes, path: str = "/") -> tuple[int, bytes, bool]:
+        """Judges one request: (status, response body, verified); prints its line, which
+        names the path it came to (integrations of one service may share the listener)."""
         signature = headers.get(SIGNATURE_HEADER.lower()) or headers.get(SIGNATURE_HEADER)
         if isinstance(signature, Sensitive):  # never: the service owns this header
             signature = None
@@ -136,7 +137,7 @@ class Listener:
             verdict = "verified"
         else:
             verdict = "NOT VERIFIED: " + ("no signature" if not signature else "bad signature")
-        self.say(f"{time.strftime('%H:%M:%S')}  {describe(body)}  {verdict}")
+        self.say(f"{time.strftime('%H:%M:%S')}  {path}  {describe(body)}  {verdict}")
         if verified:
             return 204, b"", True
         message = "missing signature" if not signature else "invalid signature"
@@ -176,7 +177,7 @@ class Listener:
         async def endpoint(request: Request) -> Response:
             body = await request.body()
             headers = received_headers(request.headers)
-            status, content, _ = self.receive(headers, body)
+            status, content, _ = self.receive(headers, body, request.url.path)
             if self.forward_to:
                 self.enqueue(headers, body)
             media = "application/json" if content else None

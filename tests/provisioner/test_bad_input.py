@@ -80,6 +80,57 @@ def test_all_problems_of_all_files_at_once(service: Service, ws: Path) -> None:
     assert "did you mean 'profilePools'?" in text
 
 
+def test_secret_and_env_without_a_name_are_clean_errors_that_hide_nothing(
+    service: Service, ws: Path
+) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": ROOT,
+            "pools.yaml": 'profilePools:\n  - name: "p{{ secret() }}"\n'
+            "  - name: \"{{ env('AGENTFORM_TEST_UNSET') }}\"\n"
+            '  - name: "{{ env() }}"\n',
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    text = str(info.value)
+    assert "pools.yaml:2:1: error: secret() needs the variable's name: secret('NAME')" in text
+    assert "pools.yaml:3:1: error: environment variable AGENTFORM_TEST_UNSET is not set" in text
+    assert "pools.yaml:4:1: error: env() needs the variable's name: env('NAME')" in text
+    assert "Renderer" not in text and "positional" not in text
+    assert service.log.calls == []
+
+
+def test_a_list_item_that_is_not_a_mapping_names_no_internal_class(
+    service: Service, ws: Path
+) -> None:
+    write_workspace(ws, {"agentform.yaml": ROOT, "groups.yaml": "profileGroups:\n  - eu\n"})
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    text = str(info.value)
+    assert "groups.yaml:2:5: error: profileGroups.0: should be a mapping" in text, text
+    assert "Desired" not in text and "instance of" not in text
+
+
+def test_a_preset_declared_absent_is_an_error(service: Service, ws: Path) -> None:
+    """Presets (origin generated) are never deleted: declaring one absent is refused,
+    as declaring a protected object absent is, not a silent no-op."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": ROOT,
+            "vault.yaml": "vaultTemplates:\n  - {name: API key, ensure: absent}\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    text = str(info.value)
+    assert "vault.yaml:2:5: error:" in text and "API key" in text, text
+    assert "presets are never deleted" in text
+    assert service.log.writes() == []
+
+
 def test_missing_agentform_yaml(service: Service, tmp_path: Path) -> None:
     with pytest.raises(DiagnosticsError, match=r"no agentform\.yaml"):
         service.plan(tmp_path)

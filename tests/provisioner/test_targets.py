@@ -5,6 +5,7 @@ warning in the header, a saved partial plan applied as it is."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from pathlib import Path
 
@@ -141,3 +142,23 @@ def test_cli_target_and_exclude_on_plan_and_apply(tmp_path: Path) -> None:
     assert '"profilePools/' not in rest.stdout and '"vaultTemplates/Shop login"' in rest.stdout
     bad = run("plan", "--target", "profilePool/x")
     assert bad.exit_code == 1 and "did you mean 'profilePools'" in bad.output
+
+
+def test_a_saved_plan_is_applied_whole_so_target_and_exclude_are_refused(tmp_path: Path) -> None:
+    ws = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, ws, ignore=shutil.ignore_patterns(".agentform"))
+    saved = tmp_path / "plan.json"
+    runner = CliRunner()
+
+    def run(*args: str):  # type: ignore[no-untyped-def]
+        return runner.invoke(cli, [*args, "-C", str(ws)], catch_exceptions=False)
+
+    assert run("plan", "--out", str(saved)).exit_code == 0
+    everything = json.loads(saved.read_text())["summary"]
+    for flag, value in (("--target", "profileGroups"), ("--exclude", "profilePools/x")):
+        refused = run("apply", str(saved), flag, value)
+        assert refused.exit_code == 1, refused.output
+        assert "targets are chosen when the plan is made" in refused.output
+        assert "plan --target" in refused.output and "--out" in refused.output
+    untouched = run("plan", "--detailed-exitcode", "--format", "json")
+    assert untouched.exit_code == 2 and json.loads(untouched.stdout)["summary"] == everything

@@ -171,6 +171,18 @@ def test_batch_events_under_a_metadata_filter_are_a_warning(ws: Path) -> None:
     assert result.exit_code == 0 and "hooks.yaml:5:9: warning: webhook h, agent" in result.output
 
 
+def test_a_warning_about_an_attachment_carries_its_address(service: Service, ws: Path) -> None:
+    files = "webhooks:\n  - name: h\n    url: https://x.example.com/\n    attachments:\n"
+    files += "      - {agent: checkout-agent, eventRules: [BATCH_COMPLETED],"
+    files += " metadataFilter: {team: payments}}\n"
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": files})
+    plan = service.plan(ws)
+    (warning,) = [w for w in plan.warnings if "metadataFilter" in w.message]
+    assert warning.address == "webhookAttachments/checkout-agent/h"
+    assert warning.address in {c.id for c in plan.changes}
+    assert warning.position == "hooks.yaml:5:9"
+
+
 def test_validate_refuses_webhook_mistakes_offline_all_at_once(ws: Path) -> None:
     """No service is reachable: event names (with a suggestion), the payload version,
     refused header names and the URL are checked in the files, every one reported."""

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from agentform.cli.main import cli
 from agentform.service.delivery.envelope import encode, execution_envelope
-from agentform.webhook_listener import read_capture
+from agentform.webhook_listener import Listener, read_capture
 from agentform.webhooks import generate_key_pair, sign
 
 from .receiver import HANG, listen_process, running_receiver
@@ -158,6 +158,7 @@ def test_listen_verifies_prints_answers_forwards_and_saves(
     assert "EXECUTION_COMPLETED" in line and "verified" in line and "NOT" not in line
     assert "execution 4a0c1d2e-0000-4000-8000-000000000001" in line
     assert "agent checkout-agent" in line
+    assert f"  {httpx.URL(url).path}  " in line  # where it came
     assert "202" in process.stdout.readline()  # the forward target's answer
 
     bad = httpx.post(url, content=BODY + b" ", headers={"X-Service-Signature": signature})
@@ -185,6 +186,19 @@ def test_listen_verifies_prints_answers_forwards_and_saves(
     assert result.exit_code == 0, result.output
     result = run("webhook", "verify", "--public-key", str(key_file), str(saved[1]))
     assert result.exit_code == 1
+
+
+def test_listen_lines_name_the_path_each_notification_came_to() -> None:
+    """Two integrations of one service (/events, /batches) get the same event: the
+    lines say where each came, so it does not look delivered twice."""
+    lines: list[str] = []
+    listener = Listener(KEYS.public_pem, lines.append)
+    signature = sign(BODY, KEYS.private_pem)
+    for path in ("/events", "/batches"):
+        status, _, verified = listener.receive({"x-service-signature": signature}, BODY, path)
+        assert status == 204 and verified
+    assert " /events " in lines[0] and " /batches " in lines[1], lines
+    assert lines[0][8:].replace("/events", "/batches") == lines[1][8:]  # after the time
 
 
 def test_listen_on_a_taken_port_is_a_clear_error(key_file: Path) -> None:

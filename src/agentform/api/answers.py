@@ -8,11 +8,13 @@ where the base path is.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
 
 from ..errors import UnexpectedAnswer
+from .endpoint_url import shown_endpoint
 
 BASE_PATH = "/agents/v2"
 
@@ -39,7 +41,7 @@ def _unexpected(response: httpx.Response, method: str, got: str) -> UnexpectedAn
 
 
 def _url(response: httpx.Response) -> str:
-    return str(response.request.url.copy_with(query=None))
+    return shown_endpoint(str(response.request.url.copy_with(query=None)))
 
 
 def _has_request(response: httpx.Response) -> bool:
@@ -52,11 +54,13 @@ def _has_request(response: httpx.Response) -> bool:
 
 def base_path_hint(base_url: str, status: int) -> str:
     """For a 404 when the endpoint does not end in /agents/v2: where it should."""
-    url = httpx.URL(base_url)
+    url = httpx.URL(shown_endpoint(base_url))
     path = url.path.rstrip("/")
     if status != 404 or path.endswith(BASE_PATH):
         return ""
-    suggested = url.copy_with(path=path + BASE_PATH)
+    # another version (/agents/v1) is replaced; a path without one gets it appended
+    stem = re.sub(r"/agents/v\d+$", "", path)
+    suggested = url.copy_with(path=stem + BASE_PATH)
     return (
         f" (the endpoint is the service's base URL, which ends in {BASE_PATH}: "
         f"did you mean {suggested}?)"

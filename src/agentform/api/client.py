@@ -33,6 +33,7 @@ from ..sensitive import reveal
 from .answers import base_path_hint, decoded
 from .clock import Clock, SkippedWaits, SystemClock
 from .concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
+from .endpoint_url import shown_endpoint
 from .ratelimit import RateLimiter
 from .transport import Sender
 
@@ -73,8 +74,7 @@ class ApiClient:
         self.concurrency = AdaptiveConcurrency(concurrency, self.clock)
         self.limiter = RateLimiter(self.clock, rate_limit)
         self.sent = 0  # requests sent, retries included
-        # The endpoint as messages name it: no user or password a URL may hold.
-        self.shown_url = str(httpx.URL(base_url).copy_with(username=None, password=None))
+        self.shown_url = shown_endpoint(base_url)
         self.scope: dict[str, str] = {}
 
     async def __aenter__(self) -> ApiClient:

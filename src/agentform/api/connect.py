@@ -9,25 +9,45 @@ from pathlib import Path
 import httpx
 
 from ..errors import AgentformError
+from ..sensitive import Secrets
 from .client import ApiClient, RetryPolicy
 from .concurrency import DEFAULT_PARALLELISM
+from .endpoint_url import endpoint_password, shown_endpoint
 
 LOCAL_BASE_URL = "http://agentform.local/agents/v2"
 
 
 @dataclass(frozen=True)
 class Endpoint:
-    url: str  # "local" or a base URL
+    url: str  # "local" or a base URL, as given (it may hold a user and password)
     api_key: str | None
+
+    @property
+    def shown(self) -> str:
+        """The endpoint as outputs name it (plans, saved plans): without credentials."""
+        return shown_endpoint(self.url)
+
+    def register(self, secrets: Secrets) -> Endpoint:
+        """Makes the API key and the URL's password sensitive values of the run."""
+        secrets.add_other(self.api_key)
+        for form in endpoint_password(self.url):
+            secrets.add_other(form)
+        return self
 
 
 def resolve_api_key(api_key_file: Path | None, local: bool) -> str | None:
     """From --api-key-file or AGENTFORM_API_KEY; the local service defaults to its demo key."""
     if api_key_file is not None:
         try:
-            return _header_safe(api_key_file.read_text().strip(), "--api-key-file")
+            # utf-8-sig: a leading byte order mark, as editors on Windows write it, is not the key's
+            text = api_key_file.read_text(encoding="utf-8-sig").strip()
+            return _header_safe(text, "--api-key-file")
         except OSError as exc:
             raise AgentformError(f"cannot read the API key file: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise AgentformError(
+                "the API key from --api-key-file is not UTF-8 text (its content is not shown)"
+            ) from None
     key = os.environ.get("AGENTFORM_API_KEY")
     if key:
         return _header_safe(key, "AGENTFORM_API_KEY")

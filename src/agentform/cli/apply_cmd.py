@@ -84,9 +84,14 @@ def apply(
     the apply is cancelled at the confirmation prompt, or when it is interrupted
     (Ctrl-C or SIGTERM: no new change starts, those under way finish; again: cancel them).
     """
+    if planfile and (options.targets or options.excludes):
+        raise click.UsageError(
+            "a saved plan is applied whole: targets are chosen when the plan is made "
+            "(`agentform plan --target … --out PLANFILE`)"
+        )
     with markdown_errors(opts, fmt, "apply"):
         workspace = load(opts)
-        endpoint = endpoint_of(opts, workspace).url
+        endpoint = endpoint_of(opts, workspace).shown
         view = text_view(opts, workspace)
         saved = load_plan(planfile.read_text()) if planfile else None
 

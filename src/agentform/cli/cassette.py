@@ -18,6 +18,7 @@ import vcr
 from vcr.persisters.filesystem import FilesystemPersister
 from vcr.serializers import compat
 
+from ..api.endpoint_url import shown_endpoint
 from ..sensitive import Secrets
 
 REDACTED = "REDACTED"
@@ -66,7 +67,7 @@ def cassette_vcr(secrets: Secrets, api_key: str | None = None, record_mode: str 
     secrets.add_other(api_key)
 
     def before_request(request: Any) -> Any:
-        request.uri = scrubbed(request.uri, secrets)
+        request.uri = scrubbed(shown_endpoint(request.uri), secrets)
         if request.body:
             request.body = scrubbed(request.body, secrets)
         return request

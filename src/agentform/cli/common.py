@@ -129,8 +129,7 @@ def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
 
     url = opts.endpoint or workspace.settings.endpoint
     key = resolve_api_key(opts.api_key_file, url == "local")
-    workspace.secrets.add_other(key)
-    return Endpoint(url, key)
+    return Endpoint(url, key).register(workspace.secrets)
 
 
 @contextmanager

@@ -18,6 +18,21 @@ import click
 FORMATS = ("text", "markdown", "json")
 
 
+class SuggestingChoice(click.Choice):
+    """A choice whose refusal names the closest choice, as --target's does."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            from ..kinds.context import did_you_mean
+
+            hint = did_you_mean(str(value), [str(c) for c in self.choices])
+            if hint:
+                setattr(exc, "message", exc.message.rstrip(".") + hint)  # noqa: B010 (final in click's stubs)
+            raise
+
+
 def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
     out = {}
     for item in values:

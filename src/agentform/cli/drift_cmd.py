@@ -20,7 +20,7 @@ def drift(opts: Options, fmt: str) -> int:
     """Report how the service differs from the files, without changing anything."""
     with markdown_errors(opts, fmt, "drift"):
         workspace = load(opts)
-        endpoint = endpoint_of(opts, workspace).url
+        endpoint = endpoint_of(opts, workspace).shown
         plan = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint))
     report = drift_of(plan)
     if fmt == "json":

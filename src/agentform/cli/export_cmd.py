@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import click
 import yaml
@@ -22,6 +23,7 @@ from ..kinds import kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
 from ..output.yaml_view import workspace_yaml
 from .common import Options, guarded, load, with_api, workspace_options
+from .conventions import SuggestingChoice
 from .init_cmd import GITIGNORE_LINES, MODELINE
 from .safety import run_secrets
 from .schema_cmd import SCHEMA_FILE, render_schema
@@ -54,7 +56,7 @@ def _workspace(opts: Options, out: Path | None) -> Workspace:
     "--kinds",
     "kinds",
     multiple=True,
-    type=click.Choice(sorted(k.name for k in top_level_kinds())),  # children go with parents
+    type=SuggestingChoice(sorted(k.name for k in top_level_kinds())),  # children go with parents
     help="Only these kinds (repeatable; default: all).",
 )
 @click.option("--force", is_flag=True, help="Overwrite files that exist already in --out.")
@@ -74,20 +76,16 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
     organization_id, documents = with_api(opts, workspace, read)
     for warning in warnings:
         click.echo(workspace.secrets.scrub(f"Warning: {warning}"), err=True)
-    needed = secrets_named(documents)
-    if needed:
-        click.echo(
-            "Header values are never read back; the export names them with secret(): "
-            f"set {', '.join(needed)} before planning it.",
-            err=True,
-        )
     if out is None:
         click.echo(workspace.secrets.scrub_shown(workspace_yaml(documents)), nl=False)
+        _say_secrets_needed(documents)
         return 0
     endpoint = opts.endpoint or workspace.settings.endpoint
+    from ..api.endpoint_url import shown_endpoint
+
     settings = {
         "workspace": workspace.settings.workspace,
-        "endpoint": endpoint,
+        "endpoint": shown_endpoint(endpoint),  # credentials stay out of the files
         "organizationId": organization_id,
     }
     files = {f"{kind}.yaml": {kind: items} for kind, items in documents.items()}
@@ -112,7 +110,19 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
     if endpoint == "local":
         _copy_local_state(workspace.root, out)
     click.echo(f"wrote {out / 'agentform.yaml'}; check it with: agentform -C {out} plan")
+    _say_secrets_needed(documents)
     return 0
+
+
+def _say_secrets_needed(documents: dict[str, list[dict[str, Any]]]) -> None:
+    """Once the export is written: the variables its secret() calls need."""
+    needed = secrets_named(documents)
+    if needed:
+        click.echo(
+            "Header values are never read back; the export names them with secret(): "
+            f"set {', '.join(needed)} before planning it.",
+            err=True,
+        )
 
 
 def _copy_local_state(source: Path, out: Path) -> None:

@@ -2,8 +2,9 @@
 
 Writes agentform.yaml and an example pools.yaml (each with a yaml-language-server
 modeline pointing at the JSON Schema written beside them), the schema itself, and a
-.gitignore for agentform's local state and artifacts. It never overwrites a file
-unless `--force`: it lists what exists and exits 1.
+.gitignore for agentform's local state and artifacts (an existing one gets the
+missing lines added). It never overwrites a file unless `--force`: it lists what
+exists and exits 1.
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ def init(directory: Path | None, endpoint: str, organization_id: str | None, for
         SCHEMA_FILE: render_schema(),
         ".gitignore": "\n".join(GITIGNORE_LINES) + "\n",
     }
-    existing = [n for n in (*files, *ROOT_NAMES) if (directory / n).exists()]
+    merged = {".gitignore"}  # init adds its lines to these, keeping the file's own
+    existing = [n for n in (*files, *ROOT_NAMES) if n not in merged and (directory / n).exists()]
     existing = list(dict.fromkeys(existing))
     if existing and not force:
         listed = "\n".join(f"  {directory / n}" for n in existing)
@@ -111,7 +113,7 @@ def init(directory: Path | None, endpoint: str, organization_id: str | None, for
             (directory / stale).unlink()  # one root file only
     for file_name, text in files.items():
         path = directory / file_name
-        if file_name == ".gitignore" and path.exists():
+        if file_name in merged and path.exists():
             text = _merged_gitignore(path.read_text())
         path.write_text(text)
     click.echo(f"Created a workspace in {directory}: {', '.join(files)}")

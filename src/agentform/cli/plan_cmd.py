@@ -43,7 +43,7 @@ def plan(
     """Show the calls that would make the live workspace match the files."""
     with markdown_errors(opts, fmt, "plan"):
         workspace = load(opts)
-        endpoint = endpoint_of(opts, workspace).url
+        endpoint = endpoint_of(opts, workspace).shown
         result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint, options))
     if out:
         out.write_text(dump_plan(result, workspace.secrets))

@@ -86,7 +86,7 @@ def _service(opts: Options) -> tuple[Endpoint, Path]:
 
     if opts.endpoint:
         key = resolve_api_key(opts.api_key_file, opts.endpoint == "local")
-        return Endpoint(opts.endpoint, key), opts.workspace_dir.resolve()
+        return Endpoint(opts.endpoint, key).register(run_secrets()), opts.workspace_dir.resolve()
     if not (opts.workspace_dir / "agentform.yaml").is_file():
         raise AgentformError(
             f"no agentform.yaml in {opts.workspace_dir.resolve()}: run this in a workspace "

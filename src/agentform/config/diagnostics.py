@@ -26,6 +26,7 @@ class Diagnostic:
     position: Position | None = None
     severity: str = "error"
     detail: str = ""
+    address: str | None = None  # "KIND/KEY" of the object it is about, if one
 
     def render(self) -> str:
         where = f"{self.position}: " if self.position else ""
@@ -42,9 +43,16 @@ class Diagnostics:
     def error(self, summary: str, position: Position | None = None, detail: str = "") -> None:
         self.items.append(Diagnostic(summary, position, "error", detail))
 
-    def warning(self, summary: str, position: Position | None = None, detail: str = "") -> None:
-        """A problem that does not stop the run: shown, and carried into the plan."""
-        self.items.append(Diagnostic(summary, position, "warning", detail))
+    def warning(
+        self,
+        summary: str,
+        position: Position | None = None,
+        detail: str = "",
+        address: str | None = None,
+    ) -> None:
+        """A problem that does not stop the run: shown, and carried into the plan
+        (with the address of the object it is about, when it is about one)."""
+        self.items.append(Diagnostic(summary, position, "warning", detail, address))
 
     @property
     def errors(self) -> list[Diagnostic]:

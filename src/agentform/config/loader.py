@@ -313,7 +313,19 @@ def _message(err: Any, loc: tuple[Any, ...]) -> str:
                 f"{where}: '{err['input']}' is not one of {', '.join(choices)} "
                 f"(did you mean '{close[0]}'?)"
             )
+    if err["type"] in ("model_type", "model_attributes_type", "dict_type"):
+        # pydantic's message names the model class, which is no concern of the files
+        return f"{where}: should be a mapping (key: value lines), not {_kind_of(err.get('input'))}"
     return f"{where}: {err['msg']}"
+
+
+def _kind_of(value: Any) -> str:
+    """What a YAML value is, in the files' terms."""
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "empty"
+    return "a single value" if not isinstance(value, dict) else "a mapping"
 
 
 def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:

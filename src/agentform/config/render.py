@@ -162,14 +162,26 @@ class Renderer:
                 seen.add((message, where.line))
                 diagnostics.error(message, where)
 
-        def env(var: str, default: str | None = None) -> str:
+        def named(function: str, var: Any, extra: tuple[Any, ...]) -> bool:
+            """Whether `var` names a variable; else a problem said in the files' terms
+            (a Python TypeError would name this module's functions)."""
+            if isinstance(var, str) and var and not extra:
+                return True
+            problem(f"{function}() needs the variable's name: {function}('NAME')")
+            return False
+
+        def env(var: Any = None, default: str | None = None, *extra: Any) -> str:
+            if not named("env", var, extra):
+                return ""
             value = self.environ.get(var, default)
             if value is None:
                 problem(f"environment variable {var} is not set{self._mistyped(var)}")
                 return ""
             return value
 
-        def secret(var: str) -> str:
+        def secret(var: Any = None, *extra: Any) -> str:
+            if not named("secret", var, extra):
+                return ""
             value = self.environ.get(var)
             if value is None:
                 self.secrets.unset.add(var)

@@ -28,7 +28,7 @@ class LiveState:
     organization_id: str
     organization_name: str
     objects: dict[str, dict[Key, LiveObject]]  # kind -> key -> object (presets left out)
-    presets: dict[str, int]
+    presets: dict[str, set[Key]]  # kind -> the keys of its presets (never managed)
     references: References
     reads: dict[str, set[Key]]  # kind -> keys read in depth (a child: parent keys)
 
@@ -83,7 +83,7 @@ async def _read_live(
     )
     reads: dict[str, set[Key]] = {}
     objects: dict[str, dict[Key, LiveObject]] = {}
-    presets: dict[str, int] = {}
+    presets: dict[str, set[Key]] = {}
     done = {k.name: asyncio.get_running_loop().create_future() for k in kinds}
 
     async def read(kind: Kind) -> None:
@@ -142,11 +142,13 @@ def _learn_earlier_values(
                 workspace.secrets.learn(kind.show(obj.state, ctx), wanted, kind.set_fields)
 
 
-def _by_key(kind: Kind, live: list[LiveObject], presets: dict[str, int]) -> dict[Key, LiveObject]:
+def _by_key(
+    kind: Kind, live: list[LiveObject], presets: dict[str, set[Key]]
+) -> dict[Key, LiveObject]:
     by_key: dict[Key, LiveObject] = {}
     for obj in live:
         if obj.preset:
-            presets[kind.name] = presets.get(kind.name, 0) + 1
+            presets.setdefault(kind.name, set()).add(obj.key)
             continue
         if obj.key in by_key:
             raise ReadError(

@@ -242,13 +242,24 @@ def diff_plan(
         existing = live.objects[kind.name]
         keyed = _keyed(kind, workspace.declared[kind.name], live.references, diags)
         for key, item in keyed:
+            if not item.present and key in live.presets.get(kind.name, ()):
+                diags.error(  # as a protected object declared absent is (config/protect.py)
+                    f"{kind.name} {key} is declared absent but is a preset of the service: "
+                    "presets are never deleted (remove it from the files)",
+                    item.position,
+                )
+                continue
             _declared(workspace, kind, key, item, existing.get(key), out)
         scopes = managed_keys(workspace, kind, live.references) if kind.parent else set()
         for key in sorted(set(existing) - {k for k, _ in keyed}):
             _undeclared(workspace, kind, existing[key], scopes, out)
     diags.raise_if_errors()
     loaded = [
-        PlanWarning(message=w.summary, position=str(w.position) if w.position else None)
+        PlanWarning(
+            message=w.summary,
+            address=w.address,
+            position=str(w.position) if w.position else None,
+        )
         for w in [*workspace.warnings, *diags.warnings]
     ]
     backward = [c for group in reversed(out.backward) for c in group]

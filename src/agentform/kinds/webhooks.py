@@ -286,6 +286,7 @@ class WebhookAttachments(Kind):
                     "sent under a metadataFilter (batch events carry no execution "
                     "metadata); attach it through another webhook, without a metadataFilter",
                     item.position,
+                    address=address(self.name, self.key_of(item)),
                 )
 
     async def read_live(self, read: LiveRead) -> list[LiveObject]:
