@@ -94,7 +94,7 @@ def test_the_in_process_client_runs_the_runner_on_its_own_loop(tmp_path: Path) -
     RAN["local"] = threading.Event()
 
     async def go() -> None:
-        client = open_client(Endpoint("local", DEMO_ADMIN_KEY), tmp_path)
+        client = open_client(Endpoint("local", DEMO_ADMIN_KEY), tmp_path, run_due_work=True)
         transport = client.sender.transport
         assert isinstance(transport, InProcessTransport)
         app = transport.service
@@ -111,6 +111,24 @@ def test_the_in_process_client_runs_the_runner_on_its_own_loop(tmp_path: Path) -
     # The database was closed and its work kept: a new service sees the event.
     app = create_app(tmp_path / ".agentform" / "service.db")
     assert names(app.state.db) == ["local"]
+    app.state.db.close()
+
+
+def test_the_in_process_client_runs_no_due_work_unless_asked(tmp_path: Path) -> None:
+    async def go() -> None:
+        client = open_client(Endpoint("local", DEMO_ADMIN_KEY), tmp_path)
+        transport = client.sender.transport
+        assert isinstance(transport, InProcessTransport)
+        app = transport.service
+        org = (await client.request("GET", "/context"))["organizationId"]
+        schedule(app.state.db, "not-run", org=org)
+        await client.request("GET", "/context")
+        assert not app.state.runner.running
+        await client.aclose()
+
+    asyncio.run(go())
+    app = create_app(tmp_path / ".agentform" / "service.db", runtime=False)
+    assert names(app.state.db) == []
     app.state.db.close()
 
 
@@ -168,3 +186,22 @@ def test_the_service_over_http_runs_the_runner_too(tmp_path: Path) -> None:
         return running and not app.state.runner.running
 
     assert asyncio.run(go())
+
+
+def test_the_database_and_its_wal_files_are_created_private(tmp_path: Path) -> None:
+    """They hold webhook header values: 0600 whatever the umask (as `service run --db`)."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        app = create_app(tmp_path / "new" / "s.db", seed=TEST_SEED)
+        schedule(app.state.db, "written")  # a write: the -wal and -shm exist now
+        files = sorted((tmp_path / "new").iterdir())
+        assert [f.name for f in files] == ["s.db", "s.db-shm", "s.db-wal"]
+        assert {f.name: stat.S_IMODE(f.stat().st_mode) for f in files} == {
+            f.name: 0o600 for f in files
+        }
+        app.state.db.close()
+    finally:
+        os.umask(old)

@@ -75,8 +75,13 @@ def open_client(
     retry: RetryPolicy | None = None,
     concurrency: int = DEFAULT_PARALLELISM,
     rate_limit: float | None = None,
+    run_due_work: bool = False,
 ) -> ApiClient:
-    """The run's client: at most `concurrency` requests in flight, `rate_limit` a second."""
+    """The run's client: at most `concurrency` requests in flight, `rate_limit` a second.
+
+    On `local`, the in-process service runs its runtime (due executions, batches,
+    webhook deliveries) only with `run_due_work`: the provisioner's commands make
+    their calls and nothing else; `agentform service run` is what runs due work."""
     if endpoint.url != "local" and not endpoint.url.startswith(("http://", "https://")):
         raise AgentformError(f"endpoint must be 'local' or an http(s) URL, not {endpoint.url!r}")
     if endpoint.api_key is None:
@@ -87,7 +92,7 @@ def open_client(
         from ..service import create_app
         from ..service.inprocess import InProcessTransport
 
-        app = create_app(workspace_root / ".agentform" / "service.db")
+        app = create_app(workspace_root / ".agentform" / "service.db", runtime=run_due_work)
         transport, base_url = InProcessTransport(app), LOCAL_BASE_URL
     return ApiClient(
         base_url,

@@ -134,6 +134,9 @@ def _copy_local_state(source: Path, out: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     for leftover in target.parent.glob("service.db*"):
         leftover.unlink()
+    from ..service.db import create_private
+
+    create_private(target)  # never readable by others, not even while it is copied
     src, dst = sqlite3.connect(db), sqlite3.connect(target)
     try:
         src.backup(dst)

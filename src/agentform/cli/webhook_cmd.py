@@ -97,12 +97,16 @@ def _service(opts: Options) -> tuple[Endpoint, Path]:
 
 
 def _with_client(
-    opts: Options, endpoint: Endpoint, root: Path, fn: Callable[[Any], Awaitable[T]]
+    opts: Options,
+    endpoint: Endpoint,
+    root: Path,
+    fn: Callable[[Any], Awaitable[T]],
+    run_due_work: bool = False,
 ) -> T:
     from ..api.connect import open_client
 
     async def go() -> T:
-        async with open_client(endpoint, root) as api:
+        async with open_client(endpoint, root, run_due_work=run_due_work) as api:
             return await fn(api)
 
     if opts.record_cassette:  # scrubbed of the run's secrets, as every command's
@@ -206,7 +210,10 @@ def test_cmd(opts: Options, name: str, wait: float) -> int:
     from ..webhook_test import send_test
 
     endpoint, root = _service(opts)
-    outcome = _with_client(opts, endpoint, root, lambda api: send_test(api, name, wait))
+    # On `local` the in-process service's runtime makes the attempt (and any other due work).
+    outcome = _with_client(
+        opts, endpoint, root, lambda api: send_test(api, name, wait), run_due_work=True
+    )
     click.echo(outcome.describe())
     if not outcome.settled:
         click.echo("(--wait SECONDS follows the delivery through its retries to the outcome)")

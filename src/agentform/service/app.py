@@ -49,11 +49,15 @@ def create_app(
     rate_limit: float | None = None,
     clock: Clock | None = None,
     settings: Mapping[str, Any] | None = None,
+    runtime: bool = True,
 ) -> FastAPI:
     """The service over the SQLite file `db_path`, with `seed` loaded (idempotently).
 
     `clock` governs timestamps and time-driven work (default: the wall clock);
     `settings` are handed to the runtime's handlers (`RunContext.settings`).
+    With `runtime=False` no due work is done, ever: the runner is never started
+    and the start-up catch-up (dispatching queued executions, filling batches) is
+    skipped, so reading the state changes none of it (`endpoint: local` commands).
     """
     clock = clock or WallClock()
     db = Database(db_path, now=clock.now)
@@ -62,9 +66,10 @@ def create_app(
     if seed is not None:
         load_seed(db, seed)
     load_keys(db)
-    with db.write() as conn:
-        dispatch_everywhere(conn)
-        fill_everywhere(conn)
+    if runtime:
+        with db.write() as conn:
+            dispatch_everywhere(conn)
+            fill_everywhere(conn)
 
     app = FastAPI(
         title="Agent Service",
@@ -80,6 +85,7 @@ def create_app(
     app.state.clock = clock
     app.state.settings = dict(settings or {})
     app.state.runner = Runner(db, clock, settings=app.state.settings)
+    app.state.runtime = runtime
     for router in (
         context.router,
         agents.router,
@@ -105,7 +111,8 @@ def create_app(
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     runner: Runner = app.state.runner
-    await runner.start()
+    if app.state.runtime:
+        await runner.start()
     try:
         yield
     finally:

@@ -11,6 +11,7 @@ Every timestamp the service writes comes from the database's clock
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import uuid
@@ -92,12 +93,28 @@ class Conn(sqlite3.Connection):
         self._after_commit.append(callback)
 
 
+def create_private(path: Path) -> None:
+    """Creates the database file readable by its owner alone (0600, whatever the
+    umask): it holds webhook header values, which the service must keep to send.
+    SQLite gives its -wal and -shm files the database file's mode. An existing
+    file keeps the mode it has (its owner's choice)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    try:
+        os.fchmod(fd, 0o600)  # the umask may have taken bits away, never added them
+    finally:
+        os.close(fd)
+
+
 class Database:
     """A SQLite file shared by every thread of the service, one connection each."""
 
     def __init__(self, path: str | Path, now: Callable[[], datetime] = wall_now) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(self.path)
         self.now = now
         self._local = threading.local()
         self._all: list[Conn] = []

@@ -4,6 +4,7 @@
 would run the time-driven work. This transport starts the app's runner on the
 first request, on the client's own event loop, and at `aclose` stops it and
 closes the database: pending work stays in the file and resumes next time.
+An app made with `runtime=False` never starts its runner: requests only.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ class InProcessTransport(httpx.ASGITransport):
         self.service = app
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        await self.service.state.runner.start()  # once; later calls do nothing
+        if self.service.state.runtime:
+            await self.service.state.runner.start()  # once; later calls do nothing
         return await super().handle_async_request(request)
 
     async def aclose(self) -> None:
