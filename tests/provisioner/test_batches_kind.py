@@ -240,3 +240,44 @@ async def _apply_saved(api, text: str, workspace, options: PlanOptions):  # type
     plan = load_plan(text)
     await check_fresh(plan, workspace, api, options)
     return await apply_plan(unmask(plan, workspace), api)
+
+
+def test_a_declared_batch_that_cannot_be_created_is_not_reported_as_a_match(
+    tmp_path: Path,
+) -> None:
+    """A missing batch whose startAt has passed: nothing can be applied, but the
+    service differs from the files, so neither plan nor drift says it matches."""
+    ws = write_workspace(
+        tmp_path / "ws",
+        {
+            "agentform.yaml": "workspace: cli\nendpoint: local\n",
+            "b.yaml": "batches:\n" + batch("late", "items: [{}]", start="2026-01-01T00:00:00Z"),
+            "p.yaml": "profilePools:\n  - {name: pool-a}\n",
+        },
+    )
+    runner = CliRunner()
+    assert runner.invoke(cli, ["apply", "--auto-approve", "-C", str(ws)]).exit_code == 0
+    plan = runner.invoke(cli, ["plan", "--detailed-exitcode", "-C", str(ws)])
+    assert plan.exit_code == 0, plan.output  # nothing can be applied
+    assert "matches the files" not in plan.output
+    assert (
+        "No changes to apply; 1 object differs from the files where nothing can be "
+        "applied (see warnings)" in plan.output
+    )
+    as_json = json.loads(runner.invoke(cli, ["plan", "--format", "json", "-C", str(ws)]).output)
+    assert [c["id"] for c in as_json["cannotApply"]] == ["batches/support-agent/late"]
+    markdown = runner.invoke(cli, ["plan", "--format", "markdown", "-C", str(ws)]).output
+    assert "matches the files" not in markdown and "1 object differs" in markdown
+
+    drift = runner.invoke(cli, ["drift", "-C", str(ws)])
+    assert drift.exit_code == 2, drift.output
+    assert "No drift" not in drift.output
+    assert "batches/support-agent/late  missing in the service" in drift.output
+    as_json = json.loads(runner.invoke(cli, ["drift", "--format", "json", "-C", str(ws)]).output)
+    assert as_json["drifted"] and as_json["counts"]["missing"] == 1
+
+    targeted = runner.invoke(cli, ["plan", "--target", "profilePools/pool-a", "-C", str(ws)])
+    assert targeted.exit_code == 0, targeted.output
+    assert "The live workspace matches the files" not in targeted.output
+    assert "The targeted part of the live workspace matches the files" in targeted.output
+    assert "differs from the files" not in targeted.output  # the batch is not targeted

@@ -146,4 +146,9 @@ def check_markdown_structure(plan: Plan, markdown: str) -> None:
                 expected = sum(c.kind == kind and c.action == action for c in plan.changes)
                 assert int(count) == expected
     else:
-        assert not doc.tables and "No changes." in "".join(doc.paragraphs)
+        said = "".join(doc.paragraphs)
+        assert not doc.tables
+        if plan.cannotApply:  # no match is claimed while objects differ
+            assert "No changes to apply;" in said and "matches the files" not in said
+        else:
+            assert "No changes." in said

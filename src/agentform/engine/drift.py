@@ -63,7 +63,7 @@ def classify(change: Change) -> DriftClass:
 
 def drift_of(plan: Plan) -> DriftReport:
     items = []
-    for change in plan.changes:
+    for change in (*plan.changes, *plan.cannotApply):
         cls = classify(change)
         items.append(
             DriftItem(

@@ -70,6 +70,10 @@ class Plan(Frozen):
     organizationName: str
     changes: tuple[Change, ...]
     noops: tuple[NoOp, ...] = ()
+    # Objects that differ from the files where the plan can do nothing (a batch whose
+    # startAt has passed, a started batch): what would make them match, with no calls.
+    # Each has a warning saying why; drift counts them, apply never runs them.
+    cannotApply: tuple[Change, ...] = ()
     unmanaged: IntMap = {}
     warnings: tuple[PlanWarning, ...] = ()
     summary: Summary

@@ -17,7 +17,7 @@ from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
 from ..config.protect import is_protected
 from ..kinds import Kind, kinds_in_order
-from ..kinds.base import Decision, Declared, FieldChange, LiveObject
+from ..kinds.base import Action, Decision, Declared, FieldChange, LiveObject
 from ..kinds.context import PlanContext, PlanOptions
 from ..kinds.keys import Key, address
 from ..kinds.references import References
@@ -54,6 +54,7 @@ class _Decisions:
     forward: list[Change] = field(default_factory=list)
     backward: list[list[Change]] = field(default_factory=list)  # per kind, in kind order
     noops: list[NoOp] = field(default_factory=list)
+    cannot_apply: list[Change] = field(default_factory=list)
     warnings: list[PlanWarning] = field(default_factory=list)
     unmanaged: dict[str, int] = field(default_factory=dict)
     fingerprints: dict[str, str] = field(default_factory=dict)
@@ -62,6 +63,7 @@ class _Decisions:
         self,
         kind: Kind,
         key: Key,
+        intent: Action,
         decision: Decision,
         item: Declared | None,
         live: LiveObject | None = None,
@@ -69,6 +71,8 @@ class _Decisions:
         after: dict[str, Any] | None = None,
         changed: list[FieldChange] | None = None,
     ) -> None:
+        """`intent`: the action that makes the object match the files; the decision
+        takes it, another, or none (with a warning when the object then differs)."""
         cid = address(kind.name, key)
         if decision.warning:
             self.warnings.append(
@@ -80,15 +84,16 @@ class _Decisions:
             )
         if decision.action is None:
             self.noops.append(NoOp(kind=kind.name, key=str(key), reason=decision.reason))
-            return
-        if decision.action in ("create", "replace"):
+            if not decision.warning:
+                return  # nothing differs that matters (a finished batch is history)
+        elif decision.action in ("create", "replace"):
             self.ctx.creating.add(cid)
         calls = tuple(seal(call, cid) for call in decision.calls)
         change = Change(
             id=cid,
             kind=kind.name,
             key=str(key),
-            action=decision.action,
+            action=decision.action or intent,
             reason=decision.reason,
             liveId=live.id if live else None,
             parent=address(kind.parent, kind.parent_key(key)) if kind.parent else None,
@@ -101,7 +106,9 @@ class _Decisions:
             calls=calls,
             dependsOn=tuple(sorted({d for c in calls for d in ids_needed(c)} - {cid})),
         )
-        if decision.action in ("cancel", "delete"):
+        if decision.action is None:
+            self.cannot_apply.append(change)
+        elif decision.action in ("cancel", "delete"):
             self.backward[-1].append(change)
         else:
             self.forward.append(change)
@@ -127,7 +134,7 @@ def _declared(
         else:
             decision = kind.decide_delete(obj, "declared absent", ctx)
             before = secrets.mark(kind.show(obj.state, ctx))
-            out.record(kind, key, decision, item, obj, before=before)
+            out.record(kind, key, "delete", decision, item, obj, before=before)
         return
     desired = kind.desired_state(item, ctx, obj)
     if desired is None:
@@ -141,7 +148,7 @@ def _declared(
             )
             return
         decision = kind.decide_create(desired, ctx, item)
-        out.record(kind, key, decision, item, after=secrets.mark(kind.show(desired, ctx)))
+        out.record(kind, key, "create", decision, item, after=secrets.mark(kind.show(desired, ctx)))
         return
     field_changes = [_hide_secrets(c, secrets) for c in kind.diff(desired, obj, ctx)]
     if not field_changes:
@@ -152,6 +159,7 @@ def _declared(
     out.record(
         kind,
         key,
+        "update",
         decision,
         item,
         obj,
@@ -196,7 +204,7 @@ def _undeclared(
             )
             decision = kind.decide_delete(obj, f"not in the {field_name} of {parent}", out.ctx)
             before = workspace.secrets.mark(kind.show(obj.state, out.ctx))
-            out.record(kind, obj.key, decision, None, obj, before=before)
+            out.record(kind, obj.key, "delete", decision, None, obj, before=before)
             return
         why = f"not managed ({parent} does not list its {kind.label}s)"
     else:
@@ -205,7 +213,7 @@ def _undeclared(
             out.fingerprints[cid] = fingerprint(obj.raw)
             decision = kind.decide_delete(obj, "pruned: not declared", out.ctx)
             before = workspace.secrets.mark(kind.show(obj.state, out.ctx))
-            out.record(kind, obj.key, decision, None, obj, before=before)
+            out.record(kind, obj.key, "delete", decision, None, obj, before=before)
             return
         why = "not managed (protected)" if pruned else "not managed (not declared)"
     out.noops.append(NoOp(kind=kind.name, key=str(obj.key), reason=why))
@@ -272,6 +280,7 @@ def diff_plan(
         organizationName=live.organization_name,
         changes=ordered,
         noops=tuple(out.noops),
+        cannotApply=tuple(out.cannot_apply),
         unmanaged=out.unmanaged,
         warnings=(*loaded, *out.warnings),
         summary=summarise(

@@ -90,6 +90,11 @@ def select(plan: Plan, targets: Iterable[str], excludes: Iterable[str]) -> Plan:
     return plan.model_copy(
         update={
             "changes": kept,
+            "cannotApply": tuple(
+                c
+                for c in plan.cannotApply
+                if (not targets or _matches(c, targets)) and not _matches(c, excludes)
+            ),
             "warnings": (*warnings, *plan.warnings),
             "summary": summarise(
                 kept, unchanged=plan.summary.unchanged, unmanaged=plan.summary.unmanaged

@@ -21,7 +21,14 @@ from ..engine.apply import ApplyReport
 from ..engine.drift import DRIFT_CLASSES, DriftReport
 from ..engine.model import Change, Plan
 from ..words import counted
-from .values import diff_lines, known_after_create, object_lines, report_counts, warning_text
+from .values import (
+    diff_lines,
+    known_after_create,
+    object_lines,
+    plan_summary,
+    report_counts,
+    warning_text,
+)
 
 GITHUB_LIMIT = 65_536
 SIGNS = {"create": "+", "update": "~", "replace": "~", "delete": "-", "cancel": "-"}
@@ -123,18 +130,11 @@ class MarkdownView:
 
     # -- plan ----------------------------------------------------------------
     def plan(self, plan: Plan) -> str:
-        s = plan.summary
         head = [marker("plan", plan.workspace), ""]
         head += _alerts("WARNING", [self.scrub(warning_text(w)) for w in plan.warnings])
         head += [f"### agentform plan: workspace {code(plan.workspace)}", ""]
-        tail = f"{s.unchanged} unchanged, {s.unmanaged} not managed"
-        if plan.has_changes:
-            counts = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete"
-            counts += f", {s.replace} to replace" if s.replace else ""
-            counts += f", {s.cancel} to cancel" if s.cancel else ""
-            head.append(f"**{counts}.** ({tail})")
-        else:
-            head.append(f"**No changes.** The live workspace matches the files ({tail}).")
+        bold, rest = plan_summary(plan)
+        head.append(f"**{bold}**{rest}")
         head += ["", self._where(plan), ""]
         actions = _actions(plan.changes)
         kinds = list(dict.fromkeys(c.kind for c in plan.changes))

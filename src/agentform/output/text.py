@@ -14,6 +14,7 @@ from ..words import counted
 from .values import (
     describe,
     known_after_create,
+    plan_summary,
     report_counts,
     summarised,
     value,
@@ -67,18 +68,8 @@ class TextView:
             lines.append(self._style(f"Warning: {warning_text(warning)}", "yellow"))
         if later:
             lines.append("")
-        s = plan.summary
-        tail = f"{s.unchanged} unchanged, {s.unmanaged} not managed"
-        if plan.has_changes:
-            counts = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete"
-            counts += f", {s.replace} to replace" if s.replace else ""
-            counts += f", {s.cancel} to cancel" if s.cancel else ""
-            lines.append(self._style(counts + ".", bold=True) + f" ({tail})")
-        else:
-            lines.append(
-                self._style("No changes.", bold=True)
-                + f" The live workspace matches the files ({tail})."
-            )
+        head, rest = plan_summary(plan)
+        lines.append(self._style(head, bold=True) + rest)
         return self.scrub("\n".join(lines) + "\n")
 
     def _change(self, change: Change) -> list[str]:

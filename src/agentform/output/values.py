@@ -17,8 +17,10 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from ..engine.apply import ApplyReport
+from ..engine.model import Plan
 from ..kinds.base import FieldChange
 from ..sensitive import MASK, Sensitive, contains_sensitive, masked
+from ..words import counted
 
 SENSITIVE_CHANGED = "(sensitive, changed)"
 SENSITIVE_KEYS = {
@@ -242,3 +244,29 @@ def report_counts(report: ApplyReport) -> str:
         + (f"{in_place} already in place, " if in_place else "")
         + f"{report.count('failed')} failed, {report.count('not attempted')} not attempted."
     )
+
+
+def plan_summary(plan: Plan) -> tuple[str, str]:
+    """A plan's last line, as (its bold head, the rest), for every view. It claims a
+    match only when there is one: not while objects differ where nothing can be
+    applied (`Plan.cannotApply`), and for a partial plan only of the part planned."""
+    s = plan.summary
+    tail = f"({s.unchanged} unchanged, {s.unmanaged} not managed)"
+    n = len(plan.cannotApply)
+    stuck = "from the files where nothing can be applied (see warnings)"
+    if plan.has_changes:
+        counts = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete"
+        counts += f", {s.replace} to replace" if s.replace else ""
+        counts += f", {s.cancel} to cancel" if s.cancel else ""
+        return counts + ".", f" {tail}" + (
+            f"; {counted(n, 'more object', 'differ')} {stuck}." if n else ""
+        )
+    if n:
+        return "No changes to apply;", f" {counted(n, 'object', 'differ')} {stuck} {tail}."
+    if plan.targets:
+        return "No changes.", f" The targeted part of the live workspace matches the files {tail}."
+    if plan.excludes:
+        return "No changes.", (
+            f" The live workspace, but for what was excluded, matches the files {tail}."
+        )
+    return "No changes.", f" The live workspace matches the files {tail}."
