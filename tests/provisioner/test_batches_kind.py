@@ -281,3 +281,13 @@ def test_a_declared_batch_that_cannot_be_created_is_not_reported_as_a_match(
     assert "The live workspace matches the files" not in targeted.output
     assert "The targeted part of the live workspace matches the files" in targeted.output
     assert "differs from the files" not in targeted.output  # the batch is not targeted
+
+    excluded = runner.invoke(cli, ["plan", "--exclude", "batches", "-C", str(ws)])
+    assert "The live workspace, but for what was excluded, matches the files" in excluded.output
+    (ws / "p2.yaml").write_text("profilePools:\n  - {name: pool-b}\n")
+    more = runner.invoke(cli, ["plan", "--detailed-exitcode", "-C", str(ws)])
+    assert more.exit_code == 2, more.output
+    assert (
+        "Plan: 1 to create, 0 to update, 0 to delete. (1 unchanged, 0 not managed); 1 more "
+        "object differs from the files where nothing can be applied (see warnings)."
+    ) in more.output
