@@ -131,6 +131,23 @@ def test_a_preset_declared_absent_is_an_error(service: Service, ws: Path) -> Non
     assert service.log.writes() == []
 
 
+def test_a_partial_declaration_named_like_a_preset_says_presets_are_not_managed(
+    service: Service, ws: Path
+) -> None:
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": ROOT,
+            "vault.yaml": "vaultTemplates:\n  - {name: API key, description: x}\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    text = str(info.value)
+    assert "creating it needs 'kind' and 'fields'" in text
+    assert "a preset of that name exists: presets are never changed" in text, text
+
+
 def test_missing_agentform_yaml(service: Service, tmp_path: Path) -> None:
     with pytest.raises(DiagnosticsError, match=r"no agentform\.yaml"):
         service.plan(tmp_path)
