@@ -113,21 +113,29 @@ def test_a_list_item_that_is_not_a_mapping_names_no_internal_class(
     assert "Desired" not in text and "instance of" not in text
 
 
-def test_a_preset_declared_absent_is_an_error(service: Service, ws: Path) -> None:
-    """Presets (origin generated) are never deleted: declaring one absent is refused,
-    as declaring a protected object absent is, not a silent no-op."""
-    write_workspace(
-        ws,
-        {
-            "agentform.yaml": ROOT,
-            "vault.yaml": "vaultTemplates:\n  - {name: API key, ensure: absent}\n",
-        },
-    )
+@pytest.mark.parametrize(
+    ("declared", "expected"),
+    [
+        (
+            "ensure: absent",
+            "is declared absent but is a preset of the service: presets are never deleted",
+        ),
+        ("description: x", "creating it needs 'kind' and 'fields' (a preset of that name exists"),
+    ],
+    ids=["absent", "partial"],
+)
+def test_a_preset_is_never_deleted_or_changed(
+    service: Service, ws: Path, declared: str, expected: str
+) -> None:
+    """Presets (origin generated) are never managed: declaring one absent is refused,
+    as declaring a protected object absent is (not a silent no-op); a partial
+    declaration of its name says it is not the preset that would change."""
+    vault = f"vaultTemplates:\n  - {{name: API key, {declared}}}\n"
+    write_workspace(ws, {"agentform.yaml": ROOT, "vault.yaml": vault})
     with pytest.raises(DiagnosticsError) as info:
         service.plan(ws)
     text = str(info.value)
-    assert "vault.yaml:2:5: error:" in text and "API key" in text, text
-    assert "presets are never deleted" in text
+    assert "vault.yaml:2:5: error: " in text and expected in text, text
     assert service.log.writes() == []
 
 

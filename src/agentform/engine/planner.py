@@ -121,6 +121,7 @@ def _declared(
     item: Declared,
     obj: LiveObject | None,
     out: _Decisions,
+    preset: bool = False,  # a preset has the key (presets are never managed)
 ) -> None:
     ctx = out.ctx
     cid = address(kind.name, key)
@@ -143,8 +144,15 @@ def _declared(
         missing = [f for f in kind.required_to_create() if f not in desired.model_fields_set]
         if missing:
             needs = " and ".join(repr(f) for f in missing)
+            also = (
+                " (a preset of that name exists: presets are never changed, so this declares "
+                "one of your own)"
+                if preset
+                else ""
+            )
             ctx.diagnostics.error(
-                f"{kind.label} {key} does not exist yet; creating it needs {needs}", item.position
+                f"{kind.label} {key} does not exist yet; creating it needs {needs}{also}",
+                item.position,
             )
             return
         decision = kind.decide_create(desired, ctx, item)
@@ -250,14 +258,15 @@ def diff_plan(
         existing = live.objects[kind.name]
         keyed = _keyed(kind, workspace.declared[kind.name], live.references, diags)
         for key, item in keyed:
-            if not item.present and key in live.presets.get(kind.name, ()):
+            preset = key in live.presets.get(kind.name, ())
+            if not item.present and preset:
                 diags.error(  # as a protected object declared absent is (config/protect.py)
                     f"{kind.name} {key} is declared absent but is a preset of the service: "
                     "presets are never deleted (remove it from the files)",
                     item.position,
                 )
                 continue
-            _declared(workspace, kind, key, item, existing.get(key), out)
+            _declared(workspace, kind, key, item, existing.get(key), out, preset)
         scopes = managed_keys(workspace, kind, live.references) if kind.parent else set()
         for key in sorted(set(existing) - {k for k, _ in keyed}):
             _undeclared(workspace, kind, existing[key], scopes, out)
