@@ -276,6 +276,20 @@ def test_agentformignore_and_yml_files(ws: Path) -> None:
     assert "profileGroups/from-yml" in result.stdout and "draft" not in result.stdout
 
 
+def test_an_export_into_a_subdirectory_is_a_workspace_of_its_own(ws: Path) -> None:
+    """A directory under the workspace holding its own agentform.yaml (an export,
+    another workspace of a monorepo) is that workspace's, not read into this one."""
+    assert run("apply", "--auto-approve", "-C", str(ws)).exit_code == 0
+    exported = run("export", "--out", str(ws / "exported"), "-C", str(ws))
+    assert exported.exit_code == 0, exported.output
+    (ws / "nested" / "deeper").mkdir(parents=True)
+    (ws / "nested" / "agentform.yml").write_text("workspace: nested\n")
+    (ws / "nested" / "deeper" / "pools.yaml").write_text("profilePools: [{name: elsewhere}]\n")
+    result = run("plan", "--detailed-exitcode", "-C", str(ws))
+    assert result.exit_code == 0, result.output
+    assert "No changes." in result.stdout and "elsewhere" not in result.stdout
+
+
 def test_root_file_may_be_yml_but_not_both(ws: Path) -> None:
     (ws / "agentform.yaml").rename(ws / "agentform.yml")
     assert run("validate", "-C", str(ws)).exit_code == 0

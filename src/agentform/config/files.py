@@ -58,9 +58,12 @@ def workspace_files(root: Path) -> list[Path]:
     first = root_file(root)
     ignored = ignore_spec(root)
     others = []
+    nested: set[Path] = set()  # directories that are workspaces of their own
     for path in sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES):
         relative = path.relative_to(root)
         if path == first or any(part.startswith(".") for part in relative.parts):
+            continue
+        if _in_nested_workspace(root, relative, nested):
             continue
         if not path.is_file() or ignored.match_file(relative.as_posix()):
             continue
@@ -68,6 +71,17 @@ def workspace_files(root: Path) -> list[Path]:
             continue
         others.append(path)
     return ([first] if first else []) + others
+
+
+def _in_nested_workspace(root: Path, relative: Path, nested: set[Path]) -> bool:
+    """Whether a directory between `root` and the file holds its own root file: an
+    export written under the workspace, or another workspace of a monorepo, belongs
+    to that workspace and is not read into this one."""
+    for parent in list(relative.parents)[:-1]:  # below root, not root itself
+        if parent in nested or any((root / parent / name).is_file() for name in ROOT_NAMES):
+            nested.add(parent)
+            return True
+    return False
 
 
 def _head(path: Path, size: int = 4096) -> str:
