@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 
 from agentform.api.connect import Endpoint, open_client
 from agentform.cli.main import cli
+from agentform.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY
 
 from .markdown_check import structure
@@ -33,7 +34,7 @@ def drifted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert run("drift", "-C", str(ws)).exit_code == 0
 
     async def change_the_service() -> None:
-        async with open_client(Endpoint("local", DEMO_ADMIN_KEY), ws) as api:
+        async with open_client(Endpoint("local", Sensitive(DEMO_ADMIN_KEY)), ws) as api:
             pools = {p["name"]: p for p in await api.list_all("/agent-profile-pools")}
             await api.request(
                 "PATCH",

@@ -195,3 +195,24 @@ def test_a_logged_error_holds_no_secret_value(ws: Path, monkeypatch: pytest.Monk
     assert "RuntimeError: cannot store" in result.stderr  # the traceback was logged
     for form in (value, value.encode("unicode_escape").decode(), "log-canary"):
         assert form not in result.output, form
+
+
+@pytest.mark.parametrize("source", ["file", "environment"])
+def test_the_api_key_is_marked_sensitive_from_where_it_is_read(
+    source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key is a Sensitive from --api-key-file or AGENTFORM_API_KEY on: the endpoint
+    and client objects, their reprs and any message built from them never hold it."""
+    from agentform.api.connect import Endpoint, open_client, resolve_api_key
+    from agentform.sensitive import Sensitive
+
+    key = 'cnryKey-"q\\z-7Xw'
+    key_file = tmp_path / "key"
+    key_file.write_text(key)
+    monkeypatch.setenv("AGENTFORM_API_KEY", key)
+    resolved = resolve_api_key(key_file if source == "file" else None, local=False)
+    assert isinstance(resolved, Sensitive) and resolved.reveal() == key
+    endpoint = Endpoint("http://127.0.0.1:9/agents/v2", resolved)
+    assert key not in repr(endpoint) and key not in str(endpoint)
+    client = open_client(endpoint, tmp_path)
+    assert client.sender.headers["X-Api-Key"] == key  # revealed only for the wire

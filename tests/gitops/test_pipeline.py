@@ -164,10 +164,11 @@ def behind_the_back(workspace: Path) -> None:
 import asyncio, sys
 from pathlib import Path
 from agentform.api.connect import Endpoint, open_client
+from agentform.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY
 
 async def main():
-    async with open_client(Endpoint("local", DEMO_ADMIN_KEY), Path(sys.argv[1])) as api:
+    async with open_client(Endpoint("local", Sensitive(DEMO_ADMIN_KEY)), Path(sys.argv[1])) as api:
         pool = (await api.list_all("/agent-profile-pools", {"searchName": "checkout-eu"}))[0]
         await api.request("PATCH", f"/agent-profile-pools/{pool['id']}",
                           json={"selectionStrategy": "most_recently_used"})

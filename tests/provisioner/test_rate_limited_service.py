@@ -18,6 +18,7 @@ from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.engine.apply import apply_plan
 from agentform.engine.planner import make_plan
+from agentform.sensitive import Sensitive
 
 from ..service.test_server import KEY, running
 from .harness import write_workspace
@@ -64,7 +65,7 @@ def test_plan_and_apply_succeed_slower_with_no_blind_retry(limited: str, tmp_pat
     recording = Recording()
 
     async def run() -> list[str]:
-        async with ApiClient(limited, KEY["X-Api-Key"], transport=recording) as api:
+        async with ApiClient(limited, Sensitive(KEY["X-Api-Key"]), transport=recording) as api:
             plan = await make_plan(workspace, api, limited)
             assert plan.summary.create == POOLS + 1
             report = await apply_plan(plan, api, parallelism=16)

@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agentform.api.connect import Endpoint, open_client
+from agentform.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.db import Conn
 from agentform.service.inprocess import InProcessTransport
@@ -19,7 +20,7 @@ from agentform.service.runtime import ManualClock, job_handler
 from agentform.service.store import events, jobs
 from agentform.service.store.jobs import Job
 
-from .conftest import ACME, TEST_SEED, running
+from .conftest import ACME, ADMIN_KEY, TEST_SEED, running
 
 RAN: dict[str, threading.Event] = {}
 
@@ -74,7 +75,7 @@ def test_timestamps_come_from_the_apps_clock(tmp_path: Path) -> None:
     made = client.post(
         "/agents/v2/agent-profile-pools",
         json={"name": "p"},
-        headers={"X-Api-Key": "acme-admin-key-0001"},
+        headers={"X-Api-Key": ADMIN_KEY},
     ).json()
     assert made["createdAt"] == "2025-01-01T00:00:00.000000Z"
     app.state.db.close()
@@ -94,7 +95,9 @@ def test_the_in_process_client_runs_the_runner_on_its_own_loop(tmp_path: Path) -
     RAN["local"] = threading.Event()
 
     async def go() -> None:
-        client = open_client(Endpoint("local", DEMO_ADMIN_KEY), tmp_path, run_due_work=True)
+        client = open_client(
+            Endpoint("local", Sensitive(DEMO_ADMIN_KEY)), tmp_path, run_due_work=True
+        )
         transport = client.sender.transport
         assert isinstance(transport, InProcessTransport)
         app = transport.service
@@ -116,7 +119,7 @@ def test_the_in_process_client_runs_the_runner_on_its_own_loop(tmp_path: Path) -
 
 def test_the_in_process_client_runs_no_due_work_unless_asked(tmp_path: Path) -> None:
     async def go() -> None:
-        client = open_client(Endpoint("local", DEMO_ADMIN_KEY), tmp_path)
+        client = open_client(Endpoint("local", Sensitive(DEMO_ADMIN_KEY)), tmp_path)
         transport = client.sender.transport
         assert isinstance(transport, InProcessTransport)
         app = transport.service

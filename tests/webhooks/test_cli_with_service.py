@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from agentform.api.connect import Endpoint, open_client
 from agentform.cli.main import cli
+from agentform.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.seed import DEMO_ORGANIZATION_ID
 from agentform.service.store.events import append_event
@@ -32,7 +33,7 @@ def call(workspace: Path, method: str, path: str, body: Any = None) -> Any:
     """One API call to the workspace's local service, as the CLI would make it."""
 
     async def go() -> Any:
-        async with open_client(Endpoint("local", DEMO_ADMIN_KEY), workspace) as api:
+        async with open_client(Endpoint("local", Sensitive(DEMO_ADMIN_KEY)), workspace) as api:
             return await api.request(method, path, json=body)
 
     return asyncio.run(go())

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 import httpx
 
 from ..errors import ApiError, ReadError
-from ..sensitive import reveal
+from ..sensitive import Sensitive, reveal
 from .answers import base_path_hint, decoded
 from .clock import Clock, SkippedWaits, SystemClock
 from .concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
@@ -57,7 +57,7 @@ class ApiClient:
     def __init__(
         self,
         base_url: str,
-        api_key: str,
+        api_key: str | Sensitive,
         transport: httpx.AsyncBaseTransport | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 
 from ..errors import AgentformError
-from ..sensitive import Secrets
+from ..sensitive import Secrets, Sensitive
 from .client import ApiClient, RetryPolicy
 from .concurrency import DEFAULT_PARALLELISM
 from .endpoint_url import endpoint_password, shown_endpoint
@@ -20,7 +20,7 @@ LOCAL_BASE_URL = "http://agentform.local/agents/v2"
 @dataclass(frozen=True)
 class Endpoint:
     url: str  # "local" or a base URL, as given (it may hold a user and password)
-    api_key: str | None
+    api_key: Sensitive | None  # marked from where it is read to the request
 
     @property
     def shown(self) -> str:
@@ -29,13 +29,14 @@ class Endpoint:
 
     def register(self, secrets: Secrets) -> Endpoint:
         """Makes the API key and the URL's password sensitive values of the run."""
-        secrets.add_other(self.api_key)
+        if self.api_key is not None:
+            secrets.add_other(self.api_key.reveal())
         for form in endpoint_password(self.url):
             secrets.add_other(form)
         return self
 
 
-def resolve_api_key(api_key_file: Path | None, local: bool) -> str | None:
+def resolve_api_key(api_key_file: Path | None, local: bool) -> Sensitive | None:
     """From --api-key-file or AGENTFORM_API_KEY; the local service defaults to its demo key."""
     if api_key_file is not None:
         try:
@@ -54,11 +55,11 @@ def resolve_api_key(api_key_file: Path | None, local: bool) -> str | None:
     if local:
         from ..service import DEMO_ADMIN_KEY
 
-        return DEMO_ADMIN_KEY
+        return Sensitive(DEMO_ADMIN_KEY)
     return None
 
 
-def _header_safe(key: str, source: str) -> str:
+def _header_safe(key: str, source: str) -> Sensitive:
     """The key, when a header can carry it (printable ASCII); else an error that
     names where it came from, never what it holds."""
     if not key.isascii() or not key.isprintable():
@@ -66,7 +67,7 @@ def _header_safe(key: str, source: str) -> str:
             f"the API key from {source} is not printable ASCII, so it cannot be sent "
             "(its content is not shown); check that it holds the key alone"
         )
-    return key
+    return Sensitive(key)
 
 
 def open_client(

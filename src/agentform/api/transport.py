@@ -22,6 +22,8 @@ from urllib.parse import quote, urlencode
 
 import httpx
 
+from ..sensitive import Sensitive, reveal
+
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
 
@@ -102,7 +104,11 @@ class Sender:
     """Builds and sends one request to the service; answers a fully read response."""
 
     def __init__(
-        self, base_url: str, api_key: str, transport: httpx.AsyncBaseTransport | None, size: int
+        self,
+        base_url: str,
+        api_key: str | Sensitive,
+        transport: httpx.AsyncBaseTransport | None,
+        size: int,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.transport = transport or ConnectionShards(size, environment_proxy(self.base_url))
@@ -112,7 +118,7 @@ class Sender:
                 "Accept-Encoding": "gzip, deflate",
                 "Connection": "keep-alive",
                 "User-Agent": "agentform",
-                "X-Api-Key": api_key,
+                "X-Api-Key": reveal(api_key),  # the key leaves its mark only for the wire
             }
         )
         self.extensions = {"timeout": TIMEOUT.as_dict()}

@@ -19,7 +19,7 @@ from vcr.persisters.filesystem import FilesystemPersister
 from vcr.serializers import compat
 
 from ..api.endpoint_url import shown_endpoint
-from ..sensitive import Secrets
+from ..sensitive import Secrets, Sensitive, reveal
 
 REDACTED = "REDACTED"
 CREDENTIAL_HEADERS = ("x-api-key", "x-service-agents-api-key", "authorization", "cookie")
@@ -60,11 +60,13 @@ def _persister(secrets: Secrets) -> type:
     return ScrubbingPersister
 
 
-def cassette_vcr(secrets: Secrets, api_key: str | None = None, record_mode: str = "all") -> vcr.VCR:
+def cassette_vcr(
+    secrets: Secrets, api_key: str | Sensitive | None = None, record_mode: str = "all"
+) -> vcr.VCR:
     """A vcr that scrubs as it records and again as it saves. Requests are also
     scrubbed before they are matched, so a replay finds the recorded (scrubbed)
     request of a run whose secrets are `secrets`."""
-    secrets.add_other(api_key)
+    secrets.add_other(reveal(api_key))
 
     def before_request(request: Any) -> Any:
         request.uri = scrubbed(shown_endpoint(request.uri), secrets)
@@ -84,7 +86,9 @@ def cassette_vcr(secrets: Secrets, api_key: str | None = None, record_mode: str 
 
 
 @contextmanager
-def recording(path: Path, secrets: Secrets, api_key: str | None = None) -> Iterator[None]:
+def recording(
+    path: Path, secrets: Secrets, api_key: str | Sensitive | None = None
+) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         path.unlink()  # a recording is of this run only
