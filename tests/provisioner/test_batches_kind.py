@@ -123,10 +123,14 @@ def test_items_file_problems_name_the_file_and_line(ws: Path) -> None:
     assert "rows.csv:3:1: error: itemsFile item 2: version:" in str(info.value)
 
 
-def test_a_lost_batch_create_is_found_again_by_agent_and_name(service: Service, ws: Path) -> None:
-    write_workspace(
-        ws, {"agentform.yaml": ROOT, "b.yaml": "batches:\n" + batch("n", "items: [{}]")}
-    )
+@pytest.mark.parametrize("start", [START, "2030-01-01T01:00:00+01:00"], ids=["Z", "offset"])
+def test_a_lost_batch_create_is_found_again_by_agent_and_name(
+    service: Service, ws: Path, start: str
+) -> None:
+    """Adopted also when the files write startAt with an offset the service answers as Z."""
+    name = f"n-{len(start)}"  # one batch per case on the module's service
+    files = "batches:\n" + batch(name, "items: [{}]", start=f'"{start}"')
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": files})
     lost: list[int] = []
 
     def lose_once(method: str, path: str) -> bool:

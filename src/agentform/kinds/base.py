@@ -189,11 +189,18 @@ class Kind(ABC):
         """The fields of a create's (or update's) `body` that the live object `found`
         does not hold, by name (never values): what stops a live object of the key
         from being adopted as this create's. Fields the API does not answer are not
-        compared; a kind whose answers hold a field differently (digests for
-        values) overrides this."""
+        compared."""
         return sorted(
-            k for k, v in body.items() if v is not None and k in found and not _holds(v, found[k])
+            k
+            for k, v in body.items()
+            if v is not None and k in found and not self.created_holds(k, v, found)
         )
+
+    def created_holds(self, field: str, asked: Any, found: dict[str, Any]) -> bool:
+        """Whether the live object `found` holds what `asked` says of `field`; a kind
+        whose answers hold a field differently (digests for values, the service's
+        own time format) overrides this for that field."""
+        return _holds(asked, found[field])
 
     # -- offline -------------------------------------------------------------
     def expand(

@@ -102,17 +102,11 @@ class Batches(Kind):
         )
         return next((i for i in items if i["name"] == key[1] and i["status"] != "cancelled"), None)
 
-    def created_differs(self, body: dict[str, Any], found: dict[str, Any]) -> list[str]:
+    def created_holds(self, field: str, asked: Any, found: dict[str, Any]) -> bool:
         """startAt compares as an instant (the service writes it its own way)."""
-        differing = super().created_differs(
-            {k: v for k, v in body.items() if k != "startAt"}, found
-        )
-        start = body.get("startAt")
-        if start and iso(datetime.fromisoformat(start)) != iso(
-            datetime.fromisoformat(found["startAt"])
-        ):
-            differing = sorted([*differing, "startAt"])
-        return differing
+        if field != "startAt":
+            return super().created_holds(field, asked, found)
+        return iso(datetime.fromisoformat(asked)) == iso(datetime.fromisoformat(found[field]))
 
     # -- offline -------------------------------------------------------------
     def expand(

@@ -177,20 +177,14 @@ class Webhooks(Kind):
     def required_to_create(self) -> tuple[str, ...]:
         return ("url",)
 
-    def created_differs(self, body: dict[str, Any], found: dict[str, Any]) -> list[str]:
+    def created_holds(self, field: str, asked: Any, found: dict[str, Any]) -> bool:
         """Header values are answered as digests: compared through them."""
-        differing = super().created_differs(
-            {k: v for k, v in body.items() if k != "headers"}, found
+        if field != "headers" or not isinstance(asked, dict):
+            return super().created_holds(field, asked, found)
+        live = {k: (v or {}).get("digest") for k, v in (found[field] or {}).items()}
+        return set(live) == set(asked) and all(
+            live[h] == _digest_of(found["id"], h, v) for h, v in asked.items()
         )
-        headers = body.get("headers")
-        if isinstance(headers, dict):
-            live = {k: (v or {}).get("digest") for k, v in (found.get("headers") or {}).items()}
-            same = set(live) == set(headers) and all(
-                live[h] == _digest_of(found["id"], h, v) for h, v in headers.items()
-            )
-            if not same:
-                differing.append("headers")
-        return sorted(differing)
 
     def decide_delete(self, live: LiveObject, reason: str, ctx: PlanContext) -> Decision:
         calls = tuple(self.delete_calls(live))
