@@ -290,6 +290,15 @@ def test_an_export_into_a_subdirectory_is_a_workspace_of_its_own(ws: Path) -> No
     assert "No changes." in result.stdout and "elsewhere" not in result.stdout
 
 
+def test_a_file_whose_only_key_is_a_misspelt_kind_gets_a_suggestion(ws: Path) -> None:
+    """Not 'not a workspace file, list it in .agentformignore': the key is a typo."""
+    (ws / "groups2.yaml").write_text("profileGroup:\n  - name: g\n")
+    result = run("validate", "-C", str(ws))
+    assert result.exit_code == 1
+    assert "did you mean 'profileGroups'?" in result.output
+    assert "not a workspace file" not in result.output
+
+
 def test_root_file_may_be_yml_but_not_both(ws: Path) -> None:
     (ws / "agentform.yaml").rename(ws / "agentform.yml")
     assert run("validate", "-C", str(ws)).exit_code == 0

@@ -25,7 +25,7 @@ class SuggestingChoice(click.Choice):
         try:
             return super().convert(value, param, ctx)
         except click.BadParameter as exc:
-            from ..kinds.context import did_you_mean
+            from ..rules.problems import did_you_mean
 
             hint = did_you_mean(str(value), [str(c) for c in self.choices])
             if hint:

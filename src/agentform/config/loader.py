@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from ..gcpause import collector_paused
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
-from ..rules.problems import AT, own_errors
+from ..rules.problems import AT, did_you_mean, own_errors
 from ..sensitive import MIN_SEARCHED, Secrets, Sensitive
 from .diagnostics import Diagnostic, Diagnostics, Position, relative
 from .document import SETTINGS, allowed_keys, document_model
@@ -128,7 +128,7 @@ def _load(
                     "but too short to be scrubbed from cassettes and logs",
                     where(at),
                 )
-        if path != root_path and doc.data and not set(doc.data) & _known_keys():
+        if path != root_path and doc.data and not _meant_for_agentform(doc.data):
             diags.error(
                 "not a workspace file: none of its keys is a kind or a setting "
                 f"(if it is not one, list it in {IGNORE_FILE})",
@@ -178,6 +178,13 @@ def _load(
 
 def _known_keys() -> set[str]:
     return set(SETTINGS) | {k.name for k in top_level_kinds()}
+
+
+def _meant_for_agentform(data: dict[str, Any]) -> bool:
+    """Whether a file has a key that is, or is a misspelling of, a kind or a setting
+    (a misspelt one is then reported as an unknown key, with its suggestion)."""
+    known = _known_keys()
+    return any(str(k) in known or did_you_mean(str(k), known) for k in data)
 
 
 def _declare_children(
@@ -303,8 +310,7 @@ def _message(err: Any, loc: tuple[Any, ...]) -> str:
     if err["type"] == "extra_forbidden":
         key = str(loc[-1])
         message = f"unknown key '{key}'"
-        close = difflib.get_close_matches(key, allowed_keys(loc), n=1)
-        return f"{message} at {where}" + (f" (did you mean '{close[0]}'?)" if close else "")
+        return f"{message} at {where}" + did_you_mean(key, allowed_keys(loc))
     if err["type"] == "literal_error" and isinstance(err.get("input"), str):
         choices = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
         close = difflib.get_close_matches(err["input"], choices, n=1)

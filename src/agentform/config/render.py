@@ -213,7 +213,7 @@ class Renderer:
     def _mistyped(self, var: str) -> str:
         """A hint naming a set variable close to `var` (names are not secret; values
         are never shown). Close means a typo: the environment holds many names."""
-        from ..kinds.context import did_you_mean
+        from ..rules.problems import did_you_mean
 
         return did_you_mean(var, list(self.environ), cutoff=0.8)
 

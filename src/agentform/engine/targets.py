@@ -10,12 +10,12 @@ that every view puts first.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 from collections.abc import Iterable
 
 from ..errors import AgentformError
 from ..kinds import Kind
+from ..rules.problems import did_you_mean
 from ..words import counted
 from .model import Change, Plan, PlanWarning, summarise
 
@@ -29,8 +29,7 @@ def check_patterns(patterns: Iterable[str]) -> list[str]:
     for pattern in patterns:
         kind, slash, _ = pattern.partition("/")
         if not any(fnmatch.fnmatchcase(name, kind) for name in Kind.registry):
-            close = difflib.get_close_matches(kind, list(Kind.registry), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            hint = did_you_mean(kind, Kind.registry)
             raise AgentformError(
                 f"--target/--exclude {pattern!r}: no kind {kind!r}{hint}; "
                 f"kinds: {', '.join(sorted(Kind.registry))}"

@@ -3,7 +3,6 @@ objects of every kind, the creates planned so far, and the run's options."""
 
 from __future__ import annotations
 
-import difflib
 import uuid
 from collections.abc import Container
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..config.diagnostics import Diagnostics
+from ..rules.problems import did_you_mean
 from .keys import Key, address
 from .references import References
 from .slots import SENTINEL, pending_id
@@ -104,8 +104,3 @@ class PlanContext:
         if kind not in self._ids:
             self._ids[kind] = {o.id: o for o in self.live.get(kind, {}).values()}
         return self._ids[kind]
-
-
-def did_you_mean(word: str, choices: list[str], cutoff: float = 0.6) -> str:
-    close = difflib.get_close_matches(word, choices, n=1, cutoff=cutoff)
-    return f" (did you mean '{close[0]}'?)" if close else ""

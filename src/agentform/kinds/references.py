@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..rules.problems import did_you_mean
 from ..sensitive import Sensitive, UnresolvedSecret
 
 
@@ -49,8 +49,7 @@ class ReferenceList:
         """' (did you mean 'x'?)' for a close name, or '' (never for a sensitive ref)."""
         if not isinstance(ref, str):
             return ""
-        close = difflib.get_close_matches(ref, list(self.by_name), n=1)
-        return f" (did you mean '{close[0]}'?)" if close else ""
+        return did_you_mean(ref, self.by_name)
 
 
 PATHS = {"profiles": "/profiles", "agents": "/agents"}

@@ -77,14 +77,20 @@ def fields_beside(model: Any, loc: Sequence[Any]) -> list[str]:
     return list(current.model_fields) if current is not None else []
 
 
+def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
+    """` (did you mean 'X'?)` when a choice is close to `word`, else '': the one
+    wording of a suggestion, in the service's messages and the provisioner's."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=cutoff)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
 def describe(error: Mapping[str, Any], parameter: str, known: Sequence[str] = ()) -> str:
     """What is wrong, in words that name the field and never echo more than the bad value.
     `known`: the field names beside the field at fault (for a "did you mean")."""
     kind = str(error.get("type", ""))
     if kind == "extra_forbidden":
         name = parameter.rsplit(".", 1)[-1]
-        close = difflib.get_close_matches(name, known, n=1)
-        return f"unknown field '{name}'" + (f" (did you mean '{close[0]}'?)" if close else "")
+        return f"unknown field '{name}'" + did_you_mean(name, known)
     if kind == "json_invalid":
         return "the body is not valid JSON"
     if kind.startswith("uuid"):
@@ -94,9 +100,7 @@ def describe(error: Mapping[str, Any], parameter: str, known: Sequence[str] = ()
     choices = choices_of(error) if kind in ("literal_error", "enum") else []
     if choices and isinstance(error.get("input"), str):
         bad = error["input"]
-        close = difflib.get_close_matches(bad, choices, n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        return f"'{bad}' is not one of {', '.join(choices)}{hint}"
+        return f"'{bad}' is not one of {', '.join(choices)}{did_you_mean(bad, choices)}"
     return str(error.get("msg", "invalid value"))
 
 

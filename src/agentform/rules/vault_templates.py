@@ -9,14 +9,13 @@ problem at once, each with the path of the value at fault.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from typing import Annotated, Literal, Protocol
 
 from pydantic import StringConstraints
 
-from .problems import Problem
+from .problems import Problem, did_you_mean
 
 TemplateKind = Literal["login", "api_key", "card", "custom"]
 FieldType = Literal[
@@ -112,7 +111,4 @@ def template_problems(labels: Sequence[str] | None, steps: Sequence[StepLike]) -
 
 
 def _hint(key: str, keys: dict[str, int]) -> str:
-    close = difflib.get_close_matches(key, list(keys), n=1)
-    if close:
-        return f" (did you mean '{close[0]}'?)"
-    return f" (fields: {', '.join(keys)})" if keys else ""
+    return did_you_mean(key, keys) or (f" (fields: {', '.join(keys)})" if keys else "")

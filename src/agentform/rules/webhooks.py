@@ -11,11 +11,10 @@ offending field but never a header value: header values are secrets.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -35,7 +34,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from .problems import rule_error
+from .problems import did_you_mean, rule_error
 
 # -- events (seed §6.3) --------------------------------------------------------
 
@@ -125,19 +124,13 @@ EVENT_PAYLOAD_FIELDS: Mapping[str, PayloadFields] = {
 """The payload fields of each event (seed §6.3): exactly these, no others."""
 
 
-def did_you_mean(word: str, choices: Sequence[str]) -> str:
-    """` (did you mean 'X'?)` when a choice is close to `word`, else ''."""
-    close = difflib.get_close_matches(word.upper(), choices, n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
 def event_rule_problem(name: str) -> str | None:
     """Why `name` cannot be an entry of `eventRules`, or None."""
     if name == ALL_EVENTS or name in ATTACHABLE_EVENTS:
         return None
     if name == TEST_EVENT:
         return f"{TEST_EVENT} is sent only by the integration's test and cannot be attached"
-    return f"unknown event '{name}'{did_you_mean(name, ATTACHABLE_EVENTS)}"
+    return f"unknown event '{name}'{did_you_mean(name.upper(), ATTACHABLE_EVENTS)}"
 
 
 # -- integrations (API.md §8) ---------------------------------------------------
