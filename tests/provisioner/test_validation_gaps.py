@@ -186,6 +186,29 @@ def test_every_undefined_name_of_a_file_is_reported_at_once(ws: Path) -> None:
     ]
 
 
+def test_an_unset_secret_does_not_hide_the_files_other_problems(ws: Path) -> None:
+    """A secret left unset is one problem among the file's others, not the only one
+    shown: the file is still read (the value unknown), so a misspelt event beside it
+    is reported in the same run."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "hooks.yaml": "webhooks:\n"
+            "  - name: hook\n"
+            "    url: https://example.com/x\n"
+            "    headers: {Authorization: \"Bearer {{ secret('AGENTFORM_TEST_UNSET_C') }}\"}\n"
+            "    attachments:\n"
+            "      - {agent: checkout-agent, eventRules: [EXECUTION_COMPLETD]}\n",
+        },
+    )
+    found = problems(ws)
+    assert found[0] == (
+        "hooks.yaml:4:1: error: secret AGENTFORM_TEST_UNSET_C: environment variable is not set"
+    )
+    assert len(found) == 2 and "did you mean 'EXECUTION_COMPLETED'?" in found[1], found
+
+
 @pytest.mark.parametrize("value", ["v", "{{ secret('TOKEN') }}"])
 def test_header_problems_name_each_header_once_at_its_line(ws: Path, value: str) -> None:
     """A webhook's header map with two bad names: one diagnostic per header, at its

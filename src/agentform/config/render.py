@@ -156,11 +156,14 @@ class Renderer:
                 frame = frame.f_back  # type: ignore[assignment]
             return Position(name)
 
-        def problem(message: str) -> None:
+        unknown_values = [0]  # problems that leave a value unknown, not the text wrong
+
+        def problem(message: str, value_unknown: bool = False) -> None:
             where = line_here()
             if (message, where.line) not in seen:
                 seen.add((message, where.line))
                 diagnostics.error(message, where)
+                unknown_values[0] += value_unknown
 
         def named(function: str, var: Any, extra: tuple[Any, ...]) -> bool:
             """Whether `var` names a variable; else a problem said in the files' terms
@@ -186,7 +189,10 @@ class Renderer:
             if value is None:
                 self.secrets.unset.add(var)
                 if not self.unset_secrets_allowed:
-                    problem(f"secret {var}: environment variable is not set{self._mistyped(var)}")
+                    # The run stops before any call, but the file is still read with the
+                    # value unknown (as export reads it), so its other problems show too.
+                    message = f"secret {var}: environment variable is not set"
+                    problem(message + self._mistyped(var), value_unknown=True)
             else:
                 self.secrets.add(var, value)
             return self.tokens.token(var)
@@ -206,7 +212,7 @@ class Renderer:
             return None
         finally:
             _on_undefined.reset(token)
-        if len(diagnostics.items) > errors_before:
+        if len(diagnostics.items) - unknown_values[0] > errors_before:
             return None  # values rendered from missing names would only add noise
         return Rendered(text, self._line_map(source, context, text))
 
