@@ -269,13 +269,33 @@ def test_429s_slow_a_run_down_and_back_off_its_concurrency() -> None:
     api, transport = asyncio.run(go())
     assert len(transport.sent) == 14  # 12 creates, the 2 refused sent again, none twice
     assert [t for t, _, _ in transport.sent[:4]] == [0.0] * 4
-    # two sent as the first answers came back at t=0.01, with the two 429s; then one
-    # pause for both refusals: nothing more until t=1.01
-    assert [t for t, _, _ in transport.sent[4:6]] == pytest.approx([0.01, 0.01])
-    assert all(t >= 1.01 - 1e-9 for t, _, _ in transport.sent[6:])
+    # at t=0.01 the two answers worked on first free their slots and, requests
+    # waiting, grow the window by one each (slow start): four sent; then the two
+    # 429s: one back-off and one pause for both, nothing more until t=1.01
+    assert [t for t, _, _ in transport.sent[4:8]] == pytest.approx([0.01] * 4)
+    assert all(t >= 1.01 - 1e-9 for t, _, _ in transport.sent[8:])
     assert api.limiter.pauses == 1
     assert api.concurrency.epoch == 1  # one back-off for one window's 429s
-    assert api.concurrency.peak_in_flight == 4
+    assert api.concurrency.peak_in_flight == 6
+
+
+def test_slow_start_doubles_each_round_trip_while_requests_wait_for_a_slot() -> None:
+    """Requests queued behind the window are the evidence that it is too small, even
+    when a whole window went out at once (only the last of a burst is admitted into
+    a full window): 4, 8, 16 in flight over three round trips, not 4, 5, 6."""
+
+    async def go() -> list[float]:
+        clock = ManualClock()
+        transport = Clocked(clock, lambda request, n: (200, {"n": n}, {}), latency=0.010)
+        api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock)
+        reads = [asyncio.create_task(api.request("GET", f"/r{i}")) for i in range(60)]
+        await clock.advance(1)
+        await asyncio.gather(*reads)
+        return [t for t, _, _ in transport.sent]
+
+    sent = asyncio.run(go())
+    per_round = [sum(1 for t in sent if t == pytest.approx(r * 0.010)) for r in range(4)]
+    assert per_round == [4, 8, 16, 16]
 
 
 def test_a_request_refused_too_many_times_in_a_row_fails() -> None:

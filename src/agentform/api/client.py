@@ -103,7 +103,7 @@ class ApiClient:
         if response.status_code in (429, 503):
             self.concurrency.overloaded(ticket)
         elif response.status_code < 500:
-            self.concurrency.succeeded(ticket, latency)
+            self.concurrency.succeeded(ticket, latency, handed_over)
         return response, handed_over
 
     async def request(

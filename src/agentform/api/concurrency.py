@@ -1,7 +1,9 @@
 """How many requests a run keeps in flight: adaptive (AIMD, as TCP does).
 
-The window starts small and grows while answers come back as fast as the
-fastest recent ones (within `tolerance` times) and the service says nothing:
+The window starts small and grows while it is what holds requests back (one
+went out into a full window, or was waiting when an answer freed its slot),
+answers come back as fast as the fastest recent ones (within `tolerance` times)
+and the service says nothing:
 by one per answer until the first back-off (doubling every round trip, TCP's
 slow start), then by one per window of answers. A 429 or 503 halves it, once per
 window (the answers to requests sent before a back-off are the same signal, not
@@ -130,10 +132,14 @@ class AdaptiveConcurrency:
         self.changed = now
 
     # -- signals -------------------------------------------------------------
-    def succeeded(self, ticket: Ticket, latency: float) -> None:
+    def succeeded(self, ticket: Ticket, latency: float, handed_over: bool = False) -> None:
+        """An answer in `latency` seconds; `handed_over`: its slot went straight to a
+        request that was waiting for one."""
         self.baseline.add(latency)
-        if not ticket.window_full or ticket.epoch != self.epoch:
-            return  # no evidence about a larger window
+        if ticket.epoch != self.epoch:
+            return  # sent before a back-off: no evidence about a larger window
+        if not (ticket.window_full or handed_over):
+            return  # the window was not what held requests back
         if latency > self.tolerance * self.baseline.value:
             return  # answers are slowing: the service is queueing, hold
         step = 1.0 if self.slow_start else 1.0 / self.limit
