@@ -8,7 +8,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
-from ..api.context import resolve_organization
+from ..api.context import Organization, resolve_organization
 from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
 from ..errors import ReadError
@@ -71,9 +71,13 @@ async def _read_live(
     references: set[str] | None,
 ) -> LiveState:
     settings = workspace.settings
-    organization = await resolve_organization(
-        api, settings.organization_id, settings.organization_from
+    organization = asyncio.ensure_future(
+        resolve_organization(api, settings.organization_id, settings.organization_from)
     )
+    if settings.organization_id is not None:
+        # a key reaching several organizations makes the lists name the one chosen;
+        # without a choice it must reach one (or the run stops), so they go at once
+        await _first(organization)
     kinds = kinds_in_order()
     refs = References(api)
     needed = (
@@ -105,13 +109,16 @@ async def _read_live(
             live = await kind.read_live(LiveRead(api, managed, refs, parents))
             objects[kind.name] = _by_key(kind, live, presets)
             done[kind.name].set_result(None)
+        except asyncio.CancelledError:
+            done[kind.name].cancel()  # stopped with the run: no error of its own
+            raise
         except BaseException as exc:
             done[kind.name].set_exception(exc)
             raise
 
-    results = await asyncio.gather(
-        refs.load(needed), *(read(k) for k in kinds), return_exceptions=True
-    )
+    reading = asyncio.gather(refs.load(needed), *(read(k) for k in kinds), return_exceptions=True)
+    org = await _first(organization, reading)
+    results = await reading
     for future in done.values():
         if future.done() and not future.cancelled():
             future.exception()  # retrieved: the error is raised once, below
@@ -119,7 +126,21 @@ async def _read_live(
         if isinstance(result, BaseException):
             raise result
     _learn_earlier_values(workspace, objects, refs)
-    return LiveState(organization.id, organization.name, objects, presets, refs, reads)
+    return LiveState(org.id, org.name, objects, presets, refs, reads)
+
+
+async def _first(
+    organization: asyncio.Future[Organization], *rest: asyncio.Future[Any]
+) -> Organization:
+    """The organization; when /context fails, its error (not the lists') is the run's,
+    and the reads still under way are stopped."""
+    try:
+        return await organization
+    except BaseException:
+        for future in rest:
+            future.cancel()
+        await asyncio.gather(*rest, return_exceptions=True)
+        raise
 
 
 def _learn_earlier_values(
