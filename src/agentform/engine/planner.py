@@ -57,7 +57,8 @@ class _Decisions:
     cannot_apply: list[Change] = field(default_factory=list)
     warnings: list[PlanWarning] = field(default_factory=list)
     unmanaged: dict[str, int] = field(default_factory=dict)
-    fingerprints: dict[str, str] = field(default_factory=dict)
+    # what each object read as, by change id: fingerprinted only for the changes
+    read_as: dict[str, Any] = field(default_factory=dict)
 
     def record(
         self,
@@ -125,7 +126,7 @@ def _declared(
 ) -> None:
     ctx = out.ctx
     cid = address(kind.name, key)
-    out.fingerprints[cid] = fingerprint(obj.raw if obj else None)
+    out.read_as[cid] = obj.raw if obj else None
     secrets = workspace.secrets
     if not item.present:  # protect was checked with the files
         if obj is None:
@@ -206,7 +207,7 @@ def _undeclared(
     if kind.parent is not None:
         parent = address(kind.parent, kind.parent_key(obj.key))
         if kind.parent_key(obj.key) in scopes:
-            out.fingerprints[cid] = fingerprint(obj.raw)
+            out.read_as[cid] = obj.raw
             field_name = next(
                 f for f, c in Kind.registry[kind.parent].children.items() if c == kind.name
             )
@@ -218,7 +219,7 @@ def _undeclared(
     else:
         pruned = kind.name in workspace.settings.prune
         if pruned and not _protected(workspace, kind, obj.key):
-            out.fingerprints[cid] = fingerprint(obj.raw)
+            out.read_as[cid] = obj.raw
             decision = kind.decide_delete(obj, "pruned: not declared", out.ctx)
             before = workspace.secrets.mark(kind.show(obj.state, out.ctx))
             out.record(kind, obj.key, "delete", decision, None, obj, before=before)
@@ -298,7 +299,7 @@ def diff_plan(
             unmanaged=sum(out.unmanaged.values()),
         ),
         inputsDigest=workspace.inputs_digest,
-        fingerprints={c.id: out.fingerprints[c.id] for c in ordered},
+        fingerprints={c.id: fingerprint(out.read_as[c.id]) for c in ordered},
         reads={k: tuple(sorted(str(key) for key in keys)) for k, keys in live.reads.items()},
         secretDigests={
             n: secret_digest(salt, n, v) for n, v in sorted(workspace.secrets.values.items())
