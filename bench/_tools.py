@@ -83,14 +83,27 @@ async def bare_loop(
     ) as client:
         slots = asyncio.Semaphore(concurrency)
 
+        retried = 0
+
         async def one(method: str, url: str, body: bytes) -> None:
+            nonlocal retried
             async with slots:
                 headers = {"Content-Type": "application/json"} if body else None
-                response = await client.request(method, url, content=body, headers=headers)
+                for attempt in (1, 2):
+                    try:
+                        response = await client.request(method, url, content=body, headers=headers)
+                        break
+                    except httpx.TransportError:
+                        # a keep-alive connection the server closed as it was reused:
+                        # a read is sent again once, as agentform's client does
+                        if method != "GET" or attempt == 2:
+                            raise
+                        retried += 1
                 response.json() if response.content else None
 
         with timed() as t:
             await asyncio.gather(*(one(*r) for r in requests))
+    t.extra["retried"] = retried
     return t
 
 

@@ -227,6 +227,8 @@ def report(n: int, latency: float, run: dict[str, Any]) -> None:
         floor = calls * latency / peak
         line += f" | floor at {peak:.0f}: {floor:.2f} s -> {run['wall'] / floor:.2f}x"
     line += f" | bare httpx loop: {bare.wall:.2f} s -> {run['wall'] / bare.wall:.2f}x"
+    if bare.extra["retried"]:
+        line += f" ({bare.extra['retried']:.0f} of its reads sent again)"
     print(line)
     if not latency:
         client, service = run["cpu"] / calls * 1000, run["service_cpu"] / calls * 1000
