@@ -5,7 +5,9 @@ in sync, at 0 and 20 ms of injected latency per request.
 Printed side by side, measured in this one run:
 - the plan's wall time next to the latency floor for the concurrency it reached
   (requests x latency / peak window), and next to a bare httpx loop making the
-  same requests with as many in flight (no paging order, no planning); with the
+  same requests with as many in flight (no paging order, no planning), and next
+  to the service's CPU time for them (one process on the same cores: a floor of
+  its own, above the latency floor on a 2-core machine at 10k); with the
   service's time taken out (answers replayed), also next to a bare asyncio.sleep
   loop of as many waits (the floor as this machine's timers reach it at the time:
   a loaded machine wakes a process late);
@@ -226,6 +228,12 @@ def report(n: int, latency: float, run: dict[str, Any]) -> None:
     if latency:
         floor = calls * latency / peak
         line += f" | floor at {peak:.0f}: {floor:.2f} s -> {run['wall'] / floor:.2f}x"
+        # the service is one process on this machine: its CPU time is a floor too
+        busy = run["service_cpu"]
+        line += (
+            f" | service CPU {busy:.2f} s -> plan / the higher floor "
+            f"{run['wall'] / max(floor, busy):.2f}x"
+        )
     line += f" | bare httpx loop: {bare.wall:.2f} s -> {run['wall'] / bare.wall:.2f}x"
     if bare.extra["retried"]:
         line += f" ({bare.extra['retried']:.0f} of its reads sent again)"
