@@ -4,15 +4,21 @@ and the next apply converges."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from agentform.cli.interrupts import GRACE, stopping_on_signals
 from agentform.cli.main import cli
+from agentform.engine.apply import ApplyStop
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -45,3 +51,63 @@ def test_an_interrupted_apply_reports_and_leaves_nothing_half_done(
     assert "to update" in plan.output and " 0 to update" in plan.output, plan.output  # no half-done
     again = runner.invoke(cli, ["apply", "--auto-approve", "-C", str(quickstart)])
     assert again.exit_code == 0, again.output  # the lock was released; it converges
+
+
+class FakeTimers:
+    """`later` for stopping_on_signals: records the grace period instead of waiting."""
+
+    def __init__(self) -> None:
+        self.set: list[tuple[float, Callable[[], Any]]] = []
+        self.cancelled = 0
+
+    def __call__(self, seconds: float, callback: Callable[[], Any]) -> FakeTimers:
+        self.set.append((seconds, callback))
+        return self
+
+    def cancel(self) -> None:
+        self.cancelled += 1
+
+
+async def _delivered(signum: int, until: Callable[[], bool]) -> None:
+    os.kill(os.getpid(), signum)
+    for _ in range(1000):  # the loop runs the handler on a turn of its own
+        if until():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"signal {signum} was not handled")
+
+
+def test_the_grace_period_ends_by_cancelling_what_is_under_way() -> None:
+    """The first signal starts no new change and sets a GRACE-second timer; when it
+    fires, the changes under way are cancelled (as a second signal does)."""
+    said: list[str] = []
+    timers = FakeTimers()
+
+    async def go() -> ApplyStop:
+        stop = ApplyStop()
+        with stopping_on_signals(stop, said.append, later=timers):
+            await _delivered(signal.SIGINT, lambda: stop.requested)
+            assert not stop.aborted.is_set()  # under way: still running
+            assert [s for s, _ in timers.set] == [GRACE] and "30 s to finish" in said[0]
+            timers.set[0][1]()  # the grace period passes
+            assert stop.aborted.is_set()
+        return stop
+
+    before = signal.getsignal(signal.SIGINT)
+    asyncio.run(go())
+    assert timers.cancelled == 1  # the block ended: its timer is not left behind
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_a_second_signal_cancels_at_once_without_waiting_for_the_grace_period() -> None:
+    said: list[str] = []
+    timers = FakeTimers()
+
+    async def go() -> None:
+        stop = ApplyStop()
+        with stopping_on_signals(stop, said.append, later=timers):
+            await _delivered(signal.SIGTERM, lambda: stop.requested)
+            await _delivered(signal.SIGTERM, stop.aborted.is_set)
+        assert len(timers.set) == 1 and "Interrupted again" in said[1]
+
+    asyncio.run(go())

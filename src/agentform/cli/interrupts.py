@@ -8,6 +8,7 @@ import asyncio
 import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, Protocol
 
 from ..engine.apply import ApplyStop
 
@@ -15,14 +16,23 @@ GRACE = 30.0  # seconds the changes under way get to finish after the first sign
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+class Timer(Protocol):
+    def cancel(self) -> None: ...
+
+
 @contextmanager
 def stopping_on_signals(
-    stop: ApplyStop, say: Callable[[str], None], grace: float = GRACE
+    stop: ApplyStop,
+    say: Callable[[str], None],
+    grace: float = GRACE,
+    later: Callable[[float, Callable[[], Any]], Timer] | None = None,
 ) -> Iterator[None]:
-    """While the block runs (in the event loop), SIGINT and SIGTERM call `stop`."""
+    """While the block runs (in the event loop), SIGINT and SIGTERM call `stop`.
+    `later(seconds, callback)` runs the end of the grace period (tests: a fake)."""
     loop = asyncio.get_running_loop()
+    later = later or loop.call_later
     signals = 0
-    timers: list[asyncio.TimerHandle] = []
+    timers: list[Timer] = []
 
     def on_signal() -> None:
         nonlocal signals
@@ -33,7 +43,7 @@ def stopping_on_signals(
                 f"\nInterrupted: no new change starts; those under way get {grace:g} s to "
                 "finish (interrupt again to cancel them)."
             )
-            timers.append(loop.call_later(grace, stop.now))
+            timers.append(later(grace, stop.now))
         else:
             stop.now()
             say("\nInterrupted again: cancelling the changes under way.")
