@@ -6,7 +6,9 @@ with the reads under way stopped (in-process service, a transport that holds the
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import logging
 from pathlib import Path
 
 import httpx
@@ -15,7 +17,7 @@ import pytest
 from agentform.api.client import ApiClient
 from agentform.config.loader import load_workspace
 from agentform.engine.planner import make_plan
-from agentform.errors import AgentformError
+from agentform.errors import AgentformError, ApiError
 from agentform.service import DEMO_ADMIN_KEY
 
 from .harness import BASE_URL, Service, write_workspace
@@ -91,10 +93,67 @@ def test_lists_wait_for_context_and_name_the_organization_chosen(
     assert len(lists) >= 6 and all(f"organizationId={org}" in e for e in lists), lists
 
 
+class ContextAfterADeepRead(SlowContext):
+    """/context is answered once a member read went out (or after many loop turns, if
+    none comes); member reads are held until then: deep reads are under way."""
+
+    answered: asyncio.Event | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.answered = self.answered or asyncio.Event()
+        if "/members" in request.url.path:
+            self.events.append(f"sent {request.url.path}")
+            await self.answered.wait()
+            return await self.inner.handle_async_request(request)
+        if not request.url.path.endswith("/context"):
+            return await super().handle_async_request(request)
+        self.events.append("sent /context")
+        for _ in range(10_000):
+            if any("/members" in e for e in self.events):
+                break
+            await asyncio.sleep(0)
+        response = await self.inner.handle_async_request(request)
+        body = json.loads(await response.aread())
+        body["organizations"].append(OTHER_ORG)
+        self.events.append("answered /context")
+        self.answered.set()
+        return httpx.Response(response.status_code, json=body)
+
+
 def test_a_failed_context_is_the_error_and_stops_the_reads(service: Service, ws: Path) -> None:
-    write_workspace(ws, {"agentform.yaml": "workspace: w\n", "pools.yaml": POOLS})
-    transport = SlowContext(service, several=True)
+    pools = "".join(f"  - {{name: p{i}, members: [bot-1]}}\n" for i in range(20))
+    service.seed_live({"profilePools": [{"name": f"p{i}"} for i in range(20)]})
+    files = {"agentform.yaml": "workspace: w\n", "pools.yaml": "profilePools:\n" + pools}
+    write_workspace(ws, files)
+    transport = ContextAfterADeepRead(service)
     with pytest.raises(AgentformError, match="reaches 2 organizations"):
         plan_through(ws, transport)
     assert len(transport.sent_before_context()) > 1  # the lists had gone out
-    assert transport.sent_after_context() == []  # nothing more: no deep read began
+    members = [e for e in transport.events if "/members" in e]
+    # the 20 pools' member reads had begun, and stopped: those waiting for a slot
+    # never went out (a slot freed as /context failed goes to a waiting read first)
+    assert 1 <= len(members) < 20, transport.events
+
+
+class Unreachable(SlowContext):
+    """Every request fails to connect; /context fails last (after the lists did)."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path.removeprefix("/agents/v2")
+        self.events.append(f"sent {path}")
+        if path == "/context":
+            for _ in range(200):
+                await asyncio.sleep(0)
+        raise httpx.ConnectError("refused", request=request)
+
+
+def test_when_everything_fails_the_context_error_is_the_one_shown_and_nothing_leaks(
+    service: Service, ws: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    write_workspace(ws, {"agentform.yaml": "workspace: w\n", "pools.yaml": POOLS})
+    transport = Unreachable(service)
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        with pytest.raises(ApiError, match="GET /context: cannot reach"):
+            plan_through(ws, transport)
+        gc.collect()  # an error nobody retrieved is reported when its future is freed
+    assert "never retrieved" not in caplog.text, caplog.text

@@ -117,11 +117,13 @@ async def _read_live(
             raise
 
     reading = asyncio.gather(refs.load(needed), *(read(k) for k in kinds), return_exceptions=True)
-    org = await _first(organization, reading)
-    results = await reading
-    for future in done.values():
-        if future.done() and not future.cancelled():
-            future.exception()  # retrieved: the error is raised once, below
+    try:
+        org = await _first(organization, reading)
+        results = await reading
+    finally:
+        for future in done.values():
+            if future.done() and not future.cancelled():
+                future.exception()  # retrieved: one error is the run's, raised once
     for result in results:
         if isinstance(result, BaseException):
             raise result
