@@ -7,6 +7,9 @@ Bounded (a few examples per operation) so it runs in seconds.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -22,8 +25,10 @@ from agentform.service import create_app
 
 from .conftest import ADMIN_KEY, TEST_SEED
 
-_dir = tempfile.mkdtemp(prefix="agentform-fuzz-")
-APP = create_app(Path(_dir) / "service.db", seed=TEST_SEED)
+# removed when the process ends (weakref.finalize), with the database in it
+_dir = tempfile.TemporaryDirectory(prefix="agentform-fuzz-")
+ROOT = Path(__file__).parents[2]
+APP = create_app(Path(_dir.name) / "service.db", seed=TEST_SEED)
 schema = schemathesis.openapi.from_asgi("/agents/v2/openapi.json", APP)
 
 
@@ -60,3 +65,12 @@ def _has_cross_field_rules(method: str, path: str) -> bool:
         or path == "/agents/v2/execution-batches"
         or path.endswith(("/members", "/execute", "/webhooks/{integrationId}"))
     )
+
+
+def test_the_fuzzing_app_leaves_nothing_in_the_temp_directory(tmp_path: Path) -> None:
+    """The module's app and database live in a temporary directory removed when the
+    test process ends (one was left behind by every run)."""
+    code = "import tests.service.test_schemathesis as m; assert m.APP"
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)
+    assert list(tmp_path.iterdir()) == []
