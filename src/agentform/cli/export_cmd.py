@@ -18,7 +18,7 @@ import yaml
 
 from ..config.files import root_file
 from ..config.loader import Settings, Workspace
-from ..engine.export import export_live, secrets_named
+from ..engine.export import export_organization, secrets_named
 from ..kinds import kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
 from ..output.yaml_view import workspace_yaml
@@ -69,11 +69,9 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
 
     warnings: list[str] = []
 
-    async def read(api):  # type: ignore[no-untyped-def]
-        context = await api.request("GET", "/context")
-        return context["organizationId"], await export_live(workspace, api, chosen, warnings)
-
-    organization_id, documents = with_api(opts, workspace, read)
+    organization_id, documents = with_api(
+        opts, workspace, lambda api: export_organization(workspace, api, chosen, warnings)
+    )
     for warning in warnings:
         click.echo(workspace.secrets.scrub(f"Warning: {warning}"), err=True)
     if out is None:

@@ -30,9 +30,20 @@ async def export_live(
     kinds: list[str] | None = None,
     warnings: list[str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """kind -> the YAML of each live object of it (presets left out, children
-    written inside their parents), sorted by key. What export could not write as
-    it is live is added to `warnings`."""
+    """kind -> the YAML of each live object of it (see `export_organization`)."""
+    return (await export_organization(workspace, api, kinds, warnings))[1]
+
+
+async def export_organization(
+    workspace: Workspace,
+    api: Any,
+    kinds: list[str] | None = None,
+    warnings: list[str] | None = None,
+) -> tuple[str, dict[str, list[dict[str, Any]]]]:
+    """The id of the organization read (as the run resolved it from /context, in
+    either service's shape), and kind -> the YAML of each live object of it
+    (presets left out, children written inside their parents), sorted by key.
+    What export could not write as it is live is added to `warnings`."""
     chosen = [
         k
         for k in kinds_in_order()
@@ -78,7 +89,7 @@ async def export_live(
     def written(kind: Kind, key: Key, obj: LiveObject) -> dict[str, Any]:
         return exported(kind, key, obj, children.get((kind.name, key), {}))
 
-    return {
+    return live.organization_id, {
         k.name: [
             written(k, key, obj)
             for key, obj in sorted(live.objects[k.name].items())
