@@ -10,12 +10,15 @@ import gc
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from agentform.api.client import ApiClient
 from agentform.config.loader import load_workspace
+from agentform.engine.apply import apply_plan
+from agentform.engine.planfile import check_fresh, dump_plan, load_plan, unmask
 from agentform.engine.planner import make_plan
 from agentform.errors import AgentformError, ApiError
 from agentform.service import DEMO_ADMIN_KEY
@@ -34,11 +37,14 @@ class SlowContext(httpx.AsyncBaseTransport):
         self.inner = httpx.ASGITransport(app=service.log)
         self.several = several
         self.events: list[str] = []
+        self.created: list[dict[str, Any]] = []  # the body of every create
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path.removeprefix("/agents/v2")
         query = f"?{request.url.query.decode()}" if request.url.query else ""
         self.events.append(f"sent {path}{query}")
+        if request.method == "POST" and "/members" not in path:
+            self.created.append(json.loads(request.content))
         if path != "/context":
             return await self.inner.handle_async_request(request)
         for _ in range(50):
@@ -157,3 +163,35 @@ def test_when_everything_fails_the_context_error_is_the_one_shown_and_nothing_le
             plan_through(ws, transport)
         gc.collect()  # an error nobody retrieved is reported when its future is freed
     assert "never retrieved" not in caplog.text, caplog.text
+
+
+def test_a_saved_plan_applied_for_a_key_of_several_organizations_names_the_chosen_one(
+    service: Service, ws: Path
+) -> None:
+    """`apply PLANFILE` reads live again (check_fresh) on a client of its own: its
+    lists and creates name the organization as the plan's did."""
+    org = service.run(lambda api: api.request("GET", "/context"))["organizationId"]
+    settings = f"workspace: w\norganizationId: {org}\n"
+    write_workspace(ws, {"agentform.yaml": settings, "pools.yaml": POOLS})
+    workspace = load_workspace(ws)
+
+    async def plan() -> str:
+        async with ApiClient(BASE_URL, DEMO_ADMIN_KEY, transport=SlowContext(service, True)) as api:
+            return dump_plan(await make_plan(workspace, api, "test"), workspace.secrets)
+
+    saved = asyncio.run(plan())
+    transport = SlowContext(service, several=True)
+
+    async def apply() -> bool:
+        async with ApiClient(BASE_URL, DEMO_ADMIN_KEY, transport=transport) as api:
+            the_plan = load_plan(saved)
+            await check_fresh(the_plan, workspace, api)
+            return (await apply_plan(unmask(the_plan, workspace), api)).ok
+
+    assert asyncio.run(apply())
+    assert transport.sent_before_context() == ["sent /context"]
+    lists = [e for e in transport.sent_after_context() if "?" in e and "/members" not in e]
+    assert len(lists) >= 6 and all(f"organizationId={org}" in e for e in lists), lists
+    assert transport.created and all(b.get("organizationId") == org for b in transport.created), (
+        transport.created
+    )
