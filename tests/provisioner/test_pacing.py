@@ -67,7 +67,36 @@ def test_a_pause_that_begins_while_waiting_holds_the_waiter() -> None:
 
     sent = asyncio.run(go())
     assert sent[0] == 0
-    assert sent[1:] == pytest.approx([2.1, 2.1])  # held to the end of the pause
+    # held past the end of the pause, and still spaced at the rate: a burst of all
+    # that waited would meet the service's empty bucket at once
+    assert sent[1:] == pytest.approx([2.6, 3.1])
+
+
+def test_a_pause_keeps_the_rate_for_many_waiting_and_their_order() -> None:
+    async def go() -> list[tuple[int, float]]:
+        clock = ManualClock()
+        bucket = RateLimiter(clock, rate=4)
+        sent: list[tuple[int, float]] = []
+
+        async def send(n: int) -> None:
+            await bucket.acquire()
+            sent.append((n, clock.now() - 1000))
+
+        tasks = [asyncio.create_task(send(n)) for n in range(8)]  # 0, 0.25 ... 1.75
+        await clock.advance(0.6)  # three sent
+        bucket.pause(1.0)
+        await clock.advance(0.5)
+        bucket.pause(0.2)  # inside the first: changes nothing
+        later = asyncio.create_task(send(8))  # joins the line after the pause
+        await clock.advance(5)
+        await asyncio.gather(*tasks, later)
+        return sent
+
+    sent = asyncio.run(go())
+    assert [n for n, _ in sent] == list(range(9))
+    times = [t for _, t in sent]
+    assert times[:3] == pytest.approx([0, 0.25, 0.5])
+    assert times[3:] == pytest.approx([1.6 + 0.25 * k for k in range(1, 7)])
 
 
 @pytest.mark.parametrize(

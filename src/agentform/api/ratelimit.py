@@ -6,11 +6,15 @@
   rate holds however many wait.
 - Whatever the rate, a `Retry-After` from the service pauses the whole run: no
   request of the run is sent before the pause ends, not only the refused one.
+  Those already in line keep their order and the rate after it: each is given a
+  new slot, one interval apart, from the end of the pause (the service's bucket
+  is empty then); let go all at once, they would meet it in a burst.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..errors import AgentformError
 from .clock import Clock
@@ -29,6 +33,13 @@ def parse_rate(text: str) -> float:
     return float(match[1]) / (60 if per_minute else 1)
 
 
+@dataclass
+class _Slot:
+    """When a request waiting in line may be sent (moved later by a pause)."""
+
+    at: float
+
+
 class RateLimiter:
     """A token bucket of `rate` per second (None: unlimited) holding at most `burst`."""
 
@@ -40,6 +51,7 @@ class RateLimiter:
         self.updated = clock.now()
         self.paused_until = float("-inf")
         self.pauses = 0  # how many times the service asked the run to wait
+        self.waiting: list[_Slot] = []  # the requests in line, in order
 
     def reserve(self) -> float:
         """Takes the next slot: the seconds to wait before sending in it."""
@@ -56,9 +68,16 @@ class RateLimiter:
 
     async def acquire(self) -> None:
         delay = self.reserve()
-        while delay > 0:
-            await self.clock.sleep(delay)
-            delay = self.paused_until - self.clock.now()  # a pause begun while waiting
+        if delay <= 0:
+            return
+        slot = _Slot(self.clock.now() + delay)
+        self.waiting.append(slot)
+        try:
+            # a pause begun while waiting moves the slot (or, with no rate, holds it)
+            while (delay := max(slot.at, self.paused_until) - self.clock.now()) > 0:
+                await self.clock.sleep(delay)
+        finally:
+            self.waiting.remove(slot)
 
     def pause(self, seconds: float) -> None:
         """The service said to wait: nothing more is sent for `seconds` from now."""
@@ -67,8 +86,11 @@ class RateLimiter:
             return
         self.pauses += 1
         self.paused_until = until
-        if self.rate is not None and self.updated < until:
-            # No saved-up burst after a refusal: the service's bucket was empty.
-            accrued = self.tokens + (until - self.updated) * self.rate
-            self.tokens = min(accrued, 0.0)
-            self.updated = until
+        if self.rate is None:
+            return
+        # No saved-up burst after a refusal: the service's bucket was empty. Those in
+        # line go first, one interval apart; the next reservation comes after them.
+        self.updated, self.tokens = until, 0.0
+        for slot in self.waiting:
+            self.updated += 1 / self.rate
+            slot.at = self.updated
