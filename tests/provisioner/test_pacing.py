@@ -400,3 +400,36 @@ def test_a_known_rate_paces_every_request_of_a_run_reads_and_writes_alike() -> N
     sent = asyncio.run(go())
     assert [t for t, _, _ in sent] == pytest.approx([0, 0.25, 0.5, 0.75, 1.0, 1.25])
     assert sorted(m for _, m, _ in sent) == ["GET"] * 3 + ["POST"] * 3
+
+
+def test_a_retry_after_pauses_the_run_even_when_its_request_is_not_sent_again() -> None:
+    """A create refused with 503 and Retry-After fails (it may have run: not sent
+    again blindly), but the service said when it can take more: the run waits."""
+
+    async def go() -> tuple[ApiClient, list[tuple[float, str, str]], BaseException | None]:
+        clock = ManualClock()
+
+        def reply(request: httpx.Request, n: int) -> tuple[int, Any, dict[str, str]]:
+            if n == 1:
+                return 503, {"code": 503, "message": "busy"}, {"Retry-After": "2"}
+            return 200, {"ok": True}, {}
+
+        transport = Clocked(clock, reply)
+        api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock)
+        create = asyncio.create_task(api.request("POST", "/p", json={"name": "a"}))
+        await clock.advance(0.5)
+        reads = [asyncio.create_task(api.request("GET", f"/r{i}")) for i in range(2)]
+        await clock.advance(1.0)
+        assert len(transport.sent) == 1  # t=1.5: nothing else went out
+        await clock.advance(1.0)
+        await asyncio.gather(*reads)
+        failed = (await asyncio.gather(create, return_exceptions=True))[0]
+        return api, transport.sent, failed
+
+    api, sent, failed = asyncio.run(go())
+    assert isinstance(failed, ApiError) and "503 busy" in str(failed)
+    assert [(m, p) for _, m, p in sent] == [("POST", "/agents/v2/p")] + [
+        ("GET", f"/agents/v2/r{i}") for i in range(2)
+    ]  # the create once
+    assert all(t == pytest.approx(2.0) for t, _, _ in sent[1:])
+    assert api.limiter.pauses == 1

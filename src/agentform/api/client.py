@@ -11,6 +11,8 @@ Retry rules:
 - 429 means "slower", not "failed": every request is retried, and its
   Retry-After (or a backoff) pauses the whole run. Only `throttled_attempts`
   refusals of one request in a row make it fail.
+- A Retry-After on a 429 or 503 pauses the whole run whatever becomes of its
+  request (a create refused with 503 fails, and the others still wait).
 
 Pacing (one of each per client, so per run): `concurrency.py` decides how many
 requests are in flight, `ratelimit.py` when the next may start; `transport.py`
@@ -102,6 +104,10 @@ class ApiClient:
             handed_over = self.concurrency.release()
         if response.status_code in (429, 503):
             self.concurrency.overloaded(ticket)
+            if "Retry-After" in response.headers:
+                # the service said when it can take more: the whole run waits, whether
+                # or not this request is sent again (a create after a 503 is not)
+                self.limiter.pause(self._wait(response, 1))
         elif response.status_code < 500:
             self.concurrency.succeeded(ticket, latency, handed_over)
         return response, handed_over
@@ -151,7 +157,8 @@ class ApiClient:
             if status == 429:  # refused before any processing: always safe to send again
                 throttled += 1
                 if throttled < self.retry.throttled_attempts:
-                    self.limiter.pause(self._wait(response, throttled))
+                    if "Retry-After" not in response.headers:  # (else paused already)
+                        self.limiter.pause(self.retry.backoff(throttled))
                     continue
             elif status >= 500:
                 attempt += 1
@@ -160,12 +167,9 @@ class ApiClient:
                     may_have_applied = True
                     if lookup and not safe and (found := await lookup()) is not None:
                         return found
-                    wait = self._wait(response, attempt)
-                    if status == 503 and "Retry-After" in response.headers:
-                        self.limiter.pause(wait)  # unavailable for a while: the whole run waits
-                    else:
-                        await self.clock.sleep(wait)
-                    continue
+                    if status != 503 or "Retry-After" not in response.headers:
+                        await self.clock.sleep(self._wait(response, attempt))
+                    continue  # (a 503's Retry-After paused the whole run already)
             if status == 404 and method == "DELETE" and may_have_applied:
                 return None  # an earlier attempt deleted it
             if status >= 400:
