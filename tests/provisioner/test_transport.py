@@ -122,3 +122,26 @@ def test_no_import_fails_while_requests_are_made(monkeypatch: Any) -> None:
 
     KeepAliveServer().run(go)
     assert failed == []
+
+
+def test_a_cancelled_wait_for_a_connection_leaves_the_shards_consistent() -> None:
+    """A request waiting for a connection is cancelled, and a connection is checked in
+    before its task resumes (passing over its waiter): the cancellation propagates
+    as itself, and the connection is free for the next request."""
+    from agentform.api.transport import ConnectionShards
+
+    async def go() -> None:
+        shards = ConnectionShards(1)
+        shard = await shards._checkout()
+        waiting = asyncio.create_task(shards._checkout())
+        await asyncio.sleep(0)
+        assert len(shards.waiters) == 1
+        waiting.cancel()
+        shards._checkin(shard)  # before the cancelled task runs: its waiter is skipped
+        results = await asyncio.gather(waiting, return_exceptions=True)
+        assert isinstance(results[0], asyncio.CancelledError), results
+        assert not shards.waiters and shards.idle == [shard]
+        assert await asyncio.wait_for(shards._checkout(), 1) is shard
+        await shards.aclose()
+
+    asyncio.run(go())

@@ -20,6 +20,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from .clock import Clock
+from .waiting import wait_in_line
 
 DEFAULT_PARALLELISM = 16  # the ceiling of requests in flight (--parallelism)
 
@@ -89,20 +90,9 @@ class AdaptiveConcurrency:
         if not self.waiters and self.in_flight < self.window:
             self._admit()
             return Ticket(self.epoch, self.in_flight >= self.window)
-        waiter = asyncio.get_running_loop().create_future()
-        if retry:
-            self.waiters.appendleft(waiter)
-        else:
-            self.waiters.append(waiter)
-        self._wake()  # a retry may go first into a free slot
-        try:
-            await waiter
-        except BaseException:
-            if waiter.done() and not waiter.cancelled():
-                self.release()  # it was handed a slot it will not use
-            elif waiter in self.waiters:  # a release may have passed over it already
-                self.waiters.remove(waiter)
-            raise
+        # a slot handed over and not used is released; a retry may go first into a
+        # free slot (one only cancelled waiters stood in front of)
+        await wait_in_line(self.waiters, lambda _: self.release(), front=retry, joined=self._wake)
         return Ticket(self.epoch, self.in_flight >= self.window)
 
     def _admit(self) -> None:

@@ -23,6 +23,7 @@ from urllib.parse import quote, urlencode
 import httpx
 
 from ..sensitive import Sensitive, reveal
+from .waiting import wait_in_line
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
@@ -54,16 +55,7 @@ class ConnectionShards(httpx.AsyncBaseTransport):
             return self.idle.pop()
         if len(self.shards) < self.size:
             return self._new_shard()
-        waiter = asyncio.get_running_loop().create_future()
-        self.waiters.append(waiter)
-        try:
-            return await waiter
-        except BaseException:
-            if waiter.done() and not waiter.cancelled():
-                self._checkin(waiter.result())
-            else:
-                self.waiters.remove(waiter)
-            raise
+        return await wait_in_line(self.waiters, self._checkin)
 
     def _checkin(self, shard: httpx.AsyncHTTPTransport) -> None:
         while self.waiters:
