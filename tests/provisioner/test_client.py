@@ -339,3 +339,32 @@ def test_an_unreachable_service_is_named_without_its_credentials() -> None:
     message = str(caught.value)
     assert "cannot reach the service at http://127.0.0.1:9/agents/v2 (ConnectError)" in message
     assert "pa55word" not in message and "user" not in message
+
+
+def test_a_page_that_fails_stops_the_other_pages_of_its_list() -> None:
+    """Page 2 of 4 is refused: the list's error is raised with the other pages'
+    reads stopped, not left running (and holding slots) after the run failed."""
+
+    async def go() -> tuple[int, list[int], BaseException | None]:
+        held = asyncio.Event()
+        pages: list[int] = []
+
+        class FourPages(httpx.AsyncBaseTransport):
+            async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+                page = int(request.url.params["page"])
+                pages.append(page)
+                if page == 2:
+                    return httpx.Response(403, json={"code": 403, "message": "no"})
+                if page > 2:
+                    await held.wait()  # never set: these answer only if left running
+                items = [{"id": f"{page}-{i}"} for i in range(100)]
+                return httpx.Response(200, json={"items": items, "total": 400})
+
+        api = ApiClient("http://svc/agents/v2", "k", transport=FourPages(), clock=InstantClock())
+        failed = (await asyncio.gather(api.list_all("/things"), return_exceptions=True))[0]
+        return api.concurrency.in_flight, pages, failed  # as the error arrives
+
+    in_flight, pages, failed = asyncio.run(go())
+    assert isinstance(failed, ApiError) and "403 no" in str(failed)
+    assert sorted(pages) == [1, 2, 3, 4]
+    assert in_flight == 0  # pages 3 and 4 were stopped with the error

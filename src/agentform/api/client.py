@@ -37,6 +37,7 @@ from .clock import Clock, SkippedWaits, SystemClock
 from .concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
 from .endpoint_url import shown_endpoint
 from .ratelimit import RateLimiter
+from .together import all_or_none
 from .transport import Sender
 
 PAGE_SIZE = 100
@@ -229,7 +230,7 @@ class ApiClient:
         else:
             total = first["total"]
             pages = max(1, math.ceil(total / PAGE_SIZE))
-            rest = await asyncio.gather(*(page(p) for p in range(2, pages + 1)))
+            rest = await all_or_none(*(page(p) for p in range(2, pages + 1)))
             items = [*first["items"], *(i for answer in rest for i in answer["items"])]
         ids = [i[identity] for i in items]
         if len(items) != total or len(set(ids)) != len(ids):
