@@ -42,9 +42,10 @@ ORGANIZATION = {"id": "0b7f3c1e-0000-4000-8000-000000000001", "name": "acme"}
 class Scripted(httpx.AsyncBaseTransport):
     """A service with one organization and nothing in it, except where `answers(path)`
     gives an answer of its own; /context is answered after `context_turns` turns of
-    the loop; with `hold_lists`, every other request waits for `release` (so a test
-    can stop the run mid-read). No app behind it: nothing else keeps the run's
-    objects alive, so what asyncio would report is reported when the test collects."""
+    the loop; with `hold_lists`, every other request without an answer of its own
+    waits for `release` (so a test can stop the run mid-read). No app behind it:
+    nothing else keeps the run's objects alive, so what asyncio would report is
+    reported when the test collects."""
 
     def __init__(
         self,
@@ -63,9 +64,9 @@ class Scripted(httpx.AsyncBaseTransport):
         if path == "/context":
             for _ in range(self.context_turns):
                 await asyncio.sleep(0)
-        elif self.release is not None:
-            await self.release.wait()
         answer = self.answers(path)
+        if path != "/context" and answer is None and self.release is not None:
+            await self.release.wait()
         if path == "/context":
             self.events.append("answered /context")
         if answer is None:
@@ -218,4 +219,31 @@ def test_an_error_in_the_reads_is_raised_once_with_no_warning(
 
     api, raised, text = plan_with(ws, Scripted(answers, context_turns=0))
     assert raised is ApiError and re.fullmatch(r"GET (\S+): 403 no access to \1", text), text
+    assert_nothing_left(api, unretrieved)
+
+
+def test_a_list_that_fails_stops_the_reads_still_under_way(ws: Path, unretrieved: Reports) -> None:
+    """/context answered, one list refused while the others are still being read:
+    the run fails at once with that error, the other reads stopped (they would
+    otherwise be waited for to the end, deep reads and all, for nothing)."""
+    write_workspace(ws, WORKSPACE)
+
+    def answers(path: str) -> Answer | None:
+        return error(403, "no access") if path == "/profile-groups" else None
+
+    async def go() -> tuple[ApiClient, str]:
+        transport = Scripted(answers, context_turns=0, hold_lists=True)  # never released
+        api = ApiClient(BASE_URL, DEMO_ADMIN_KEY, transport=transport, clock=InstantClock())
+        planning = asyncio.create_task(make_plan(load_workspace(ws), api, "test"))
+        for _ in range(500):
+            await asyncio.sleep(0)
+            if planning.done():
+                break
+        assert planning.done(), "the plan still waits for the other lists"
+        text = str(planning.exception())
+        await api.aclose()
+        return api, text
+
+    api, text = asyncio.run(go())
+    assert text == "GET /profile-groups: 403 no access"
     assert_nothing_left(api, unretrieved)

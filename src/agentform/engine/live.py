@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..api.context import Organization, resolve_organization
+from ..api.together import all_or_none
 from ..config.diagnostics import Diagnostics
 from ..config.loader import Workspace
 from ..errors import ReadError
@@ -116,17 +117,16 @@ async def _read_live(
             done[kind.name].set_exception(exc)
             raise
 
-    reading = asyncio.gather(refs.load(needed), *(read(k) for k in kinds), return_exceptions=True)
+    # the first read that fails stops the others: its error is the run's, unless
+    # /context fails (then that one is, see _first)
+    reading = asyncio.ensure_future(all_or_none(refs.load(needed), *(read(k) for k in kinds)))
     try:
         org = await _first(organization, reading)
-        results = await reading
+        await reading
     finally:
         for future in done.values():
             if future.done() and not future.cancelled():
                 future.exception()  # retrieved: one error is the run's, raised once
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
     _learn_earlier_values(workspace, objects, refs)
     return LiveState(org.id, org.name, objects, presets, refs, reads)
 
