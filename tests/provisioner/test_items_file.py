@@ -10,6 +10,7 @@ import pytest
 
 from agentform.config.loader import load_workspace
 from agentform.errors import DiagnosticsError
+from agentform.rules.problems import did_you_mean
 
 from .harness import Service, write_workspace
 
@@ -45,12 +46,16 @@ def items(ws: Path, csv: str) -> list[dict[str, object]]:
         ("Version", "version"),
         ("metdata.team", "metadata.team"),
         ("input.order", "inputs.order"),
+        ("meta.team", "metadata.team"),
     ],
 )
 def test_a_misspelt_column_is_an_error_with_a_suggestion(ws: Path, column: str, meant: str) -> None:
     text = problems(ws, f"order,{column}\nA-1,x\n")
-    assert f"rows.csv:1:1: error: itemsFile rows.csv: column '{column}'" in text
-    assert f"did you mean '{meant}'?" in text
+    suggestion = did_you_mean(column, [meant], cutoff=0)  # the shared wording
+    assert (
+        f"rows.csv:1:1: error: itemsFile rows.csv: column '{column}' is no field{suggestion}; "
+        f"an input of that name is written 'inputs.{column}'"
+    ) in text
 
 
 def test_an_input_named_like_a_field_is_written_with_the_inputs_prefix(ws: Path) -> None:

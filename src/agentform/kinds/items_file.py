@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bisect
 import csv
-import difflib
 import io
 import json
 from collections.abc import Sequence
@@ -26,7 +25,7 @@ from typing import Any, overload
 from pydantic import ValidationError
 
 from ..config.diagnostics import Diagnostics, Position
-from ..rules.problems import problems_from
+from ..rules.problems import did_you_mean, problems_from
 from ..words import counted
 from .batch_items import BatchItem
 
@@ -126,9 +125,9 @@ def _columns(header: list[str], error: Any) -> list[tuple[str, str]] | None:
         elif column.split(".", 1)[0] in PREFIXES and "." in column:
             prefix, key = column.split(".", 1)
             out.append((prefix, key))
-        elif meant := _misspelt(column):
+        elif suggestion := _suggestion(column):
             error(
-                f"column '{column}' is no field (did you mean '{meant}'?); an input of that name "
+                f"column '{column}' is no field{suggestion}; an input of that name "
                 f"is written 'inputs.{column}'"
             )
             ok = False
@@ -138,17 +137,14 @@ def _columns(header: list[str], error: Any) -> list[tuple[str, str]] | None:
     return out if ok else None
 
 
-def _misspelt(column: str) -> str | None:
-    """The field or prefixed column `column` is close to, if any."""
-    close = difflib.get_close_matches(column, [*FIELD_COLUMNS, "version"], n=1, cutoff=CLOSE)
-    if close:
-        return close[0]
+def _suggestion(column: str) -> str:
+    """The shared "did you mean" when `column` is close to a field or to a prefixed
+    column of the same key (`meta.team`: `metadata.team`), else ''."""
+    known = [*FIELD_COLUMNS, "version"]
     if "." in column:
-        prefix, key = column.split(".", 1)
-        near = difflib.get_close_matches(prefix, PREFIXES, n=1, cutoff=CLOSE)
-        if near:
-            return f"{near[0]}.{key}"
-    return None
+        key = column.split(".", 1)[1]
+        known += [f"{prefix}.{key}" for prefix in PREFIXES]
+    return did_you_mean(column, known, cutoff=CLOSE)
 
 
 def _item(columns: list[tuple[str, str]], record: list[str]) -> dict[str, Any]:
