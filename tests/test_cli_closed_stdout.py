@@ -1,8 +1,12 @@
-"""A reader that goes away early (`agentform apply | head -3`): output is dropped
-once stdout is closed, quietly, and the run itself goes on to the end."""
+"""A reader that goes away early (`agentform apply | head -3`, or stderr's in
+`agentform validate 2>&1 >/dev/null | head -0`) or a stream closed from the start
+(`agentform plan 2>&-`): output is dropped, quietly, and the run itself goes on to
+the end."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +31,25 @@ def with_stdout_closed(*args: str, cwd: Path) -> subprocess.CompletedProcess[str
     err = proc.stderr.read()
     code = proc.wait(timeout=120)
     return subprocess.CompletedProcess(proc.args, code, "", err)
+
+
+def with_stderr_gone(*args: str, cwd: Path, closed: bool) -> subprocess.CompletedProcess[str]:
+    """Runs `agentform ARGS` with stderr's reader already gone (a pipe), or with no
+    stderr at all (`2>&-`: the descriptor closed before the interpreter starts)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentform", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=None if closed else subprocess.PIPE,
+        text=True,
+        preexec_fn=(lambda: os.close(2)) if closed else None,
+    )
+    assert proc.stdout is not None
+    if proc.stderr is not None:
+        proc.stderr.close()  # before the child has written anything
+    out = proc.stdout.read()
+    code = proc.wait(timeout=120)
+    return subprocess.CompletedProcess(proc.args, code, out, "")
 
 
 def in_process(*args: str) -> tuple[int, str]:
@@ -59,3 +82,30 @@ def test_read_commands_with_stdout_closed_are_quiet(
     assert saved[0] == 0, saved[1]
     done = with_stdout_closed(*args, cwd=quickstart)
     assert (done.returncode, done.stderr) == (code, "")
+
+
+@pytest.mark.parametrize("closed", [False, True], ids=["reader-gone", "closed"])
+def test_apply_with_stderr_gone_completes_every_change(quickstart: Path, closed: bool) -> None:
+    """The JSON report goes to stdout, the progress lines to stderr: they are dropped."""
+    done = with_stderr_gone(
+        "apply", "--auto-approve", "--format", "json", cwd=quickstart, closed=closed
+    )
+    assert done.returncode == 0, done.stdout
+    assert json.loads(done.stdout)["failed"] == 0
+    assert not list((quickstart / ".agentform").glob("crash-*.log"))
+    code, output = in_process("plan", "--detailed-exitcode", "-C", str(quickstart))
+    assert code == 0 and "No changes." in output
+
+
+@pytest.mark.parametrize("closed", [False, True], ids=["reader-gone", "closed"])
+def test_validate_with_stderr_gone_exits_with_its_own_code(quickstart: Path, closed: bool) -> None:
+    """A warning (stderr's only output) that cannot be written does not fail the run;
+    errors that cannot be written still do."""
+    hooks = quickstart / "webhooks.yaml"
+    hooks.write_text(
+        hooks.read_text().replace("EXECUTION_FAILED]", "EXECUTION_FAILED, BATCH_STARTED]")
+    )
+    assert "warning:" in in_process("validate", "-C", str(quickstart))[1]
+    assert with_stderr_gone("validate", cwd=quickstart, closed=closed).returncode == 0
+    (quickstart / "extra.yaml").write_text("profilePools:\n  - {name: x, colour: red}\n")
+    assert with_stderr_gone("validate", cwd=quickstart, closed=closed).returncode == 1

@@ -11,7 +11,6 @@ failed after its last attempt.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -20,6 +19,7 @@ from typing import Any
 
 from .api.client import ApiClient
 from .errors import AgentformError
+from .rules.problems import did_you_mean
 from .words import counted
 
 POLL_SECONDS = 0.25
@@ -62,9 +62,7 @@ async def find_integration(api: ApiClient, name: str) -> dict[str, Any]:
         if item["name"] == name:
             return item
     names = [i["name"] for i in await api.list_all("/webhook-integrations")]
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else ""
-    raise AgentformError(f"no webhook integration named '{name}'{hint}")
+    raise AgentformError(f"no webhook integration named '{name}'{did_you_mean(name, names)}")
 
 
 async def _delivery(api: ApiClient, integration_id: str, delivery_id: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import pytest
 
 from agentform.config.loader import load_workspace
 from agentform.errors import DiagnosticsError
+from agentform.rules.problems import did_you_mean
 
 from .harness import Service, write_workspace
 
@@ -45,12 +46,16 @@ def items(ws: Path, csv: str) -> list[dict[str, object]]:
         ("Version", "version"),
         ("metdata.team", "metadata.team"),
         ("input.order", "inputs.order"),
+        ("meta.team", "metadata.team"),
     ],
 )
 def test_a_misspelt_column_is_an_error_with_a_suggestion(ws: Path, column: str, meant: str) -> None:
     text = problems(ws, f"order,{column}\nA-1,x\n")
-    assert f"rows.csv:1:1: error: itemsFile rows.csv: column '{column}'" in text
-    assert f"did you mean '{meant}'?" in text
+    suggestion = did_you_mean(column, [meant], cutoff=0)  # the shared wording
+    assert (
+        f"rows.csv:1:1: error: itemsFile rows.csv: column '{column}' is no field{suggestion}; "
+        f"an input of that name is written 'inputs.{column}'"
+    ) in text
 
 
 def test_an_input_named_like_a_field_is_written_with_the_inputs_prefix(ws: Path) -> None:
@@ -131,4 +136,39 @@ def test_a_json_items_file_holds_items_as_written_in_yaml(ws: Path) -> None:
     (ws / "rows.json").write_text('[{}, {"input": {"order": "A-2"}}]')
     with pytest.raises(DiagnosticsError) as info:
         load_workspace(ws)
-    assert "b.yaml:6:16: error: itemsFile item 2: input:" in str(info.value)
+    assert "rows.json:1:6: error: itemsFile item 2: input:" in str(info.value)
+
+
+JSON_ITEMS = """\
+[
+  {"inputs": {"order": "A-1"}},
+  {"inputs": {"order": "A-2"}},
+  {
+    "inputs": {"order": "A-3"},
+    "agentProfilePool": "chekout-eu"%s
+  }
+]
+"""
+
+
+def test_problems_of_json_items_point_at_the_item_in_the_file(service: Service, ws: Path) -> None:
+    files = {
+        "agentform.yaml": ROOT,
+        "pools.yaml": "profilePools:\n  - {name: checkout-eu}\n",
+        "b.yaml": BATCH.replace("rows.csv", "rows.json"),
+        "rows.json": JSON_ITEMS % ',\n    "version": "2"',
+    }
+    write_workspace(ws, files)
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    assert "rows.json:4:3: error: itemsFile item 3: version: Input should be" in str(info.value)
+    (ws / "rows.json").write_text(JSON_ITEMS % "")
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    assert "rows.json:4:3: error: batch b: items[2].agentProfilePool: no pool named" in str(
+        info.value
+    )
+    (ws / "rows.json").write_text(JSON_ITEMS % ",")
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    assert "rows.json:7:3: error: itemsFile rows.json: not JSON (Expecting" in str(info.value)

@@ -162,3 +162,21 @@ def test_a_saved_plan_is_applied_whole_so_target_and_exclude_are_refused(tmp_pat
         assert "plan --target" in refused.output and "--out" in refused.output
     untouched = run("plan", "--detailed-exitcode", "--format", "json")
     assert untouched.exit_code == 2 and json.loads(untouched.stdout)["summary"] == everything
+
+
+def test_warnings_about_objects_outside_the_selection_are_left_out(
+    contract: FakeApi, files: Path
+) -> None:
+    whole = plan(contract, files)
+    asyncio.run(apply_plan(whole, contract, values=load_workspace(files).sensitive_values()))
+    for job in contract.jobs.values():
+        job["status"] = "running"
+    (files / "w.yaml").write_text(FILES.replace("folder: inbox}", "folder: inbox, size: 9}"))
+    running = "the job is running"
+    assert running in [w.message for w in plan(contract, files).warnings]  # about jobs/...
+    for targets, excludes in ((("folders/*",), ()), ((), ("jobs/*",))):
+        partial = plan(contract, files, targets=targets, excludes=excludes)
+        assert running not in [w.message for w in partial.warnings], (targets, excludes)
+        assert partial.warnings[0].message.startswith("this plan is partial")  # no address
+    aimed = plan(contract, files, targets=("jobs/alpha/*",))
+    assert running in [w.message for w in aimed.warnings]

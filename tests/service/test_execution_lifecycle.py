@@ -4,7 +4,7 @@ the soft timeout, results, produced files. All on a manual clock."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -12,10 +12,12 @@ from fastapi import FastAPI
 
 from agentform.rules.webhooks import EVENT_PAYLOAD_FIELDS
 
+from . import clocked
+from .clocked import Advance
 from .conftest import Api, assert_error
 from .execution_support import event_log, event_names, execute, make_app, service, status_of
 
-Advance = Callable[[float], None]
+api, advance, agents = clocked.api, clocked.advance, clocked.agents  # from `svc`, below
 
 
 @pytest.fixture(scope="module")
@@ -29,21 +31,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
 def svc(app: FastAPI) -> Iterator[tuple[Api, Advance]]:
     with service(app) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def api(svc: tuple[Api, Advance]) -> Api:
-    return svc[0]
-
-
-@pytest.fixture(scope="module")
-def advance(svc: tuple[Api, Advance]) -> Advance:
-    return svc[1]
-
-
-@pytest.fixture(scope="module")
-def agents(api: Api) -> dict[str, str]:
-    return api.ids("/agents")
 
 
 def assert_seed_payloads(app: FastAPI, execution_id: str) -> None:

@@ -1,9 +1,13 @@
-"""Output to a reader that went away (`agentform apply | head -3`) is dropped.
+"""Output to a reader that went away (`agentform apply | head -3`, or stderr's in
+`agentform validate 2>&1 >/dev/null | head -0`) is dropped.
 
-Once a write to stdout meets a closed pipe, the run goes on without it: the
-command finishes its work (an apply makes every change), later output is dropped
-quietly, and the exit code is the command's own. The file descriptor is pointed
-at /dev/null too, so the interpreter's last flush at exit does not fail again.
+Once a write to stdout or stderr meets a closed pipe, the run goes on without that
+stream: the command finishes its work (an apply makes every change), later output
+to it is dropped quietly, and the exit code is the command's own (a warning that
+could not be shown does not fail a run). The file descriptor is pointed at
+/dev/null too, so the interpreter's last flush at exit does not fail again. A
+stream closed before the run began (`2>&-`) is None in Python and is left so:
+click writes nothing to it.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 
-class QuietStdout:
-    """sys.stdout that stops writing, without an error, once its reader is gone."""
+class QuietStream:
+    """sys.stdout or sys.stderr that stops writing, without an error, once its reader
+    is gone."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -54,13 +59,15 @@ class QuietStdout:
 
 @contextmanager
 def dropping_output_once_closed() -> Iterator[None]:
-    """Runs the block with sys.stdout wrapped in QuietStdout."""
-    if isinstance(sys.stdout, QuietStdout):
-        yield
-        return
-    original = sys.stdout
-    sys.stdout = QuietStdout(original)
+    """Runs the block with sys.stdout and sys.stderr wrapped in QuietStream."""
+    originals = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (_quiet(s) for s in originals)
     try:
         yield
     finally:
-        sys.stdout = original
+        sys.stdout, sys.stderr = originals
+
+
+def _quiet(stream: TextIO | None) -> Any:
+    """The stream wrapped (once); None (a stream closed from the start) as it is."""
+    return stream if stream is None or isinstance(stream, QuietStream) else QuietStream(stream)

@@ -184,7 +184,7 @@ def stdout_is_terminal() -> bool:
 
 class AgentformGroup(click.Group):
     """A group whose usage errors exit 1, not click's 2: 2 means "changes present";
-    its commands' output is dropped once stdout's reader is gone (closed_stdout.py)."""
+    its commands' output is dropped once stdout's or stderr's reader is gone (closed_stdout.py)."""
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:

@@ -3,9 +3,7 @@ positions, validated, merged; every problem reported at once, before any API cal
 
 from __future__ import annotations
 
-import difflib
 import hashlib
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +15,7 @@ from pydantic import ValidationError
 from ..gcpause import collector_paused
 from ..kinds import Kind, kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
-from ..rules.problems import AT, did_you_mean, own_errors
+from ..rules.problems import AT, describe, did_you_mean, own_errors
 from ..sensitive import MIN_SEARCHED, Secrets, Sensitive
 from .diagnostics import Diagnostic, Diagnostics, Position, relative
 from .document import SETTINGS, allowed_keys, document_model
@@ -311,14 +309,8 @@ def _message(err: Any, loc: tuple[Any, ...]) -> str:
         key = str(loc[-1])
         message = f"unknown key '{key}'"
         return f"{message} at {where}" + did_you_mean(key, allowed_keys(loc))
-    if err["type"] == "literal_error" and isinstance(err.get("input"), str):
-        choices = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
-        close = difflib.get_close_matches(err["input"], choices, n=1)
-        if close:
-            return (
-                f"{where}: '{err['input']}' is not one of {', '.join(choices)} "
-                f"(did you mean '{close[0]}'?)"
-            )
+    if err["type"] in ("literal_error", "enum"):
+        return f"{where}: {describe(err, where)}"  # the service's words, its "did you mean"
     if err["type"] in ("model_type", "model_attributes_type", "dict_type"):
         # pydantic's message names the model class, which is no concern of the files
         return f"{where}: should be a mapping (key: value lines), not {_kind_of(err.get('input'))}"

@@ -4,7 +4,8 @@ A target keeps the changes whose address it matches, the changes of their childr
 (a webhook's attachments), and, transitively, the changes they depend on (an
 attachment's integration or a batch's pool being created), each marked in its
 reason as pulled in. An exclude drops the changes it matches and every change that
-depends on one of them. The plan says it is partial, as Terraform does, in a warning
+depends on one of them. Warnings about objects left out are left out too (those about
+no object stay). The plan says it is partial, as Terraform does, in a warning
 that every view puts first.
 """
 
@@ -39,7 +40,7 @@ def check_patterns(patterns: Iterable[str]) -> list[str]:
 
 
 def _matches(change: Change, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatchcase(change.id, p) for p in patterns)
+    return _hit(change.id, patterns)
 
 
 def select(plan: Plan, targets: Iterable[str], excludes: Iterable[str]) -> Plan:
@@ -86,15 +87,12 @@ def select(plan: Plan, targets: Iterable[str], excludes: Iterable[str]) -> Plan:
                 message=f"left out because they need an excluded change: {', '.join(blocked)}"
             )
         )
+    selected = _Selection(plan, kept, targets, excludes)
     return plan.model_copy(
         update={
             "changes": kept,
-            "cannotApply": tuple(
-                c
-                for c in plan.cannotApply
-                if (not targets or _matches(c, targets)) and not _matches(c, excludes)
-            ),
-            "warnings": (*warnings, *plan.warnings),
+            "cannotApply": tuple(c for c in plan.cannotApply if selected(c.id)),
+            "warnings": (*warnings, *(w for w in plan.warnings if selected(w.address))),
             "summary": summarise(
                 kept, unchanged=plan.summary.unchanged, unmanaged=plan.summary.unmanaged
             ),
@@ -103,6 +101,34 @@ def select(plan: Plan, targets: Iterable[str], excludes: Iterable[str]) -> Plan:
             "excludes": tuple(excludes),
         }
     )
+
+
+class _Selection:
+    """Whether an object is in the partial plan, by its address: a planned change's
+    object when its change was kept; another (one the plan cannot change, or one a
+    warning is about) when a target matches it or its parent and no exclude matches
+    it. What has no address (a warning about the whole workspace) always is."""
+
+    def __init__(
+        self, plan: Plan, kept: Iterable[Change], targets: list[str], excludes: list[str]
+    ) -> None:
+        self.planned = {c.id for c in plan.changes}
+        self.kept = {c.id for c in kept}
+        self.parents = {c.id: c.parent for c in (*plan.changes, *plan.cannotApply) if c.parent}
+        self.targets, self.excludes = targets, excludes
+
+    def __call__(self, object_address: str | None) -> bool:
+        if object_address is None:
+            return True
+        if object_address in self.planned:
+            return object_address in self.kept
+        named = [a for a in (object_address, self.parents.get(object_address)) if a]
+        targeted = not self.targets or any(_hit(a, self.targets) for a in named)
+        return targeted and not _hit(object_address, self.excludes)
+
+
+def _hit(object_address: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(object_address, p) for p in patterns)
 
 
 def _partial_warning(targets: list[str], excludes: list[str], left_out: int) -> PlanWarning:

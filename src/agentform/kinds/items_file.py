@@ -7,22 +7,25 @@ and `agentProfile`, `agentProfilePool`, `agentProfileId`, `agentProfilePoolId`,
 whose name is one of those, or close to one, is written `inputs.NAME`: a column
 close to a field's name is taken for a misspelling of it, not silently for an
 input. A JSON file is a list of items as written in YAML. Every problem is an
-error at the file's line, all of them at once.
+error at the file's line (a JSON item's where it opens), all of them at once.
 """
 
 from __future__ import annotations
 
+import bisect
 import csv
-import difflib
 import io
 import json
+from collections.abc import Sequence
+from json.decoder import JSONArray  # type: ignore[attr-defined]
+from json.scanner import py_make_scanner  # type: ignore[attr-defined]
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from pydantic import ValidationError
 
 from ..config.diagnostics import Diagnostics, Position
-from ..rules.problems import problems_from
+from ..rules.problems import did_you_mean, problems_from
 from ..words import counted
 from .batch_items import BatchItem
 
@@ -33,7 +36,7 @@ CLOSE = 0.8  # how alike a column must be to a field's name to be taken for it
 
 def read_items_file(
     path: Path, name: str, position: Position, diagnostics: Diagnostics
-) -> tuple[list[BatchItem], list[Position], bytes] | None:
+) -> tuple[list[BatchItem], Sequence[Position], bytes] | None:
     """The items of the file, where each was written, and the file's bytes; None
     after a diagnostic. `name` is how messages call the file; `position` is where
     the YAML names it."""
@@ -54,24 +57,24 @@ def read_items_file(
     read = rows(text, name, position, diagnostics)
     if read is None:
         return None
-    items, positions = [], []
-    for line, row in read:
-        where = Position(name, line, 1) if line else position
-        positions.append(where)
+    rows_read, positions = read
+    items = []
+    for index, row in enumerate(rows_read):
         try:
             items.append(BatchItem.model_validate(row))
         except ValidationError as exc:
-            for problem in problems_from(exc):
-                diagnostics.error(f"itemsFile item {len(items) + 1}: {problem}", where)
+            for problem in problems_from(exc, model=BatchItem):
+                diagnostics.error(f"itemsFile item {index + 1}: {problem}", positions[index])
             items.append(BatchItem())
     if not items:
         diagnostics.error(f"itemsFile {name}: has no items", position)
     return items, positions, content
 
 
-def _csv_rows(
-    text: str, name: str, position: Position, diagnostics: Diagnostics
-) -> list[tuple[int, Any]] | None:
+Rows = tuple[list[Any], Sequence[Position]]  # the items as read, and where each is
+
+
+def _csv_rows(text: str, name: str, position: Position, diagnostics: Diagnostics) -> Rows | None:
     reader = csv.reader(io.StringIO(text), delimiter=_delimiter(text))
     header = next(reader, None)
     if header is None:
@@ -79,7 +82,7 @@ def _csv_rows(
         return None
     at_header = Position(name, 1, 1)
     columns = _columns(header, lambda why: diagnostics.error(f"itemsFile {name}: {why}", at_header))
-    rows = []
+    rows, lines = [], []
     for number, record in enumerate((r for r in reader if r), start=1):
         line = reader.line_num
         if len(record) != len(header):
@@ -90,8 +93,9 @@ def _csv_rows(
             )
             continue
         if columns is not None:
-            rows.append((line, _item(columns, record)))
-    return None if columns is None else rows
+            rows.append(_item(columns, record))
+            lines.append(Position(name, line, 1))
+    return None if columns is None else (rows, lines)
 
 
 def _delimiter(text: str) -> str:
@@ -121,9 +125,9 @@ def _columns(header: list[str], error: Any) -> list[tuple[str, str]] | None:
         elif column.split(".", 1)[0] in PREFIXES and "." in column:
             prefix, key = column.split(".", 1)
             out.append((prefix, key))
-        elif meant := _misspelt(column):
+        elif suggestion := _suggestion(column):
             error(
-                f"column '{column}' is no field (did you mean '{meant}'?); an input of that name "
+                f"column '{column}' is no field{suggestion}; an input of that name "
                 f"is written 'inputs.{column}'"
             )
             ok = False
@@ -133,17 +137,14 @@ def _columns(header: list[str], error: Any) -> list[tuple[str, str]] | None:
     return out if ok else None
 
 
-def _misspelt(column: str) -> str | None:
-    """The field or prefixed column `column` is close to, if any."""
-    close = difflib.get_close_matches(column, [*FIELD_COLUMNS, "version"], n=1, cutoff=CLOSE)
-    if close:
-        return close[0]
+def _suggestion(column: str) -> str:
+    """The shared "did you mean" when `column` is close to a field or to a prefixed
+    column of the same key (`meta.team`: `metadata.team`), else ''."""
+    known = [*FIELD_COLUMNS, "version"]
     if "." in column:
-        prefix, key = column.split(".", 1)
-        near = difflib.get_close_matches(prefix, PREFIXES, n=1, cutoff=CLOSE)
-        if near:
-            return f"{near[0]}.{key}"
-    return None
+        key = column.split(".", 1)[1]
+        known += [f"{prefix}.{key}" for prefix in PREFIXES]
+    return did_you_mean(column, known, cutoff=CLOSE)
 
 
 def _item(columns: list[tuple[str, str]], record: list[str]) -> dict[str, Any]:
@@ -157,15 +158,71 @@ def _item(columns: list[tuple[str, str]], record: list[str]) -> dict[str, Any]:
     return item
 
 
-def _json_rows(
-    text: str, name: str, position: Position, diagnostics: Diagnostics
-) -> list[tuple[int, Any]] | None:
+def _json_rows(text: str, name: str, position: Position, diagnostics: Diagnostics) -> Rows | None:
     try:
         data = json.loads(text)
-    except ValueError as exc:
-        diagnostics.error(f"itemsFile {name}: not JSON ({exc})", position)
+    except json.JSONDecodeError as exc:
+        diagnostics.error(
+            f"itemsFile {name}: not JSON ({exc})", Position(name, exc.lineno, exc.colno)
+        )
         return None
     if not isinstance(data, list):
         diagnostics.error(f"itemsFile {name}: must hold a list of items", position)
         return None
-    return [(0, row) for row in data]
+    return data, _JsonItemPositions(text, name, len(data))
+
+
+class _JsonItemPositions(Sequence[Position]):
+    """Where each item of a JSON list opens, worked out only when one is asked for
+    (a problem to report): the values come from the fast C parser, the positions
+    from a second pass of the standard library's Python scanner, whose array hook
+    sees where each element starts."""
+
+    def __init__(self, text: str, name: str, count: int) -> None:
+        self.text, self.name, self.length = text, name, count
+        self.offsets: list[int] | None = None
+        self.line_starts: list[int] = []
+
+    def __len__(self) -> int:
+        return self.length
+
+    @overload
+    def __getitem__(self, index: int) -> Position: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Position]: ...
+    def __getitem__(self, index: int | slice) -> Position | Sequence[Position]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.length))]
+        if self.offsets is None:
+            self.offsets = _element_offsets(self.text)
+            self.line_starts = [0, *(i + 1 for i, c in enumerate(self.text) if c == "\n")]
+        offset = self.offsets[index]
+        line = bisect.bisect_right(self.line_starts, offset)
+        return Position(self.name, line, offset - self.line_starts[line - 1] + 1)
+
+
+def _element_offsets(text: str) -> list[int]:
+    """The offset in `text` of each element of the JSON list it holds."""
+    decoder = json.JSONDecoder()
+    offsets: list[int] = []
+    depth = 0
+
+    def parse_array(s_and_end: tuple[str, int], scan_once: Any) -> Any:
+        nonlocal depth
+        depth += 1
+        try:
+            if depth > 1:
+                return JSONArray(s_and_end, scan_once)
+
+            def noting_where(s: str, at: int) -> Any:
+                offsets.append(at)
+                return scan_once(s, at)
+
+            return JSONArray(s_and_end, noting_where)
+        finally:
+            depth -= 1
+
+    decoder.parse_array = parse_array  # type: ignore[attr-defined]
+    decoder.scan_once = py_make_scanner(decoder)  # type: ignore[attr-defined]
+    decoder.decode(text)
+    return offsets

@@ -1,18 +1,21 @@
 """Fixtures of the batch tests: one app per module, on a manual clock, its runtime
 started. A module may set `KEY` (the API key its `api` sends; default the
-"batchers" organization's admin key) and `SETTINGS` (the app's settings)."""
+"batchers" organization's admin key) and `SETTINGS` (the app's settings). `api`,
+`advance` and `agents` come from the module's `svc` (tests/service/clocked.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from fastapi import FastAPI
 
+from .. import clocked
+from ..clocked import Advance
 from ..conftest import Api, running
 from .support import BATCH_KEY, make_app
 
-Advance = Callable[[float], None]
+api, advance, agents = clocked.api, clocked.advance, clocked.agents  # from `svc`, below
 
 
 @pytest.fixture(scope="module")
@@ -29,18 +32,3 @@ def app(
 def svc(request: pytest.FixtureRequest, app: FastAPI) -> Iterator[tuple[Api, Advance]]:
     with running(app, getattr(request.module, "KEY", BATCH_KEY)) as started:
         yield started
-
-
-@pytest.fixture(scope="module")
-def api(svc: tuple[Api, Advance]) -> Api:
-    return svc[0]
-
-
-@pytest.fixture(scope="module")
-def advance(svc: tuple[Api, Advance]) -> Advance:
-    return svc[1]
-
-
-@pytest.fixture(scope="module")
-def agents(api: Api) -> dict[str, str]:
-    return api.ids("/agents")
