@@ -120,7 +120,7 @@ def test_validate_reports_problems_with_positions(quickstart: Path) -> None:
     (quickstart / "pools.yaml").write_text("profilePools:\n  - name: x\n    membrs: []\n")
     result = run("validate", "-C", str(quickstart))
     assert result.exit_code == 1
-    assert "pools.yaml:3:5: error: unknown key 'membrs'" in result.output
+    assert "pools.yaml:3:5: error: profilePools.0.membrs: unknown key" in result.output
     assert "(did you mean 'members'?)" in result.output
     assert "1 problem; nothing was changed." in result.output
 

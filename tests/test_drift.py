@@ -124,4 +124,4 @@ def test_drift_error_exits_1_and_says_why_in_markdown(tmp_path: Path) -> None:
     assert result.exit_code == 1
     doc = structure(result.stdout)
     assert doc.marker == "<!-- agentform:drift workspace=broken -->"
-    assert any("unknown key 'membrs'" in a for a in doc.alerts)
+    assert any("profilePools.0.membrs: unknown key" in a for a in doc.alerts)

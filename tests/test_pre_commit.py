@@ -111,7 +111,7 @@ def test_hooks_run_on_the_workspace_and_the_schema_files(
     result = try_repo(scratch)
     assert result.returncode == 1, result.stdout + result.stderr
     assert re.search(r"agentform validate\.+Failed", result.stdout)
-    assert re.search(r"pools.yaml:\d+:5: error: unknown key 'membrs'", result.stdout)
+    assert re.search(r"pools.yaml:\d+:5: error: profilePools.0.membrs: unknown key", result.stdout)
     assert "did you mean 'members'?" in result.stdout
     assert re.search(r"agentform schema is current\.+Failed", result.stdout)
     assert "old/agentform.schema.json: not the current schema" in result.stdout

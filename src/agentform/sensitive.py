@@ -30,9 +30,10 @@ from typing import Annotated, Any
 from urllib.parse import quote, quote_plus
 
 from pydantic import GetCoreSchemaHandler, ValidationError
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic_core import core_schema
 
 from .errors import AgentformError
+from .rules.problems import AT, parameter_of, rule_error
 
 MASK = "(sensitive)"
 MIN_SEARCHED = 4  # shorter values are masked where marked, but never searched for in text
@@ -213,10 +214,11 @@ class AllowSensitive:
             try:
                 check(_stand_in(value))
             except ValidationError as exc:
-                err = exc.errors()[0]
-                # Its context too (a rule's problems part by part), the message kept as is.
-                context = {**(err.get("ctx") or {}), "message": err["msg"]}
-                raise PydanticCustomError(err["type"], "{message}", context) from None
+                # Every error, each at its own place in the value (a header of a map), as
+                # a rule's problems part by part: the stand-in's values never leave here.
+                found = [at for err in exc.errors() for at in _problems_at(err)]
+                detail = "; ".join(f"{parameter_of(part)}: {d}" for part, d in found)
+                raise rule_error(detail, at=found) from None
             return value
 
         return core_schema.no_info_wrap_validator_function(
@@ -224,6 +226,15 @@ class AllowSensitive:
             handler.generate_schema(self.inner),
             serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v),
         )
+
+
+def _problems_at(error: Any) -> list[tuple[tuple[Any, ...], str]]:
+    """(part of the value, detail) of each problem one error says."""
+    loc = tuple(error.get("loc", ()))
+    found = (error.get("ctx") or {}).get(AT)
+    if found:
+        return [((*loc, *part), detail) for part, detail in found]
+    return [(loc, error["msg"])]
 
 
 def _stand_in(value: Any) -> Any:

@@ -23,7 +23,7 @@ ROOT = "workspace: bad\n"
         ),
         (
             {"pools.yaml": "profilePools:\n  - name: a\n    colour: red\n"},
-            "pools.yaml:3:5: error: unknown key 'colour'",
+            "pools.yaml:3:5: error: profilePools.0.colour: unknown key",
         ),
         (
             {"pools.yaml": "profilePools:\n  - name: a\n    memebrs: []\n"},

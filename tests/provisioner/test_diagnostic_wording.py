@@ -8,10 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from agentform.config.loader import load_workspace
 from agentform.errors import DiagnosticsError
-from agentform.rules.problems import did_you_mean
+from agentform.kinds.vault_templates import TemplateField
+from agentform.kinds.webhooks import WebhookDesired
+from agentform.rules.problems import AT, did_you_mean
+from agentform.sensitive import Sensitive
 
 from .harness import write_workspace
 
@@ -31,3 +35,79 @@ def test_a_value_not_among_the_choices_is_said_in_the_shared_words(ws: Path, val
         f"p.yaml:2:23: error: profilePools.0.ensure: '{value}' is not one of present, absent"
         + did_you_mean(value, choices)
     )
+
+
+BATCH = """\
+batches:
+  - name: b
+    agent: support-agent
+    startAt: 2030-01-01T00:00:00Z
+    config: {type: timeBatching, batchSize: 10, batchInterval: 60}
+"""
+
+
+def test_each_bad_header_is_named_once_at_its_own_line(ws: Path) -> None:
+    """Also beside a secret() value: every problem of the map, each at its header (a
+    value of the wrong type is found before the header rules run)."""
+    hooks = """\
+webhooks:
+  - name: w
+    url: http://127.0.0.1:8787/x
+    headers:
+      X-Token: "{{ secret('TOKEN') }}"
+      X-Count: 5
+  - name: v
+    url: http://127.0.0.1:8787/x
+    headers:
+      Host: "{{ secret('TOKEN') }}"
+      Content-Type: text/plain
+"""
+    found = problems(ws, {"w.yaml": hooks}, environ={"TOKEN": "a-token-long-enough-to-scrub"})
+    assert found == [
+        "w.yaml:6:7: error: webhooks.0.headers.X-Count: Input should be a valid string",
+        "w.yaml:10:7: error: webhooks.1.headers.Host: 'Host' is set by the service and cannot "
+        "be a custom header",
+        "w.yaml:11:7: error: webhooks.1.headers.Content-Type: 'Content-Type' is set by the "
+        "service and cannot be a custom header",
+    ]
+
+
+def test_an_unknown_key_is_named_once(ws: Path) -> None:
+    items = "    items:\n      - {inputs: {order: A-1}}\n      - {metadatas: {team: x}}\n"
+    template = """\
+vaultTemplates:
+  - name: T
+    kind: login
+    fields:
+      - {type: username, label: Username, required: true, hnt: x}
+"""
+    assert problems(
+        ws, {"b.yaml": BATCH + items, "t.yaml": template, "x.yaml": "colour: red\n"}
+    ) == [
+        "b.yaml:8:10: error: batches.0.items.1.metadatas: unknown key (did you mean 'metadata'?)",
+        "t.yaml:5:59: error: vaultTemplates.0.fields.0.hnt: unknown key (did you mean 'hint'?)",
+        "x.yaml:1:1: error: not a workspace file: none of its keys is a kind or a setting "
+        "(if it is not one, list it in .agentformignore)",
+    ]
+
+
+def test_an_unknown_field_of_a_file_item_is_named_once(ws: Path) -> None:
+    files = {"b.yaml": BATCH + "    itemsFile: rows.json\n", "rows.json": '[{}, {"input": {}}]'}
+    assert problems(ws, files) == [
+        "rows.json:1:6: error: itemsFile item 2: input: unknown field (did you mean 'inputs'?)"
+    ]
+
+
+def test_a_secret_checked_by_its_value_is_in_no_part_of_the_error() -> None:
+    """Values from secret() are checked with their values standing in: no text of the
+    error (pydantic's own shows inputs) may carry one; each problem keeps its place."""
+    secret = Sensitive("a-token-long-enough-to-scrub" * 20)  # a hint too long
+    field = {"type": "text", "label": "Note", "required": False, "hint": secret}
+    with pytest.raises(ValidationError) as info:
+        TemplateField.model_validate(field)
+    assert "a-token" not in str(info.value) + repr(info.value.errors())
+    headers = {"X-Token": Sensitive("a-token-long-enough-to-scrub"), "X-Count": 5}
+    with pytest.raises(ValidationError) as info:
+        WebhookDesired.model_validate({"name": "w", "url": "http://x.test/", "headers": headers})
+    assert "a-token" not in str(info.value) + repr(info.value.errors())
+    assert info.value.errors()[0]["ctx"][AT] == [(("X-Count",), "Input should be a valid string")]

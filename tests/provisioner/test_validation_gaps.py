@@ -141,7 +141,7 @@ def test_line_numbers_after_a_loop_are_lines_of_the_file(ws: Path) -> None:
             "    colour: red\n",
         },
     )
-    assert problems(ws) == ["pools.yaml:7:5: error: unknown key 'colour' at profilePools.3.colour"]
+    assert problems(ws) == ["pools.yaml:7:5: error: profilePools.3.colour: unknown key"]
 
 
 def test_lines_inside_a_loop_and_after_whitespace_control(ws: Path) -> None:

@@ -118,7 +118,7 @@ def test_workspace_diagnostics_are_the_same_with_either_parser(
         load(ws)
     assert [d.render() for d in info.value.diagnostics] == [
         "broken.yaml:4:1: error: invalid YAML: expected ',' or ']', but got '<stream end>'",
-        "pools.yaml:3:5: error: unknown key 'colour' at profilePools.0.colour",
+        "pools.yaml:3:5: error: profilePools.0.colour: unknown key",
         "pools.yaml:4:15: error: duplicate key 'name'",
     ]
 

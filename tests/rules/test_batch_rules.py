@@ -386,7 +386,7 @@ def test_parse_items_names_every_item_at_fault() -> None:
         "items[3].colour",
         "items[4]",
     ]
-    assert "unknown field 'colour'" in problems[1][1]
+    assert problems[1][1] == "unknown field"  # items[3].colour names it
 
 
 def test_parse_items_keeps_the_request_as_sent() -> None:

@@ -80,7 +80,7 @@ def test_dynamic_data_is_merged_under_inputs_inputs_win() -> None:
 @pytest.mark.parametrize(
     ("body", "parameter", "words"),
     [
-        ({"colour": "red"}, "colour", "unknown field 'colour'"),
+        ({"colour": "red"}, "colour", "unknown field"),
         ({"executionOptions": {"maxSteps": 3}}, "executionOptions.maxSteps", "unknown field"),
         ({"tempFiles": [{"id": FILE, "name": "a", "size": 1}]}, "tempFiles.0.size", "unknown"),
         ({"metadata": {"team": 1}}, "metadata.team", "string"),

@@ -96,14 +96,12 @@ def test_an_unknown_body_field_suggests_the_known_one(api: Api) -> None:
     assert sorted(errors) == [
         (
             "executionOptions.softTimeoutMin",
-            "unknown field 'softTimeoutMin' (did you mean 'softTimeoutMins'?)",
+            "unknown field (did you mean 'softTimeoutMins'?)",
         ),
-        ("input", "unknown field 'input' (did you mean 'inputs'?)"),
+        ("input", "unknown field (did you mean 'inputs'?)"),
     ]
     far = {"name": "x", "url": "http://a/", "zzzzzz": 1}
-    assert errors_of(api.post("/webhook-integrations", json=far)) == [
-        ("zzzzzz", "unknown field 'zzzzzz'")
-    ]
+    assert errors_of(api.post("/webhook-integrations", json=far)) == [("zzzzzz", "unknown field")]
 
 
 def test_a_batch_items_unknown_field_suggests_the_known_one_too() -> None:
@@ -113,5 +111,5 @@ def test_a_batch_items_unknown_field_suggests_the_known_one_too() -> None:
     with pytest.raises(RuleViolation) as caught:
         parse_execute_request({"metdata": {}}, "items[3]")
     assert [str(p) for p in caught.value.problems] == [
-        "items[3].metdata: unknown field 'metdata' (did you mean 'metadata'?)"
+        "items[3].metdata: unknown field (did you mean 'metadata'?)"
     ]

@@ -293,7 +293,7 @@ def test_put_creates_then_replaces_an_attachment(api: Api, agents: dict[str, str
             },
             "non-empty list",
         ),
-        ({"eventRules": ["*"], "unwrap": True}, "unknown field 'unwrap'"),
+        ({"eventRules": ["*"], "unwrap": True}, "unwrap: unknown field"),
     ],
 )
 def test_put_refuses_bad_settings(

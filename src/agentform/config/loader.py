@@ -305,10 +305,8 @@ def _message(err: Any, loc: tuple[Any, ...]) -> str:
             "(descriptions, hints, instructions, members, header values), not in names, "
             "labels, keys or choices"
         )
-    if err["type"] == "extra_forbidden":
-        key = str(loc[-1])
-        message = f"unknown key '{key}'"
-        return f"{message} at {where}" + did_you_mean(key, allowed_keys(loc))
+    if err["type"] == "extra_forbidden":  # the path ends with the key: named once
+        return f"{where}: unknown key" + did_you_mean(str(loc[-1]), allowed_keys(loc))
     if err["type"] in ("literal_error", "enum"):
         return f"{where}: {describe(err, where)}"  # the service's words, its "did you mean"
     if err["type"] in ("model_type", "model_attributes_type", "dict_type"):

@@ -88,9 +88,9 @@ def describe(error: Mapping[str, Any], parameter: str, known: Sequence[str] = ()
     """What is wrong, in words that name the field and never echo more than the bad value.
     `known`: the field names beside the field at fault (for a "did you mean")."""
     kind = str(error.get("type", ""))
-    if kind == "extra_forbidden":
+    if kind == "extra_forbidden":  # the parameter names the field: the detail does not again
         name = parameter.rsplit(".", 1)[-1]
-        return f"unknown field '{name}'" + did_you_mean(name, known)
+        return "unknown field" + did_you_mean(name, known)
     if kind == "json_invalid":
         return "the body is not valid JSON"
     if kind.startswith("uuid"):
