@@ -18,6 +18,7 @@ from agentform.rules.problems import AT, did_you_mean
 from agentform.sensitive import Sensitive
 
 from .harness import write_workspace
+from .test_items_file import BATCH as FILE_BATCH
 
 
 def problems(ws: Path, files: dict[str, str], environ: dict[str, str] | None = None) -> list[str]:
@@ -37,13 +38,7 @@ def test_a_value_not_among_the_choices_is_said_in_the_shared_words(ws: Path, val
     )
 
 
-BATCH = """\
-batches:
-  - name: b
-    agent: support-agent
-    startAt: 2030-01-01T00:00:00Z
-    config: {type: timeBatching, batchSize: 10, batchInterval: 60}
-"""
+BATCH = FILE_BATCH.replace("    itemsFile: rows.csv\n", "")  # items to follow
 
 
 def test_each_bad_header_is_named_once_at_its_own_line(ws: Path) -> None:
