@@ -4,11 +4,14 @@ pause, the AIMD concurrency controller, and the client using both."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentform.api.client import ApiClient, RetryPolicy
 from agentform.api.concurrency import AdaptiveConcurrency, Ticket
@@ -433,3 +436,57 @@ def test_a_retry_after_pauses_the_run_even_when_its_request_is_not_sent_again() 
     ]  # the create once
     assert all(t == pytest.approx(2.0) for t, _, _ in sent[1:])
     assert api.limiter.pauses == 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.sampled_from(["arrive", "pause", "advance"]),
+            st.floats(0.0, 2.0, allow_nan=False).map(lambda x: round(x, 2)),
+        ),
+        max_size=25,
+    ),
+    rate=st.sampled_from([1.0, 4.0, 10.0]),
+)
+def test_the_bucket_keeps_its_rate_its_order_and_its_pauses(
+    steps: list[tuple[str, float]], rate: float
+) -> None:
+    """Requests arrive, the service asks for pauses, time passes, in any order: the
+    requests go out in the order they came, at least 1/rate apart, and none after a
+    pause was asked for before its end."""
+
+    async def go() -> tuple[list[tuple[str, float, float]], int]:
+        clock = ManualClock()
+        bucket = RateLimiter(clock, rate=rate)
+        events: list[tuple[str, float, float]] = []  # ("sent", n, t) or ("pause", end, t)
+        tasks: list[asyncio.Task[None]] = []
+
+        async def send(n: int) -> None:
+            await bucket.acquire()
+            events.append(("sent", n, clock.now()))
+
+        for step, value in steps:
+            if step == "arrive":
+                tasks.append(asyncio.create_task(send(len(tasks))))
+                await clock.settle()
+            elif step == "pause" and value > 0:
+                events.append(("pause", clock.now() + value, clock.now()))
+                bucket.pause(value)
+            else:
+                await clock.advance(value)
+        await clock.advance(len(tasks) / rate + 10)
+        await asyncio.gather(*tasks)
+        return events, len(tasks)
+
+    events, count = asyncio.run(go())
+    sent = [(n, t) for what, n, t in events if what == "sent"]
+    assert [n for n, _ in sent] == list(range(count))
+    times = [t for _, t in sent]
+    assert all(b - a >= 1 / rate - 1e-9 for a, b in itertools.pairwise(times))
+    paused_until = float("-inf")
+    for what, value, t in events:
+        if what == "pause":
+            paused_until = max(paused_until, value)
+        else:
+            assert t >= paused_until - 1e-9, events
