@@ -247,3 +247,69 @@ def test_a_list_that_fails_stops_the_reads_still_under_way(ws: Path, unretrieved
     api, text = asyncio.run(go())
     assert text == "GET /profile-groups: 403 no access"
     assert_nothing_left(api, unretrieved)
+
+
+class Stalling:
+    """A client whose lists answer from `listed`, fail for paths ending in /fail/...,
+    and never answer otherwise (recording the reads stopped while waiting)."""
+
+    def __init__(self, listed: dict[str, list[dict[str, str]]]) -> None:
+        self.listed = listed
+        self.stopped: list[str] = []
+
+    async def list_all(self, path: str, *args: object, **kwargs: object) -> list[dict[str, str]]:
+        if path in self.listed:
+            return self.listed[path]
+        if "/fail/" in path or path.endswith("/fail"):
+            raise ApiError("GET", path, 403, "no access")
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.stopped.append(path)
+            raise
+        raise AssertionError("never answered")
+
+
+def pending(batch_id: str) -> dict[str, str]:
+    return {"id": batch_id, "name": batch_id, "agentId": "a", "status": "pending"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "listed", "parents", "hanging"),
+    [
+        (
+            "webhookAttachments",
+            {},
+            ["slow", "fail"],
+            "/webhook-integrations/slow/attachments",
+        ),
+        (
+            "batches",
+            {"/execution-batches": [pending("slow"), pending("fail")], "/agents": []},
+            [],
+            "/execution-batches/slow/items",
+        ),
+    ],
+)
+def test_a_deep_read_that_fails_stops_its_siblings(
+    kind: str, listed: dict[str, list[dict[str, str]]], parents: list[str], hanging: str
+) -> None:
+    """One of a kind's deep reads (a webhook's attachments, a batch's items) fails:
+    the others of that kind are stopped with it, not left reading after the run
+    has failed."""
+    from agentform.engine.live import Everything
+    from agentform.kinds import Kind
+    from agentform.kinds.base import LiveObject
+    from agentform.kinds.context import LiveRead
+    from agentform.kinds.keys import Key
+    from agentform.kinds.references import References
+
+    async def go() -> list[str]:
+        api = Stalling(listed)
+        live = {Key(p): LiveObject(Key(p), p, {}, {}) for p in parents}  # type: ignore[arg-type]
+        read = LiveRead(api, Everything(), References(api), live)
+        with pytest.raises(ApiError, match="403 no access"):
+            await Kind.registry[kind].read_live(read)
+        return list(api.stopped)  # as the error arrives (asyncio.run stops the rest)
+
+    assert asyncio.run(go()) == [hanging]

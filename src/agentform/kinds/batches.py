@@ -17,7 +17,6 @@ other batches are compared by their item count.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from ..api.together import all_or_none
 from ..config.diagnostics import Diagnostics, Position
 from ..frozen import FrozenMap
 from ..rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
@@ -159,7 +159,7 @@ class Batches(Kind):
             if key in read.managed
             and (b["status"] == "pending" or (read.exhaustive and b["status"] != "completed"))
         ]
-        lists = await asyncio.gather(
+        lists = await all_or_none(
             *(read.api.list_all(f"{self.collection}/{b['id']}/items") for b in deep)
         )
         items = {b["id"]: [i["request"] for i in page] for b, page in zip(deep, lists, strict=True)}

@@ -11,7 +11,6 @@ are the service's own, from `rules/webhooks.py`.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import re
@@ -19,6 +18,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import ConfigDict, Field
 
+from ..api.together import all_or_none
 from ..config.diagnostics import Diagnostics
 from ..frozen import FrozenDict, FrozenMap
 from ..rules.webhooks import (
@@ -285,7 +285,7 @@ class WebhookAttachments(Kind):
 
     async def read_live(self, read: LiveRead) -> list[LiveObject]:
         parents = list(read.parents.values())
-        lists = await asyncio.gather(
+        lists = await all_or_none(
             *(
                 read.api.list_all(f"{COLLECTION}/{p.id}/attachments", identity="agentId")
                 for p in parents
