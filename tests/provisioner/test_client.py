@@ -368,3 +368,37 @@ def test_a_page_that_fails_stops_the_other_pages_of_its_list() -> None:
     assert isinstance(failed, ApiError) and "403 no" in str(failed)
     assert sorted(pages) == [1, 2, 3, 4]
     assert in_flight == 0  # pages 3 and 4 were stopped with the error
+
+
+def test_an_item_listed_twice_stops_every_deep_read_with_the_read_error() -> None:
+    """An item moved from page 1 to page 2 while the list was read (so listed twice):
+    its two deep reads are both stopped with the read error, not one left running."""
+    from agentform.errors import ReadError
+
+    async def go() -> tuple[int, list[str]]:
+        t = Paged(200)
+        t.more.set()
+        running: list[str] = []
+
+        class Shifted(httpx.AsyncBaseTransport):
+            async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+                response = await t.handle_async_request(request)
+                body = response.json()
+                if request.url.params["page"] == "2":
+                    body["items"][0] = {"id": "99"}  # the last of page 1, again
+                return httpx.Response(200, json=body)
+
+        async def deep(item: dict[str, str]) -> None:
+            running.append(item["id"])
+            try:
+                await asyncio.Event().wait()
+            finally:
+                running.remove(item["id"])
+
+        async with client(Shifted()) as api:
+            with pytest.raises(ReadError, match="the list changed"):
+                await api.list_and_read("/x", lambda i: i["id"] == "99", deep)
+            return api.concurrency.in_flight, list(running)
+
+    in_flight, running = asyncio.run(go())
+    assert running == [] and in_flight == 0

@@ -253,7 +253,9 @@ class ApiClient:
 
         def start(items: list[Any]) -> None:
             for item in items:
-                if wanted(item):
+                # an item listed twice (the list changed) is read once: the read is
+                # refused anyway, and a second read would escape the cancel below
+                if wanted(item) and item["id"] not in started:
                     started[item["id"]] = asyncio.ensure_future(read(item))
 
         try:
