@@ -402,3 +402,20 @@ def test_an_item_listed_twice_stops_every_deep_read_with_the_read_error() -> Non
 
     in_flight, running = asyncio.run(go())
     assert running == [] and in_flight == 0
+
+
+def test_a_body_that_cannot_be_decoded_is_an_api_error() -> None:
+    """A proxy answering `Content-Encoding: gzip` with a body that is not gzip: the
+    call fails with the client's error naming the call, not httpx's DecodingError."""
+
+    class BadGzip(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            headers = {"content-encoding": "gzip", "content-type": "application/json"}
+            return httpx.Response(200, headers=headers, stream=httpx.ByteStream(b"not gzip"))
+
+    async def go() -> None:
+        async with client(BadGzip()) as api:
+            await api.request("GET", "/context")
+
+    with pytest.raises(ApiError, match=r"^GET /context: the answer could not be decoded"):
+        asyncio.run(go())

@@ -141,6 +141,11 @@ class ApiClient:
                 response, handed_over = await self._send(
                     method, path, json, params, attempt + throttled > 0
                 )
+            except httpx.DecodingError:
+                # a body that is not what its Content-Encoding says (a proxy's doing):
+                # it would be the same again
+                reason = "the answer could not be decoded (its Content-Encoding is wrong)"
+                raise ApiError(method, path, None, reason, retried=may_have_applied) from None
             except httpx.TransportError as exc:
                 attempt += 1
                 last = attempt >= self.retry.attempts
