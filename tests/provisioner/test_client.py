@@ -419,3 +419,20 @@ def test_a_body_that_cannot_be_decoded_is_an_api_error() -> None:
 
     with pytest.raises(ApiError, match=r"^GET /context: the answer could not be decoded"):
         asyncio.run(go())
+
+
+@pytest.mark.parametrize("body", [b'["denied"]', b'"denied"', b"null", b'{"message": null}'])
+def test_an_error_answer_of_any_json_shape_is_an_api_error(body: bytes) -> None:
+    """A gateway's error body need not be an object: the error still names the call
+    and its status, with the status's reason."""
+
+    class Odd(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            return httpx.Response(403, content=body, headers={"content-type": "application/json"})
+
+    async def go() -> None:
+        async with client(Odd()) as api:
+            await api.request("GET", "/context")
+
+    with pytest.raises(ApiError, match=r"^GET /context: 403 Forbidden$"):
+        asyncio.run(go())

@@ -289,8 +289,11 @@ async def _successor_first() -> None:
 
 
 def _message(response: httpx.Response) -> str:
+    """The error's `message`, or the status's reason (a body that is not JSON, or
+    JSON of another shape: a gateway's own error page)."""
     try:
         body = response.json()
-        return str(body.get("message") or response.reason_phrase)
     except ValueError:
-        return response.reason_phrase or "error"
+        body = None
+    message = body.get("message") if isinstance(body, dict) else None
+    return str(message or response.reason_phrase or "error")
