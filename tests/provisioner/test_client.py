@@ -436,3 +436,33 @@ def test_an_error_answer_of_any_json_shape_is_an_api_error(body: bytes) -> None:
 
     with pytest.raises(ApiError, match=r"^GET /context: 403 Forbidden$"):
         asyncio.run(go())
+
+
+@pytest.mark.parametrize(
+    ("body", "got"),
+    [
+        ({"results": []}, "an object without items and total"),
+        ({"items": {"a": 1}, "total": 1}, "an object without items and total"),
+        ({"items": [], "total": "0"}, "an object without items and total"),
+        ("nothing", "a string"),
+        ([1, 2], "items without id"),
+        ({"items": [{"name": "x"}], "total": 1}, "items without id"),
+    ],
+)
+def test_a_list_of_another_shape_is_a_clear_error(body: Any, got: str) -> None:
+    """A 200 whose body is not a page (another API version, a gateway): the read
+    fails naming the list and what came back, not with a KeyError."""
+    from agentform.errors import UnexpectedAnswer
+
+    class Other(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            return httpx.Response(200, json=body)
+
+    async def go() -> None:
+        async with client(Other()) as api:
+            await api.list_all("/agent-profile-pools")
+
+    expected = f"expected a page of items from GET /agent-profile-pools, got {got}"
+    with pytest.raises(UnexpectedAnswer) as raised:
+        asyncio.run(go())
+    assert str(raised.value) == expected

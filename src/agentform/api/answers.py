@@ -65,3 +65,35 @@ def base_path_hint(base_url: str, status: int) -> str:
         f" (the endpoint is the service's base URL, which ends in {BASE_PATH}: "
         f"did you mean {suggested}?)"
     )
+
+
+def page_of(answer: Any, path: str, identity: str) -> tuple[list[dict[str, Any]], int | None]:
+    """The items of one page of a list and its `total`; a bare JSON array is the
+    whole list (total None). Any other shape is an `UnexpectedAnswer` naming the
+    list, never a KeyError."""
+    if isinstance(answer, list):
+        items, total = answer, None
+    elif (
+        isinstance(answer, dict)
+        and isinstance(answer.get("items"), list)
+        and type(answer.get("total")) is int
+    ):
+        items, total = answer["items"], answer["total"]
+    else:
+        got = "an object without items and total" if isinstance(answer, dict) else _kind(answer)
+        raise _not_a_page(path, got)
+    if not all(isinstance(i, dict) and identity in i for i in items):
+        raise _not_a_page(path, f"items without {identity}")
+    return items, total
+
+
+def _kind(value: Any) -> str:
+    return {str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
+        type(value), "nothing" if value is None else type(value).__name__
+    )
+
+
+def _not_a_page(path: str, got: str) -> UnexpectedAnswer:
+    return UnexpectedAnswer(
+        "GET", path, 200, f"expected a page of items from GET {path}, got {got}"
+    )

@@ -32,7 +32,7 @@ import httpx
 
 from ..errors import ApiError, ReadError
 from ..sensitive import Sensitive, reveal
-from .answers import base_path_hint, decoded
+from .answers import base_path_hint, decoded, page_of
 from .clock import Clock, SkippedWaits, SystemClock
 from .concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
 from .endpoint_url import shown_endpoint
@@ -223,20 +223,20 @@ class ApiClient:
         """
         query = {**self.scope, **(params or {}), "pageSize": PAGE_SIZE}
 
-        async def page(number: int) -> Any:
+        async def page(number: int) -> tuple[list[Any], int | None]:
             answer = await self.request("GET", path, params={**query, "page": number})
+            items, total = page_of(answer, path, identity)
             if on_page is not None:
-                on_page(answer if isinstance(answer, list) else answer["items"])
-            return answer
+                on_page(items)
+            return items, total
 
-        first = await page(1)
-        if isinstance(first, list):
-            items, total = first, len(first)
+        items, listed = await page(1)
+        if listed is None:  # a bare array: the whole list
+            total, pages = len(items), 1
         else:
-            total = first["total"]
-            pages = max(1, math.ceil(total / PAGE_SIZE))
-            rest = await all_or_none(*(page(p) for p in range(2, pages + 1)))
-            items = [*first["items"], *(i for answer in rest for i in answer["items"])]
+            total, pages = listed, max(1, math.ceil(listed / PAGE_SIZE))
+        rest = await all_or_none(*(page(p) for p in range(2, pages + 1)))
+        items = [*items, *(i for more, _ in rest for i in more)]
         ids = [i[identity] for i in items]
         if len(items) != total or len(set(ids)) != len(ids):
             raise ReadError(
