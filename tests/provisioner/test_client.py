@@ -283,6 +283,9 @@ def test_the_organization_comes_from_context(
         ({"organizations": [ORG_A, ORG_B]}, "c", "reaches the organizations alpha"),
         ({"organizations": [ORG_A]}, "c", "belongs to organization alpha"),
         ({"userId": "u"}, None, "names no organization"),
+        ({"organizations": [{"name": "alpha"}]}, None, "organizations of an unexpected shape"),
+        ({"organizations": {"id": "a"}}, None, "organizations of an unexpected shape"),
+        ({"organizations": ["a"]}, None, "organizations of an unexpected shape"),
     ],
 )
 def test_an_ambiguous_or_wrong_organization_is_an_error(

@@ -25,10 +25,12 @@ def pick_organization(
     context: dict[str, Any], wanted: str | None, source: str = "organizationId in agentform.yaml"
 ) -> tuple[Organization, bool]:
     """The organization of the run, and whether requests must name it (several reachable)."""
-    listed = [
-        Organization(str(o["id"]), str(o.get("name") or o["id"]))
-        for o in context.get("organizations") or []
-    ]
+    organizations = context.get("organizations") or []
+    if not isinstance(organizations, list) or not all(
+        isinstance(o, dict) and o.get("id") for o in organizations
+    ):
+        raise AgentformError("GET /context answered organizations of an unexpected shape")
+    listed = [Organization(str(o["id"]), str(o.get("name") or o["id"])) for o in organizations]
     if not listed and context.get("organizationId"):
         own = str(context["organizationId"])
         listed = [Organization(own, str(context.get("organizationName") or own))]
