@@ -490,3 +490,24 @@ def test_the_bucket_keeps_its_rate_its_order_and_its_pauses(
             paused_until = max(paused_until, value)
         else:
             assert t >= paused_until - 1e-9, events
+
+
+def test_requests_cancelled_while_paced_leave_no_slot_and_no_place_in_line() -> None:
+    """Ctrl-C while requests wait for their turn at the rate (holding window slots)
+    and for a slot: all stop, every slot is given back, the line is empty."""
+
+    async def go() -> ApiClient:
+        clock = ManualClock()
+        transport = Clocked(clock, lambda request, n: (200, {"n": n}, {}), latency=0.01)
+        api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock, rate_limit=2)
+        calls = [asyncio.create_task(api.request("GET", f"/r{i}")) for i in range(10)]
+        await clock.advance(0.7)  # two sent; some wait for the rate, the rest for a slot
+        assert api.limiter.waiting and api.concurrency.waiters
+        for call in calls:
+            call.cancel()
+        await asyncio.gather(*calls, return_exceptions=True)
+        return api
+
+    api = asyncio.run(go())
+    assert api.concurrency.in_flight == 0 and not api.concurrency.waiters
+    assert not api.limiter.waiting
