@@ -469,3 +469,18 @@ def test_a_list_of_another_shape_is_a_clear_error(body: Any, got: str) -> None:
     with pytest.raises(UnexpectedAnswer) as raised:
         asyncio.run(go())
     assert str(raised.value) == expected
+
+
+@pytest.mark.parametrize(
+    ("header", "wait"),
+    [
+        ("Fri, 31 Dec 2100 23:59:59 GMT", 5),  # an HTTP date far ahead: the cap
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 0),  # a date passed: at once
+    ],
+)
+def test_retry_after_as_an_http_date_is_honoured(header: str, wait: float) -> None:
+    """RFC 9110 allows Retry-After as a date as well as seconds."""
+    waits: list[float] = []
+    t = Scripted([(429, {"code": 429, "message": "x"}, {"Retry-After": header}), (200, {}, {})])
+    run(lambda api: api.request("GET", "/x"), t, waits)
+    assert waits == ([wait] if wait else [])

@@ -22,10 +22,12 @@ sends it.
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -186,13 +188,12 @@ class ApiClient:
             return decoded(response, method)
 
     def _wait(self, response: httpx.Response, attempt: int) -> float:
+        """Retry-After (seconds, or an HTTP date), capped; else the backoff."""
         header = response.headers.get("Retry-After")
-        if header:
-            try:
-                return min(self.retry.max_delay, max(0.0, float(header)))
-            except ValueError:
-                pass
-        return self.retry.backoff(attempt)
+        seconds = _retry_after(header) if header else None
+        if seconds is None:
+            return self.retry.backoff(attempt)
+        return min(self.retry.max_delay, max(0.0, seconds))
 
     def scope_to(self, organization_id: str) -> None:
         """Name this organization in every list and create (a key reaching several)."""
@@ -286,6 +287,22 @@ async def _successor_first() -> None:
     second the answers are worked on while their successors are in flight."""
     await asyncio.sleep(0)
     await asyncio.sleep(0)
+
+
+def _retry_after(header: str) -> float | None:
+    """The seconds a Retry-After asks for: a number, or an HTTP date (from the wall
+    clock: the date is the service's); None when it is neither."""
+    try:
+        return float(header)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(header)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return (when - datetime.now(UTC)).total_seconds()
 
 
 def _message(response: httpx.Response) -> str:
