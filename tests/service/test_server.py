@@ -201,3 +201,24 @@ def test_a_port_out_of_range_is_refused_before_anything(tmp_path: Path) -> None:
     assert result.exit_code == 1  # a usage error, as every command's (cli/main.py)
     assert "'--port': 70000 is not in the range 0<=x<=65535" in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_rate_limit_takes_the_clients_forms(tmp_path: Path) -> None:
+    """`--rate-limit 3/s` (or N/min), as the provisioner's option takes it: one rule."""
+    with running("--db", str(tmp_path / "svc.db"), "--rate-limit", "300/min") as (base, proc):
+        assert proc.stdout is not None
+        banner = [proc.stdout.readline() for _ in range(2)]
+        assert "rate limit: 5 requests/s per API key\n" in banner, banner
+        with httpx.Client(headers=KEY) as client:
+            statuses = [client.get(f"{base}/context").status_code for _ in range(30)]
+        assert 429 in statuses, statuses
+
+
+def test_a_bad_rate_limit_is_refused_before_anything(tmp_path: Path) -> None:
+    for bad in ("0", "fast", "3/h"):
+        result = CliRunner().invoke(
+            cli, ["service", "run", "--rate-limit", bad, "--db", str(tmp_path / "svc.db")]
+        )
+        assert result.exit_code == 1, result.output
+        assert f"rate limit {bad!r}: expected requests per second" in result.output
+    assert list(tmp_path.iterdir()) == []

@@ -43,7 +43,9 @@ def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def _parse_rate(_: Any, __: Any, value: str | None) -> float | None:
+def parse_rate_option(_: Any, __: Any, value: str | None) -> float | None:
+    """`--rate-limit N`, `N/s` or `N/min` as requests per second: the provisioner's
+    option and the service's (`service run --rate-limit`) read it the same way."""
     if value is None or not value.strip():
         return None
     from ..api.ratelimit import parse_rate
@@ -112,7 +114,7 @@ def global_options() -> list[Callable[[Any], Any]]:
         click.option(
             "--rate-limit",
             envvar="AGENTFORM_RATE_LIMIT",
-            callback=_parse_rate,
+            callback=parse_rate_option,
             metavar="N/s",
             help="Requests per second for the whole run, reads and writes alike "
             "(default: none; a 429 slows the run). Env: AGENTFORM_RATE_LIMIT.",

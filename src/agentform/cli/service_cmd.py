@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import AgentformError
+from .conventions import parse_rate_option
 
 
 @click.group("service")
@@ -38,8 +39,9 @@ def service() -> None:
 )
 @click.option(
     "--rate-limit",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Requests per second per API key; above it, 429 with Retry-After.",
+    callback=parse_rate_option,
+    metavar="N/s",
+    help="Requests per second per API key (N, N/s or N/min); above it, 429 with Retry-After.",
 )
 def run(
     host: str, port: int, db_path: Path, seed_path: Path | None, rate_limit: float | None
