@@ -125,6 +125,30 @@ def test_validate_reports_problems_with_positions(quickstart: Path) -> None:
     assert "1 problem; nothing was changed." in result.output
 
 
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [
+        ("locall", " (did you mean 'local'?)"),
+        ("127.0.0.1:8700/agents/v2", " (did you mean 'http://127.0.0.1:8700/agents/v2'?)"),
+        ("htps://u:pw-0000@example.com/agents/v2", ""),
+    ],
+)
+def test_a_bad_endpoint_in_the_files_is_a_problem_at_its_line(
+    tmp_path: Path, written: str, hint: str
+) -> None:
+    (tmp_path / "agentform.yaml").write_text(f"workspace: w\nendpoint: {written}\n")
+    for command in ("validate", "plan"):
+        result = run(command, "-C", str(tmp_path))
+        assert result.exit_code == 1, result.output
+        shown = written.replace("u:pw-0000@", "")  # a URL's password is never shown
+        assert (
+            f"agentform.yaml:2:11: error: endpoint: must be 'local' or an http(s) URL, "
+            f"not '{shown}'{hint}\n" in result.output
+        ), result.output
+        assert "pw-0000" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agentform.yaml"]
+
+
 def test_init_scaffolds_a_workspace_that_plans(tmp_path: Path) -> None:
     target = tmp_path / "new-ws"
     assert run("init", str(target)).exit_code == 0

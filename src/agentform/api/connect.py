@@ -12,7 +12,7 @@ from ..errors import AgentformError
 from ..sensitive import Secrets, Sensitive
 from .client import ApiClient, RetryPolicy
 from .concurrency import DEFAULT_PARALLELISM
-from .endpoint_url import endpoint_password, shown_endpoint
+from .endpoint_url import endpoint_password, endpoint_problem, shown_endpoint
 
 LOCAL_BASE_URL = "http://agentform.local/agents/v2"
 
@@ -83,8 +83,8 @@ def open_client(
     On `local`, the in-process service runs its runtime (due executions, batches,
     webhook deliveries) only with `run_due_work`: the provisioner's commands make
     their calls and nothing else; `agentform service run` is what runs due work."""
-    if endpoint.url != "local" and not endpoint.url.startswith(("http://", "https://")):
-        raise AgentformError(f"endpoint must be 'local' or an http(s) URL, not {endpoint.url!r}")
+    if problem := endpoint_problem(endpoint.url):
+        raise AgentformError(f"endpoint {problem}")
     if endpoint.api_key is None:
         raise AgentformError("no API key: set AGENTFORM_API_KEY or use --api-key-file")
     transport: httpx.AsyncBaseTransport | None = None

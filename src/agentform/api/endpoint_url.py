@@ -1,22 +1,40 @@
 """The endpoint URL as outputs name it: a URL may hold a user and password
-(`http://user:pw@host/agents/v2`), which no plan, message or cassette shows."""
+(`http://user:pw@host/agents/v2`), which no plan, message or cassette shows. And
+what an endpoint may be: `local` or an http(s) URL, wherever it is written (the
+files, `--endpoint`, AGENTFORM_ENDPOINT)."""
 
 from __future__ import annotations
-
-import httpx
 
 
 def shown_endpoint(url: str) -> str:
     """The endpoint as every output names it: no user or password a URL may hold."""
+    import httpx  # here: `validate` checks endpoints offline and imports no HTTP client
+
     try:
         return str(httpx.URL(url).copy_with(username=None, password=None))
     except (httpx.InvalidURL, TypeError):
         return url  # not a URL: refused where it is used, never sent
 
 
+def endpoint_problem(url: str) -> str | None:
+    """Why `url` is not an endpoint ('local' or an http(s) URL), or None when it is one.
+    Never shows a password the text holds; suggests what was probably meant."""
+    if url == "local" or url.startswith(("http://", "https://")):
+        return None
+    if "://" in url:
+        return f"must be 'local' or an http(s) URL, not {shown_endpoint(url)!r}"
+    from ..rules.problems import did_you_mean
+
+    shown = shown_endpoint(f"http://{url}").removeprefix("http://")  # `host/…`, no scheme
+    hint = did_you_mean(url, ["local"]) or (f" (did you mean 'http://{shown}'?)" if url else "")
+    return f"must be 'local' or an http(s) URL, not {shown!r}{hint}"
+
+
 def endpoint_password(url: str) -> tuple[str, ...]:
     """The password a URL holds, as written in it (percent-encoded) and decoded:
     sensitive values of the run, to scrub wherever they could end up."""
+    import httpx
+
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, TypeError):

@@ -10,13 +10,25 @@ from __future__ import annotations
 import types
 import uuid
 from functools import cache
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+from pydantic_core import PydanticCustomError
 
+from ..api.endpoint_url import endpoint_problem
 from ..kinds.base import top_level_kinds
 
 SETTINGS = ("workspace", "endpoint", "organizationId", "prune", "protect", "vars")
+
+
+def _endpoint(url: str) -> str:
+    """Checked where it is written (file:line), by the rule --endpoint is checked by."""
+    if problem := endpoint_problem(url):
+        raise PydanticCustomError("endpoint", "{problem}", {"problem": problem})
+    return url
+
+
+Endpoint = Annotated[str, AfterValidator(_endpoint)]
 
 
 @cache
@@ -29,7 +41,7 @@ def document_model() -> type[BaseModel]:
             Field(None, description="Name of the workspace (agentform.yaml)"),
         ),
         "endpoint": (
-            str | None,
+            Endpoint | None,
             Field(None, description="Base URL of the Agent Service (…/agents/v2), or `local`"),
         ),
         "organizationId": (uuid.UUID | None, None),
