@@ -97,6 +97,39 @@ def test_usage_errors_exit_1_not_2(args: list[str], ws: Path) -> None:
     assert result.exit_code == 1, result.output
 
 
+@pytest.mark.parametrize(
+    ("env", "args", "said"),
+    [
+        ({"AGENTFORM_RATE_LIMIT": "fast"}, [], "Invalid value for AGENTFORM_RATE_LIMIT: "),
+        ({}, ["--rate-limit", "fast"], "Invalid value for '--rate-limit': "),
+        (
+            {"AGENTFORM_ENDPOINT": "locall"},
+            [],
+            "Invalid value for AGENTFORM_ENDPOINT: endpoint must be 'local' or an http(s) "
+            "URL, not 'locall' (did you mean 'local'?)",
+        ),
+        (
+            {},
+            ["--endpoint", "ftp://u:pw-0000@x"],
+            "Invalid value for '--endpoint': endpoint must be 'local' or an http(s) URL, "
+            "not 'ftp://x'",
+        ),
+    ],
+    ids=["rate-env", "rate-option", "endpoint-env", "endpoint-option"],
+)
+def test_a_bad_value_names_where_it_came_from(
+    ws: Path, env: dict[str, str], args: list[str], said: str
+) -> None:
+    """An environment variable is named as such, not as the option the user never typed;
+    a bad endpoint is refused before anything is read or written."""
+    before = sorted(p.name for p in ws.iterdir())
+    result = run("plan", "-C", str(ws), *args, env=env)
+    assert result.exit_code == 1, result.output
+    assert said in result.output, result.output
+    assert "pw-0000" not in result.output
+    assert sorted(p.name for p in ws.iterdir()) == before
+
+
 def test_a_mistyped_command_gets_a_suggestion() -> None:
     result = run("paln")
     assert result.exit_code == 1 and "Did you mean 'plan'?" in result.output
@@ -240,6 +273,16 @@ def test_init_in_a_directory_holding_only_a_gitignore_merges_into_it(tmp_path: P
 def test_init_rejects_bad_values(tmp_path: Path, args: list[str]) -> None:
     result = run("init", str(tmp_path / "w"), *args)
     assert result.exit_code == 1 and not (tmp_path / "w").exists()
+
+
+def test_init_refuses_an_endpoint_as_every_command_does(tmp_path: Path) -> None:
+    result = run("init", str(tmp_path / "w"), "--endpoint", "htps://u:pw-0000@x/agents/v2")
+    assert result.exit_code == 1 and not (tmp_path / "w").exists()
+    assert (
+        "Invalid value for '--endpoint': endpoint must be 'local' or an http(s) URL, "
+        "not 'htps://x/agents/v2'" in result.output
+    ), result.output
+    assert "pw-0000" not in result.output
 
 
 # -- workspace files and artifacts --------------------------------------------

@@ -43,7 +43,21 @@ def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def parse_rate_option(_: Any, __: Any, value: str | None) -> float | None:
+def _refused(ctx: click.Context, param: click.Parameter, message: str) -> click.BadParameter:
+    """A bad value's error, naming where the value came from: the environment variable
+    when it was one (the user typed no option), else the option."""
+    from_env = param.name is not None and (
+        ctx.get_parameter_source(param.name) == click.core.ParameterSource.ENVIRONMENT
+    )
+    hint = getattr(param, "envvar", None) if from_env else None
+    return click.BadParameter(
+        message, ctx, param, param_hint=hint if isinstance(hint, str) else None
+    )
+
+
+def parse_rate_option(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> float | None:
     """`--rate-limit N`, `N/s` or `N/min` as requests per second: the provisioner's
     option and the service's (`service run --rate-limit`) read it the same way."""
     if value is None or not value.strip():
@@ -54,7 +68,19 @@ def parse_rate_option(_: Any, __: Any, value: str | None) -> float | None:
     try:
         return parse_rate(value)
     except AgentformError as exc:
-        raise click.BadParameter(str(exc)) from None
+        raise _refused(ctx, param, str(exc)) from None
+
+
+def check_endpoint_option(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> str | None:
+    """--endpoint / AGENTFORM_ENDPOINT: refused before anything is read, by the rule the
+    files' `endpoint:` is checked by."""
+    from ..api.endpoint_url import endpoint_problem
+
+    if value and (problem := endpoint_problem(value)):
+        raise _refused(ctx, param, f"endpoint {problem}")
+    return value
 
 
 def global_options() -> list[Callable[[Any], Any]]:
@@ -74,6 +100,7 @@ def global_options() -> list[Callable[[Any], Any]]:
         click.option(
             "--endpoint",
             envvar="AGENTFORM_ENDPOINT",
+            callback=check_endpoint_option,
             help="Override the workspace endpoint (URL or 'local').",
         ),
         click.option(

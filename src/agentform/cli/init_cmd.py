@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from ..config.files import ROOT_NAMES
-from .conventions import merged_globals
+from .conventions import check_endpoint_option, merged_globals
 from .schema_cmd import SCHEMA_FILE, render_schema
 
 MODELINE = f"# yaml-language-server: $schema={SCHEMA_FILE}\n"
@@ -54,12 +54,6 @@ GITIGNORE_LINES = (
 )
 
 
-def _endpoint(value: str) -> str:
-    if value != "local" and not value.startswith(("http://", "https://")):
-        raise click.BadParameter(f"must be 'local' or an http(s) URL, not {value!r}")
-    return value
-
-
 def _organization(value: str | None) -> str | None:
     if value is None:
         return None
@@ -75,6 +69,7 @@ def _organization(value: str | None) -> str | None:
     "--endpoint",
     default="local",
     show_default=True,
+    callback=check_endpoint_option,
     help="'local' (the embedded service) or the service's base URL (…/agents/v2).",
 )
 @click.option("--organization-id", help="The organization the workspace manages (a UUID).")
@@ -83,7 +78,6 @@ def init(directory: Path | None, endpoint: str, organization_id: str | None, for
     """Scaffold a workspace (agentform.yaml, pools.yaml, the JSON Schema, .gitignore)."""
     if directory is None:
         directory = merged_globals({}).get("workspace_dir") or Path(".")
-    endpoint = _endpoint(endpoint)
     org = _organization(organization_id)
     name = directory.resolve().name or "workspace"
     organization = (
