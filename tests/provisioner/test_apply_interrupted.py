@@ -5,10 +5,11 @@ second interruption cancels what is under way. In-process, through the same
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from agentform.api.client import ApiClient
-from agentform.engine.apply import ApplyReport, ApplyStop, ChangeResult, apply_plan
+from agentform.engine.apply import INTERRUPTED, ApplyReport, ApplyStop, ChangeResult, apply_plan
 from agentform.engine.model import Change
 from agentform.engine.planner import make_plan
 
@@ -38,8 +39,9 @@ class StopOnStart:
 
 
 def interrupted_apply(
-    service: Service, ws: Path, at: int, abort: bool = False
+    service: Service, ws: Path, at: int, abort: bool = False, requests: int = 16
 ) -> tuple[ApplyReport, StopOnStart]:
+    """`requests`: the client's ceiling of requests in flight."""
     write_workspace(ws, {"agentform.yaml": "workspace: i\n", "pools.yaml": POOLS})
     workspace = load(ws)
     stop = ApplyStop()
@@ -49,7 +51,11 @@ def interrupted_apply(
         plan = await make_plan(workspace, api, "test")
         return await apply_plan(plan, api, parallelism=1, hooks=hooks, stop=stop)
 
-    return service.run(go), hooks
+    async def with_client() -> ApplyReport:
+        async with service.client(concurrency=requests) as api:
+            return await go(api)
+
+    return asyncio.run(with_client()), hooks
 
 
 def test_changes_under_way_finish_and_no_new_one_starts(service: Service, ws: Path) -> None:
@@ -63,6 +69,22 @@ def test_changes_under_way_finish_and_no_new_one_starts(service: Service, ws: Pa
     after = service.plan(ws)  # nothing half-done: only the untouched pools remain to create
     assert sorted(c.id for c in after.changes) == sorted(left)
     assert {c.action for c in after.changes} == {"create"}
+
+
+def test_a_change_whose_first_request_has_not_gone_out_is_not_waited_for(
+    service: Service, ws: Path
+) -> None:
+    """Ctrl-C during a slow apply (a rate limit, a busy service): a change waiting for
+    a request slot has done nothing yet, so it is left for the next apply instead of
+    being waited for; only a change whose request went out is under way."""
+    report, hooks = interrupted_apply(service, ws, at=2, requests=1)
+    status = {r.change.id: r.status for r in report.results}
+    sent, waiting = hooks.started_ids  # the second waits for the first's request slot
+    assert status[sent] == "succeeded"
+    assert status[waiting] == "not attempted", report.results
+    assert next(r for r in report.results if r.change.id == waiting).error == INTERRUPTED
+    after = service.plan(ws)
+    assert waiting in {c.id for c in after.changes} and sent not in {c.id for c in after.changes}
 
 
 def test_a_second_interruption_cancels_the_changes_under_way(service: Service, ws: Path) -> None:

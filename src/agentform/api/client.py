@@ -92,13 +92,21 @@ class ApiClient:
         await self.sender.aclose()
 
     async def _send(
-        self, method: str, path: str, json: Any, params: dict[str, Any] | None, retry: bool
+        self,
+        method: str,
+        path: str,
+        json: Any,
+        params: dict[str, Any] | None,
+        retry: bool,
+        sending: Callable[[], None] | None = None,
     ) -> tuple[httpx.Response, bool]:
         """One attempt, in a slot and at the pace of the run; its answer paces the next.
         Also says whether the slot went straight to a waiting request."""
         ticket = await self.concurrency.acquire(retry=retry)
         try:
             await self.limiter.acquire()
+            if sending is not None:
+                sending()  # no await between this and the send: it is going out
             started = self.clock.now()
             self.sent += 1
             response = await self.sender.send(method, path, json, params)
@@ -124,10 +132,13 @@ class ApiClient:
         params: dict[str, Any] | None = None,
         idempotent: bool | None = None,
         lookup: Lookup | None = None,
+        sending: Callable[[], None] | None = None,
     ) -> Any:
         """The decoded answer (None for 204); ApiError when it fails for good.
 
-        `lookup` is given for a create: it finds what an earlier attempt made."""
+        `lookup` is given for a create: it finds what an earlier attempt made.
+        `sending` is called as each attempt goes out, after its wait for a slot and
+        the rate (an interrupted apply leaves a change whose request never went out)."""
         if lookup is not None:
             json = self.scoped(json)
         json, params = reveal(json), reveal(params)  # sensitive values leave only here
@@ -141,7 +152,7 @@ class ApiClient:
         while True:
             try:
                 response, handed_over = await self._send(
-                    method, path, json, params, attempt + throttled > 0
+                    method, path, json, params, attempt + throttled > 0, sending
                 )
             except httpx.DecodingError:
                 # a body that is not what its Content-Encoding says (a proxy's doing):

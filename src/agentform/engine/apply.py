@@ -10,7 +10,7 @@ starts and those under way finish whole, then (`now()`) those are cancelled."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -68,32 +68,52 @@ CANCELLED = "the apply was interrupted while it ran; a next apply finishes it"
 class ApplyStop:
     """Asks a running apply to stop (what the CLI's SIGINT / SIGTERM handler calls):
     `soon()` starts no new change and lets those under way finish; `now()` also
-    cancels those under way."""
+    cancels those under way. A change is under way once its first request has gone
+    out: one still waiting for a request slot or the rate has done nothing, and is
+    left for the next apply (with a rate limit, most started changes are waiting)."""
 
     def __init__(self) -> None:
         self.requested = False
+        self.stopping = asyncio.Event()
         self.aborted = asyncio.Event()
 
     def soon(self) -> None:
         self.requested = True
+        self.stopping.set()
 
     def now(self) -> None:
-        self.requested = True
+        self.soon()
         self.aborted.set()
 
-    async def unless_aborted(self, work: Awaitable[T]) -> T:
-        """`work`'s value, or asyncio.CancelledError once `now()` is called."""
+    async def _stopped_before(self, under_way: asyncio.Event) -> None:
+        """Returns when a stop comes while nothing of the change has gone out."""
+        await self.stopping.wait()
+        if under_way.is_set():
+            await self.aborted.wait()  # under way: only `now()` ends it
+
+    async def unless_aborted(self, work: Awaitable[T], under_way: asyncio.Event | None = None) -> T:
+        """`work`'s value; NotUnderWay when a stop comes before `under_way` is set (work
+        cancelled: nothing of it went out), asyncio.CancelledError once `now()` is called."""
         task = asyncio.ensure_future(work)
-        abort = asyncio.ensure_future(self.aborted.wait())
+        guards: list[asyncio.Future[Any]] = [asyncio.ensure_future(self.aborted.wait())]
+        if under_way is not None:
+            guards.append(asyncio.ensure_future(self._stopped_before(under_way)))
         try:
-            await asyncio.wait((task, abort), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((task, *guards), return_when=asyncio.FIRST_COMPLETED)
         finally:
-            abort.cancel()
+            for guard in guards:
+                guard.cancel()
         if not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+            if under_way is not None and not under_way.is_set():
+                raise NotUnderWay
             raise asyncio.CancelledError
         return task.result()
+
+
+class NotUnderWay(Exception):
+    """A change stopped before its first request went out."""
 
 
 def sensitive_needed(plan: Plan) -> set[str]:
@@ -103,10 +123,15 @@ def sensitive_needed(plan: Plan) -> set[str]:
 
 
 async def _execute(
-    change: Change, api: Any, created: dict[str, str], values: Mapping[str, Any]
+    change: Change,
+    api: Any,
+    created: dict[str, str],
+    values: Mapping[str, Any],
+    sending: Callable[[], None],
 ) -> tuple[int, int]:
     """Makes the change's calls in order; returns how many were made, and how many
-    failed with their goal found reached (goals.py)."""
+    failed with their goal found reached (goals.py). `sending` is called as each
+    request goes out."""
     kind = Kind.registry[change.kind]
     key = Key.parse(change.key)
     made = in_place = 0
@@ -120,7 +145,12 @@ async def _execute(
 
         try:
             answer = await api.request(
-                call.method, path, json=body, lookup=lookup, idempotent=call.idempotent or None
+                call.method,
+                path,
+                json=body,
+                lookup=lookup,
+                idempotent=call.idempotent or None,
+                sending=sending,
             )
             made += 1
         except ApiError as exc:
@@ -168,8 +198,13 @@ async def apply_plan(
         if stop.requested:
             return ChangeResult(change, "not attempted", INTERRUPTED)
         hooks.started(change)
+        under_way = asyncio.Event()  # set as its first request goes out
         try:
-            made, in_place = await stop.unless_aborted(_execute(change, api, created, values))
+            made, in_place = await stop.unless_aborted(
+                _execute(change, api, created, values, under_way.set), under_way
+            )
+        except NotUnderWay:
+            return ChangeResult(change, "not attempted", INTERRUPTED)
         except AgentformError as exc:
             return ChangeResult(change, "failed", str(exc))
         except asyncio.CancelledError:
