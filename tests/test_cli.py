@@ -149,6 +149,12 @@ def test_a_bad_endpoint_in_the_files_is_a_problem_at_its_line(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["agentform.yaml"]
 
 
+def test_validate_counts_agree_with_their_nouns(tmp_path: Path) -> None:
+    (tmp_path / "agentform.yaml").write_text("workspace: w\nprofilePools: [{name: p}]\n")
+    result = run("validate", "-C", str(tmp_path))
+    assert result.exit_code == 0 and "Valid: 1 file, 1 object (workspace w).\n" in result.output
+
+
 def test_init_scaffolds_a_workspace_that_plans(tmp_path: Path) -> None:
     target = tmp_path / "new-ws"
     assert run("init", str(target)).exit_code == 0

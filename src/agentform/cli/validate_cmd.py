@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..words import counted
 from .common import Options, guarded, load, refuse_unused_offline, workspace_options
 
 
@@ -18,7 +19,7 @@ def validate(opts: Options) -> int:
         click.echo(workspace.secrets.scrub(warning.render()), err=True)
     count = sum(len(items) for items in workspace.declared.values())
     click.echo(
-        f"Valid: {len(workspace.files)} files, {count} objects "
+        f"Valid: {counted(len(workspace.files), 'file')}, {counted(count, 'object')} "
         f"(workspace {workspace.settings.workspace})."
     )
     return 0
