@@ -267,6 +267,34 @@ def test_init_in_a_directory_holding_only_a_gitignore_merges_into_it(tmp_path: P
     assert (target / "agentform.yaml").is_file()
 
 
+def test_init_among_other_yaml_files_ignores_them_so_the_next_plan_works(tmp_path: Path) -> None:
+    """`init` in a repository that has YAML of its own (compose files, manifests): the
+    plan it suggests next would stop at "not a workspace file"; init lists them in
+    .agentformignore (keeping its lines) and says so. A workspace file written before
+    init, a misspelt kind included, and a file that does not parse are left alone."""
+    target = tmp_path / "repo"
+    (target / "deploy").mkdir(parents=True)
+    (target / "docker-compose.yml").write_text("services:\n  web: {image: nginx}\n")
+    (target / "deploy" / "k8s.yaml").write_text("kind: Service\n---\nkind: Deployment\n")
+    (target / "hooks.yaml").write_text("webhooks: []\n")
+    (target / "groups.yaml").write_text("profileGroup: []\n")  # misspelt: plan says so
+    (target / "broken.yaml").write_text("a: [\n")
+    (target / ".agentformignore").write_text("notes/\n")
+    result = run("init", str(target))
+    assert result.exit_code == 0, result.output
+    assert (target / ".agentformignore").read_text().splitlines() == [
+        "notes/",
+        "/deploy/k8s.yaml",
+        "/docker-compose.yml",
+    ]
+    assert "not workspace files, now in .agentformignore: deploy/k8s.yaml, docker-compose.yml" in (
+        result.output
+    )
+    (target / "groups.yaml").unlink()
+    (target / "broken.yaml").unlink()
+    assert run("validate", "-C", str(target)).exit_code == 0
+
+
 @pytest.mark.parametrize(
     "args", [["--endpoint", "ftp://x"], ["--organization-id", "not-a-uuid"]], ids=["url", "org"]
 )

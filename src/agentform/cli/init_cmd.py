@@ -13,8 +13,9 @@ import uuid
 from pathlib import Path
 
 import click
+import yaml
 
-from ..config.files import ROOT_NAMES
+from ..config.files import IGNORE_FILE, ROOT_NAMES, workspace_files
 from .conventions import check_endpoint_option, merged_globals
 from .schema_cmd import SCHEMA_FILE, render_schema
 
@@ -101,6 +102,7 @@ def init(directory: Path | None, endpoint: str, organization_id: str | None, for
         raise click.ClickException(
             f"these files exist already; nothing was written (use --force to overwrite):\n{listed}"
         )
+    foreign = _foreign_yaml(directory, set(files))
     directory.mkdir(parents=True, exist_ok=True)
     for stale in ROOT_NAMES[1:]:
         if force and (directory / stale).exists():
@@ -111,7 +113,42 @@ def init(directory: Path | None, endpoint: str, organization_id: str | None, for
             text = _merged_gitignore(path.read_text())
         path.write_text(text)
     click.echo(f"Created a workspace in {directory}: {', '.join(files)}")
+    if foreign:
+        _ignore(directory / IGNORE_FILE, foreign)
+        click.echo(
+            f"YAML files that are not workspace files, now in {IGNORE_FILE}: {', '.join(foreign)}"
+        )
     click.echo(f"Next: agentform -C {directory} plan")
+
+
+def _foreign_yaml(directory: Path, written: set[str]) -> list[str]:
+    """The YAML files already in `directory` that the workspace would read and that are
+    not workspace files (a compose file, manifests): none of their documents has a key
+    that is, or is close to, a kind or a setting. A file that does not parse is left to
+    the loader's error."""
+    from ..config.loader import _meant_for_agentform  # the loader's own test of a file
+
+    foreign = []
+    for path in workspace_files(directory):
+        relative = path.relative_to(directory).as_posix()
+        if relative in written or relative in ROOT_NAMES:
+            continue
+        try:
+            documents = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+        except (yaml.YAMLError, UnicodeDecodeError):
+            continue
+        if documents and not any(
+            isinstance(d, dict) and _meant_for_agentform(d) for d in documents
+        ):
+            foreign.append(relative)
+    return foreign
+
+
+def _ignore(path: Path, relatives: list[str]) -> None:
+    """Adds the files to .agentformignore (anchored at the root), keeping its lines."""
+    current = path.read_text() if path.exists() else ""
+    sep = "" if not current or current.endswith("\n") else "\n"
+    path.write_text(current + sep + "".join(f"/{r}\n" for r in relatives))
 
 
 def _merged_gitignore(current: str) -> str:
