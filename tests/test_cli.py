@@ -155,6 +155,22 @@ def test_validate_counts_agree_with_their_nouns(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "Valid: 1 file, 1 object (workspace w).\n" in result.output
 
 
+def test_plan_out_into_a_new_directory_and_into_one_that_cannot_be(
+    quickstart: Path, tmp_path: Path
+) -> None:
+    """`plan --out artifacts/plan.json` makes the directory (as --record-cassette does);
+    a path that cannot be written is one clear line, not "a bug in agentform"."""
+    saved = tmp_path / "artifacts" / "pr-7" / "plan.json"
+    result = run("plan", "--out", str(saved), "-C", str(quickstart))
+    assert result.exit_code == 0 and saved.is_file(), result.output
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = run("plan", "--out", str(blocker / "plan.json"), "-C", str(quickstart))
+    assert result.exit_code == 1
+    assert f"Error: cannot write the plan to {blocker / 'plan.json'}: " in result.output
+    assert "bug" not in result.output and not list((quickstart / ".agentform").glob("crash-*"))
+
+
 def test_init_scaffolds_a_workspace_that_plans(tmp_path: Path) -> None:
     target = tmp_path / "new-ws"
     assert run("init", str(target)).exit_code == 0

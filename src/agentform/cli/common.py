@@ -164,6 +164,16 @@ def with_api(
         return asyncio.run(go())
 
 
+def save_file(path: Path, text: str, what: str) -> None:
+    """Writes an output the user named (`plan --out`), making its directory as
+    --record-cassette does; a path that cannot be written is an error, not a crash."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    except OSError as exc:
+        raise AgentformError(f"cannot write {what} to {path}: {exc.strerror}") from None
+
+
 def guarded(command: Callable[..., int]) -> Callable[..., None]:
     """Translates the exception tree into messages and exit codes at the CLI boundary."""
 

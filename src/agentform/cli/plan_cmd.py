@@ -15,6 +15,7 @@ from .common import (
     endpoint_of,
     guarded,
     load,
+    save_file,
     with_api,
     workspace_options,
 )
@@ -46,7 +47,7 @@ def plan(
         endpoint = endpoint_of(opts, workspace).shown
         result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint, options))
     if out:
-        out.write_text(dump_plan(result, workspace.secrets))
+        save_file(out, dump_plan(result, workspace.secrets), "the plan")
     if fmt == "json":
         opts.echo(plan_json(result, workspace.secrets), nl=False)
     elif fmt == "markdown":
