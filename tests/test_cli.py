@@ -171,6 +171,26 @@ def test_plan_out_into_a_new_directory_and_into_one_that_cannot_be(
     assert "bug" not in result.output and not list((quickstart / ".agentform").glob("crash-*"))
 
 
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [
+        (["export", "--out", "{blocked}/exported"], "the export"),
+        (["--record-cassette", "{blocked}/run.yaml", "plan"], "the cassette"),
+    ],
+    ids=["export", "cassette"],
+)
+def test_an_output_path_that_cannot_be_written_is_one_line(
+    quickstart: Path, tmp_path: Path, args: list[str], what: str
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    args = [a.replace("{blocked}", str(blocker)) for a in args]
+    result = run(*args, "-C", str(quickstart))
+    assert result.exit_code == 1
+    assert f"Error: cannot write {what} to {blocker}/" in result.output, result.output
+    assert "bug" not in result.output and not list((quickstart / ".agentform").glob("crash-*"))
+
+
 def test_init_scaffolds_a_workspace_that_plans(tmp_path: Path) -> None:
     target = tmp_path / "new-ws"
     assert run("init", str(target)).exit_code == 0

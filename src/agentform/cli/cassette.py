@@ -19,6 +19,7 @@ from vcr.persisters.filesystem import FilesystemPersister
 from vcr.serializers import compat
 
 from ..api.endpoint_url import shown_endpoint
+from ..errors import AgentformError
 from ..sensitive import Secrets, Sensitive, reveal
 
 REDACTED = "REDACTED"
@@ -89,8 +90,11 @@ def cassette_vcr(
 def recording(
     path: Path, secrets: Secrets, api_key: str | Sensitive | None = None
 ) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists():
-        path.unlink()  # a recording is of this run only
+    try:  # before any call: a path that cannot be written stops the run here
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            path.unlink()  # a recording is of this run only
+    except OSError as exc:
+        raise AgentformError(f"cannot write the cassette to {path}: {exc.strerror}") from None
     with cassette_vcr(secrets, api_key).use_cassette(str(path)):
         yield

@@ -19,6 +19,7 @@ import yaml
 from ..config.files import root_file
 from ..config.loader import Settings, Workspace
 from ..engine.export import export_organization, secrets_named
+from ..errors import AgentformError
 from ..kinds import kinds_in_order
 from ..kinds.base import Declared, top_level_kinds
 from ..output.yaml_view import workspace_yaml
@@ -100,9 +101,12 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
         raise click.ClickException(
             f"these files exist already; nothing was written (use --force to overwrite):\n{listed}"
         )
-    out.mkdir(parents=True, exist_ok=True)
-    for name, text in texts.items():
-        (out / name).write_text(text)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, text in texts.items():
+            (out / name).write_text(text)
+    except OSError as exc:
+        raise AgentformError(f"cannot write the export to {out}: {exc.strerror}") from None
     for kind, items in documents.items():
         click.echo(f"wrote {len(items)} {kind} to {out / f'{kind}.yaml'}")
     if endpoint == "local":
