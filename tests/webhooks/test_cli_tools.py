@@ -272,3 +272,12 @@ def test_listen_save_into_a_directory_with_captures_keeps_them(
     assert (saved / "00001.http").read_bytes() == b"earlier"
     assert sorted(p.name for p in saved.iterdir()) == ["00001.http", "00002.http", "notes.txt"]
     assert read_capture((saved / "00002.http").read_bytes())[1] == BODY  # type: ignore[index]
+
+
+def test_a_forward_url_that_is_not_http_is_a_usage_error_as_clicks_own(tmp_path: Path) -> None:
+    result = run("webhook", "listen", "--port", "0", "--forward-to", "localhost:9000/hook")
+    assert result.exit_code == 1
+    assert (
+        "Invalid value for '--forward-to': must be an http(s) URL, not 'localhost:9000/hook'"
+        in result.output
+    ), result.output

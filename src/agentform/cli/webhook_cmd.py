@@ -148,7 +148,12 @@ def listen(
     from ..webhooks import load_public_key
 
     if forward_to and not forward_to.startswith(("http://", "https://")):
-        raise click.BadParameter("must be an http(s) URL", param_hint="--forward-to")
+        from ..api.endpoint_url import shown_endpoint
+
+        raise click.BadParameter(
+            f"must be an http(s) URL, not {shown_endpoint(forward_to)!r}",
+            param_hint="'--forward-to'",
+        )
     try:
         sock = bind(host, port)
     except OSError as exc:
