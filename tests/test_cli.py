@@ -191,6 +191,18 @@ def test_an_output_path_that_cannot_be_written_is_one_line(
     assert "bug" not in result.output and not list((quickstart / ".agentform").glob("crash-*"))
 
 
+def test_suggested_commands_can_be_pasted_when_paths_hold_spaces(tmp_path: Path) -> None:
+    target = tmp_path / "my ws"
+    result = run("init", str(target))
+    assert f"Next: agentform -C '{target}' plan\n" in result.output, result.output
+    saved = target / "my plan.json"
+    result = run("plan", "--out", str(saved), "-C", str(target))
+    assert f"apply it with: agentform apply '{saved}'\n" in result.output, result.output
+    exported = tmp_path / "the export"
+    result = run("export", "--out", str(exported), "-C", str(target))
+    assert f"check it with: agentform -C '{exported}' plan\n" in result.output, result.output
+
+
 def test_init_scaffolds_a_workspace_that_plans(tmp_path: Path) -> None:
     target = tmp_path / "new-ws"
     assert run("init", str(target)).exit_code == 0

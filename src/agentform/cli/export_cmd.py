@@ -8,6 +8,7 @@ With `--out DIR` it writes a complete workspace: one `<kind>.yaml` per kind, an
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import sqlite3
 from pathlib import Path
@@ -111,7 +112,8 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
         click.echo(f"wrote {len(items)} {kind} to {out / f'{kind}.yaml'}")
     if endpoint == "local":
         _copy_local_state(workspace.root, out)
-    click.echo(f"wrote {out / 'agentform.yaml'}; check it with: agentform -C {out} plan")
+    check = shlex.join(["agentform", "-C", str(out), "plan"])
+    click.echo(f"wrote {out / 'agentform.yaml'}; check it with: {check}")
     _say_secrets_needed(documents)
     return 0
 

@@ -9,6 +9,7 @@ exists and exits 1.
 
 from __future__ import annotations
 
+import shlex
 import uuid
 from pathlib import Path
 
@@ -118,7 +119,7 @@ def init(directory: Path | None, endpoint: str, organization_id: str | None, for
         click.echo(
             f"YAML files that are not workspace files, now in {IGNORE_FILE}: {', '.join(foreign)}"
         )
-    click.echo(f"Next: agentform -C {directory} plan")
+    click.echo(f"Next: {shlex.join(['agentform', '-C', str(directory), 'plan'])}")
 
 
 def _foreign_yaml(directory: Path, written: set[str]) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -55,5 +56,6 @@ def plan(
     else:
         opts.echo(text_view(opts, workspace).plan(result), nl=False)
         if out:
-            opts.echo(f"Saved the plan to {out}; apply it with: agentform apply {out}")
+            apply = shlex.join(["agentform", "apply", str(out)])
+            opts.echo(f"Saved the plan to {out}; apply it with: {apply}")
     return 2 if detailed_exitcode and result.has_changes else 0

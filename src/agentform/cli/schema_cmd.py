@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -176,7 +177,7 @@ def schema(out: Path | None, check: bool, files: tuple[Path, ...]) -> None:
     targets = list(files) or ([out / SCHEMA_FILE] if out else found or [Path(SCHEMA_FILE)])
     stale = [p for p in targets if not p.is_file() or p.read_text() != expected]
     for path in stale:
-        fix = f"agentform schema --out {path.parent}"
+        fix = shlex.join(["agentform", "schema", "--out", str(path.parent)])
         click.echo(f"{path}: not the current schema; rewrite it with: {fix}", err=True)
     if stale:
         click.get_current_context().exit(1)
