@@ -130,6 +130,21 @@ def test_a_bad_value_names_where_it_came_from(
     assert sorted(p.name for p in ws.iterdir()) == before
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("-auto-approve", "--auto-approve"), ("-lock-timeout=5m", "--lock-timeout=5m")],
+)
+def test_terraforms_single_dash_long_options_get_a_suggestion(
+    ws: Path, typed: str, meant: str
+) -> None:
+    """Terraform spells options with one dash; click reads `-auto-approve` as `-a` and
+    would only say that `-a` does not exist."""
+    result = run("apply", typed, "-C", str(ws))
+    assert result.exit_code == 1
+    assert f"No such option '{typed}'. Did you mean '{meant}'?" in result.output, result.output
+    assert not (ws / ".agentform").exists()
+
+
 def test_a_mistyped_command_gets_a_suggestion() -> None:
     result = run("paln")
     assert result.exit_code == 1 and "Did you mean 'plan'?" in result.output

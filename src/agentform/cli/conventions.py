@@ -226,12 +226,15 @@ class AgentformGroup(click.Group):
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         try:
-            return super().resolve_command(ctx, args)
+            name, command, rest = super().resolve_command(ctx, args)
         except click.UsageError as exc:
             close = difflib.get_close_matches(args[0] if args else "", self.list_commands(ctx), n=1)
             if close and "No such command" in exc.message:
                 setattr(exc, "message", f"{exc.message} Did you mean '{close[0]}'?")  # noqa: B010
             raise
+        if command is not None and (typed := _single_dash_long_option(command, rest)):
+            raise click.UsageError(f"No such option '{typed}'. Did you mean '-{typed}'?", ctx)
+        return name, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
         from .closed_stdout import dropping_output_once_closed
@@ -242,6 +245,25 @@ class AgentformGroup(click.Group):
         except click.UsageError as exc:
             setattr(exc, "exit_code", 1)  # noqa: B010 (a class variable of click's)
             raise
+
+
+def _single_dash_long_option(command: click.Command, args: list[str]) -> str | None:
+    """An argument such as `-auto-approve` (Terraform's spelling) where the command has
+    `--auto-approve`: click would read it as `-a` and say only that -a does not exist."""
+    longs = {
+        opt
+        for param in command.params
+        if isinstance(param, click.Option)
+        for opt in (*param.opts, *param.secondary_opts)
+        if opt.startswith("--")
+    }
+    for arg in args:
+        if arg == "--":
+            break
+        name = arg.partition("=")[0]
+        if name.startswith("-") and not name.startswith("--") and "-" + name in longs:
+            return arg
+    return None
 
 
 def with_global_options(group: Callable[..., Any]) -> Callable[..., Any]:
