@@ -85,24 +85,21 @@ class ApplyStop:
         self.soon()
         self.aborted.set()
 
-    async def _stopped_before(self, under_way: asyncio.Event) -> None:
-        """Returns when a stop comes while nothing of the change has gone out."""
+    async def _must_end(self, under_way: asyncio.Event | None) -> None:
+        """Returns at `now()`, or at `soon()` while nothing of the work has gone out."""
         await self.stopping.wait()
-        if under_way.is_set():
+        if under_way is None or under_way.is_set():
             await self.aborted.wait()  # under way: only `now()` ends it
 
     async def unless_aborted(self, work: Awaitable[T], under_way: asyncio.Event | None = None) -> T:
         """`work`'s value; NotUnderWay when a stop comes before `under_way` is set (work
         cancelled: nothing of it went out), asyncio.CancelledError once `now()` is called."""
         task = asyncio.ensure_future(work)
-        guards: list[asyncio.Future[Any]] = [asyncio.ensure_future(self.aborted.wait())]
-        if under_way is not None:
-            guards.append(asyncio.ensure_future(self._stopped_before(under_way)))
+        guard = asyncio.ensure_future(self._must_end(under_way))
         try:
-            await asyncio.wait((task, *guards), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((task, guard), return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for guard in guards:
-                guard.cancel()
+            guard.cancel()
         if not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
