@@ -230,3 +230,19 @@ def test_two_live_objects_with_one_name_stop_the_plan(ws: Path) -> None:
     write_workspace(ws, {"agentform.yaml": ROOT})
     with pytest.raises(ReadError, match="two live objects have the key 'twin'"):
         asyncio.run(read_live(load_workspace(ws), DuplicatingApi()))
+
+
+def test_a_var_file_that_is_not_yaml_is_one_problem_at_its_line(tmp_path: Path) -> None:
+    """As a workspace file's YAML error is: the place and PyYAML's problem, not its
+    several lines of context."""
+    from agentform.config.loader import load_workspace
+
+    root = write_workspace(tmp_path / "ws", {"agentform.yaml": "workspace: w\n"})
+    bad = tmp_path / "bad.vars"
+    bad.write_text("region: us\nzones: [a,\n")
+    with pytest.raises(DiagnosticsError) as caught:
+        load_workspace(root, var_files=[bad])
+    (problem,) = caught.value.diagnostics
+    assert str(problem.position) == f"{bad}:3:1"
+    assert problem.summary.startswith("invalid YAML in var file: expected ")
+    assert "\n" not in problem.summary

@@ -252,8 +252,13 @@ def _variables(
     for path in var_files:
         try:
             data = yaml.safe_load(path.read_text()) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            diags.error(f"cannot read var file: {exc}", Position(str(path)))
+        except OSError as exc:
+            diags.error(f"cannot read var file: {exc.strerror or exc}", Position(str(path)))
+            continue
+        except yaml.YAMLError as exc:
+            message, line_column = _yaml_problem(exc)
+            at = Position(str(path), *line_column) if line_column else Position(str(path))
+            diags.error(f"invalid YAML in var file: {message}", at)
             continue
         if not isinstance(data, dict):
             diags.error("a var file must be a mapping of names to values", Position(str(path)))
@@ -266,13 +271,10 @@ def _variables(
 def _parse(text: str, where: _Where, diags: Diagnostics) -> Located | None:
     try:
         doc = parse(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        position = where.line(mark.line + 1, mark.column + 1) if mark else Position(where.file)
-        diags.error(f"invalid YAML: {exc.problem or exc.context}", position)
-        return None
     except yaml.YAMLError as exc:
-        diags.error(f"invalid YAML: {exc}", Position(where.file))
+        message, line_column = _yaml_problem(exc)
+        position = where.line(*line_column) if line_column else Position(where.file)
+        diags.error(f"invalid YAML: {message}", position)
         return None
     for key, line, col in doc.duplicates:
         diags.error(f"duplicate key '{key}'", where.line(line, col))
@@ -280,6 +282,16 @@ def _parse(text: str, where: _Where, diags: Diagnostics) -> Located | None:
         diags.error("a workspace file must be a mapping of kind lists", where.line(1, 1))
         return None
     return doc
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> tuple[str, tuple[int, int] | None]:
+    """PyYAML's problem in one line, and its (line, column) from 1 when it has one
+    (its own text adds several lines of context)."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        message = str(exc.problem or exc.context)
+        return message, (mark.line + 1, mark.column + 1) if mark else None
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__, None
 
 
 def _validate(doc: Located, where: _Where, diags: Diagnostics) -> Any:
