@@ -76,14 +76,15 @@ def agent_versions(ctx: PlanContext, agent_id: str) -> AgentVersions | None:
 
 def resolve_items(
     items: list[BatchItem],
-    agent_id: str,
+    agent_id: str | None,
     ctx: PlanContext,
     label: str,
     declared: Declared,
 ) -> tuple[FrozenDict, ...] | None:
     """The items as the requests the service keeps (ids for names, in the shape the
     batch rules give them); None when any item has a problem (each reported where
-    its item is written, the first ones in full)."""
+    its item is written, the first ones in full). With no agent (its name is
+    unknown) only the names the items give are checked."""
     requests: list[dict[str, Any]] = []
     pending: dict[tuple[int, str], str] = {}  # (item, field) -> id known after create
     problems: list[str] = []
@@ -105,7 +106,7 @@ def resolve_items(
             else:
                 request[id_field] = found
         requests.append(request)
-    if not problems:
+    if not problems and agent_id is not None:  # the execute rules need the agent
         named = {
             (i, f) for i, item in enumerate(items) for f in REFERENCE_FIELDS if getattr(item, f)
         }

@@ -194,6 +194,8 @@ class Batches(Kind):
                 f"batch {model.name}: no agent named '{model.agent}'" + agents.suggest(model.agent),
                 declared.position,
             )
+            if model.items is not None:  # their names are checked all the same
+                resolve_items(model.items, None, ctx, f"batch {model.name}", declared)
             return None
         fields: dict[str, Any] = {
             "agent": agents.name_of(agent_id),
