@@ -118,6 +118,8 @@ def resolve_items(
             more = len(problems) - SHOWN_PROBLEMS
             ctx.diagnostics.error(f"{label}: {more} more problems in items", declared.position)
         return None
+    if agent_id is None:
+        return None  # their names are right; the rest needs the agent
     out = []
     for index, parsed in enumerate(parse_items(requests)):
         sent = parsed.as_sent()  # the form the service keeps, so /items compares equal
