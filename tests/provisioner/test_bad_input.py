@@ -31,7 +31,7 @@ ROOT = "workspace: bad\n"
         ),
         (
             {"pools.yaml": "profilePools:\n  - name: \"{{ env('AGENTFORM_TEST_UNSET') }}\"\n"},
-            "pools.yaml:2:1: error: environment variable AGENTFORM_TEST_UNSET is not set",
+            "pools.yaml:2:15: error: environment variable AGENTFORM_TEST_UNSET is not set",
         ),
         (
             {"pools.yaml": 'profilePools:\n  - name: "{{ vars.nope }}"\n'},
@@ -95,9 +95,9 @@ def test_secret_and_env_without_a_name_are_clean_errors_that_hide_nothing(
     with pytest.raises(DiagnosticsError) as info:
         service.plan(ws)
     text = str(info.value)
-    assert "pools.yaml:2:1: error: secret() needs the variable's name: secret('NAME')" in text
-    assert "pools.yaml:3:1: error: environment variable AGENTFORM_TEST_UNSET is not set" in text
-    assert "pools.yaml:4:1: error: env() needs the variable's name: env('NAME')" in text
+    assert "pools.yaml:2:16: error: secret() needs the variable's name: secret('NAME')" in text
+    assert "pools.yaml:3:15: error: environment variable AGENTFORM_TEST_UNSET is not set" in text
+    assert "pools.yaml:4:15: error: env() needs the variable's name: env('NAME')" in text
     assert "Renderer" not in text and "positional" not in text
     assert service.log.calls == []
 

@@ -180,8 +180,8 @@ def test_every_undefined_name_of_a_file_is_reported_at_once(ws: Path) -> None:
     assert problems(ws) == [
         "pools.yaml:2:1: error: template error: 'dict object' has no attribute 'first'",
         "pools.yaml:3:1: error: template error: 'dict object' has no attribute 'second'",
-        "pools.yaml:4:1: error: environment variable AGENTFORM_TEST_UNSET_A is not set",
-        "pools.yaml:6:1: error: secret AGENTFORM_TEST_UNSET_B: environment variable is not set",
+        "pools.yaml:4:15: error: environment variable AGENTFORM_TEST_UNSET_A is not set",
+        "pools.yaml:6:19: error: secret AGENTFORM_TEST_UNSET_B: environment variable is not set",
         "pools.yaml:7:1: error: template error: 'dict object' has no attribute 'pools'",
     ]
 
@@ -204,7 +204,7 @@ def test_an_unset_secret_does_not_hide_the_files_other_problems(ws: Path) -> Non
     )
     found = problems(ws)
     assert found[0] == (
-        "hooks.yaml:4:1: error: secret AGENTFORM_TEST_UNSET_C: environment variable is not set"
+        "hooks.yaml:4:41: error: secret AGENTFORM_TEST_UNSET_C: environment variable is not set"
     )
     assert len(found) == 2 and "did you mean 'EXECUTION_COMPLETED'?" in found[1], found
 

@@ -148,18 +148,25 @@ class Renderer:
         filename = template.filename or ""
         seen: set[tuple[str, int]] = set()
 
-        def line_here() -> Position:
+        lines = source.splitlines()
+
+        def line_here(call: str | None) -> Position:
+            """Where the template is now; at the column of `call` (a function's name)
+            when that line holds it once."""
             frame = sys._getframe(2)
             while frame is not None:
                 if frame.f_code.co_filename == filename:
-                    return Position(name, template.get_corresponding_lineno(frame.f_lineno), 1)
+                    line = template.get_corresponding_lineno(frame.f_lineno)
+                    text = lines[line - 1] if 0 < line <= len(lines) else ""
+                    found = [m.start() for m in re.finditer(rf"\b{call}\(", text)] if call else []
+                    return Position(name, line, found[0] + 1 if len(found) == 1 else 1)
                 frame = frame.f_back  # type: ignore[assignment]
             return Position(name)
 
         unknown_values = [0]  # problems that leave a value unknown, not the text wrong
 
-        def problem(message: str, value_unknown: bool = False) -> None:
-            where = line_here()
+        def problem(message: str, value_unknown: bool = False, call: str | None = None) -> None:
+            where = line_here(call)
             if (message, where.line) not in seen:
                 seen.add((message, where.line))
                 diagnostics.error(message, where)
@@ -170,7 +177,7 @@ class Renderer:
             (a Python TypeError would name this module's functions)."""
             if isinstance(var, str) and var and not extra:
                 return True
-            problem(f"{function}() needs the variable's name: {function}('NAME')")
+            problem(f"{function}() needs the variable's name: {function}('NAME')", call=function)
             return False
 
         def env(var: Any = None, default: str | None = None, *extra: Any) -> str:
@@ -178,7 +185,7 @@ class Renderer:
                 return ""
             value = self.environ.get(var, default)
             if value is None:
-                problem(f"environment variable {var} is not set{self._mistyped(var)}")
+                problem(f"environment variable {var} is not set{self._mistyped(var)}", call="env")
                 return ""
             return value
 
@@ -192,7 +199,7 @@ class Renderer:
                     # The run stops before any call, but the file is still read with the
                     # value unknown (as export reads it), so its other problems show too.
                     message = f"secret {var}: environment variable is not set"
-                    problem(message + self._mistyped(var), value_unknown=True)
+                    problem(message + self._mistyped(var), value_unknown=True, call="secret")
             else:
                 self.secrets.add(var, value)
             return self.tokens.token(var)
