@@ -385,6 +385,19 @@ def test_a_file_whose_only_key_is_a_misspelt_kind_gets_a_suggestion(ws: Path) ->
     assert "not a workspace file" not in result.output
 
 
+def test_a_workflow_file_is_not_taken_for_a_misspelt_setting(ws: Path) -> None:
+    """YAML 1.1 reads `on:` as the boolean true, which is no misspelling of 'prune':
+    a GitHub workflow beside the files is "not a workspace file", with the hint."""
+    (ws / "ci.yaml").write_text("name: ci\non: push\njobs: {}\n")
+    result = run("validate", "-C", str(ws))
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        "ci.yaml:1:1: error: not a workspace file: none of its keys is a kind or a "
+        "setting (if it is not one, list it in .agentformignore)"
+    ), result.output
+    assert "True" not in result.output and "prune" not in result.output
+
+
 def test_root_file_may_be_yml_but_not_both(ws: Path) -> None:
     (ws / "agentform.yaml").rename(ws / "agentform.yml")
     assert run("validate", "-C", str(ws)).exit_code == 0
