@@ -150,6 +150,14 @@ def test_a_mistyped_command_gets_a_suggestion() -> None:
     assert result.exit_code == 1 and "Did you mean 'plan'?" in result.output
 
 
+@pytest.mark.parametrize("command", ["plan", "apply", "drift"])
+def test_a_mistyped_format_gets_a_suggestion(command: str, ws: Path) -> None:
+    result = run(command, "-C", str(ws), "--format", "jsn")
+    assert result.exit_code == 1
+    assert "'jsn' is not one of 'text', 'markdown', 'json' (did you mean 'json'?)" in result.output
+    assert not (ws / ".agentform").exists()
+
+
 def test_exit_codes_of_plan(ws: Path) -> None:
     assert run("plan", "-C", str(ws)).exit_code == 0
     assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 2
