@@ -406,6 +406,20 @@ def test_a_workflow_file_is_not_taken_for_a_misspelt_setting(ws: Path) -> None:
     assert "True" not in result.output and "prune" not in result.output
 
 
+def test_a_var_file_in_the_workspace_is_not_a_workspace_file(ws: Path) -> None:
+    """`--var-file vars.yaml` beside the files (as terraform.tfvars sits beside .tf
+    files) gives variables; it was also read as a workspace file and refused."""
+    (ws / "prod.yaml").write_text("region: us\n")
+    (ws / "agentform.yaml").write_text(
+        (ws / "agentform.yaml").read_text().replace("vars:\n  region: eu\n", "")
+    )
+    result = run("plan", "-C", str(ws), "--var-file", str(ws / "prod.yaml"))
+    assert result.exit_code == 0, result.output
+    assert "profilePools/checkout-us" in result.output
+    alone = run("validate", "-C", str(ws))  # named by no --var-file: a file like any other
+    assert alone.exit_code == 1 and "prod.yaml:1:1: error: not a workspace file" in alone.output
+
+
 def test_root_file_may_be_yml_but_not_both(ws: Path) -> None:
     (ws / "agentform.yaml").rename(ws / "agentform.yml")
     assert run("validate", "-C", str(ws)).exit_code == 0
