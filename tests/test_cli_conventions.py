@@ -167,6 +167,15 @@ def test_exit_codes_of_plan(ws: Path) -> None:
     assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 1
 
 
+def test_applying_a_saved_plan_without_changes_says_so(ws: Path) -> None:
+    """It printed nothing at all (the live apply prints its plan's "No changes.")."""
+    assert run("apply", "--auto-approve", "-C", str(ws)).exit_code == 0
+    assert run("plan", "-C", str(ws), "--out", str(ws / "plan.json")).exit_code == 0
+    result = run("apply", str(ws / "plan.json"), "-C", str(ws))
+    assert result.exit_code == 0, result.output
+    assert result.output == "Apply: 0 succeeded, 0 failed, 0 not attempted.\n"
+
+
 def test_a_cancelled_interactive_apply_exits_1(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import agentform.cli.apply_cmd as apply_cmd
 

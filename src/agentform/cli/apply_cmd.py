@@ -133,6 +133,6 @@ def apply(
         opts.echo(report_json(report, name, workspace.secrets), nl=False)
     elif fmt == "markdown":
         opts.echo(markdown_view(opts, workspace).report(report, name), nl=False)
-    elif report.results:
+    elif report.results or saved is not None:  # a live apply said "No changes." already
         opts.echo(view.report(report))
     return 0 if report.ok else 1
