@@ -176,6 +176,18 @@ def test_applying_a_saved_plan_without_changes_says_so(ws: Path) -> None:
     assert result.output == "Apply: 0 succeeded, 0 failed, 0 not attempted.\n"
 
 
+def test_apply_without_a_terminal_to_confirm_on_is_one_line(ws: Path) -> None:
+    """A pipeline that forgot --auto-approve: the plan, then one error line (it came
+    with click's usage text, as if the command line were wrong), nothing changed."""
+    result = run("apply", "-C", str(ws))
+    assert result.exit_code == 1
+    assert "Plan: 10 to create" in result.output and "Usage:" not in result.output
+    assert result.output.endswith(
+        "\nError: no terminal to confirm on: review the plan and use --auto-approve\n"
+    )
+    assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 2
+
+
 def test_a_cancelled_interactive_apply_exits_1(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import agentform.cli.apply_cmd as apply_cmd
 
