@@ -131,6 +131,33 @@ def test_a_bad_value_names_where_it_came_from(
 
 
 @pytest.mark.parametrize(
+    "env",
+    [{"AGENTFORM_RATE_LIMIT": "fast"}, {"AGENTFORM_ENDPOINT": "locall"}],
+    ids=["rate", "endpoint"],
+)
+def test_a_bad_environment_variable_stops_only_what_uses_it(
+    ws: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A pipeline sets these for every step: help, validate, show and service run do not
+    use them and must not stop on them (they all ended in click's usage text), and a
+    command that uses one says so in one line."""
+    assert run("plan", "-C", str(ws), "--out", str(tmp_path / "plan.json")).exit_code == 0
+    for args in (
+        ["plan", "--help"],
+        ["service", "run", "--help"],
+        ["validate", "-C", str(ws)],
+        ["show", str(tmp_path / "plan.json"), "-C", str(ws)],
+    ):
+        result = run(*args, env=env)
+        assert result.exit_code == 0, (args, result.output)
+    result = run("plan", "-C", str(ws), env=env)
+    [name] = env
+    assert result.exit_code == 1
+    [line] = result.output.splitlines()
+    assert line.startswith(f"Error: Invalid value for {name}: "), line
+
+
+@pytest.mark.parametrize(
     ("typed", "meant"),
     [("-auto-approve", "--auto-approve"), ("-lock-timeout=5m", "--lock-timeout=5m")],
 )
