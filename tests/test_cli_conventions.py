@@ -131,6 +131,33 @@ def test_a_bad_value_names_where_it_came_from(
 
 
 @pytest.mark.parametrize(
+    "env",
+    [{"AGENTFORM_RATE_LIMIT": "fast"}, {"AGENTFORM_ENDPOINT": "locall"}],
+    ids=["rate", "endpoint"],
+)
+def test_a_bad_environment_variable_stops_only_what_uses_it(
+    ws: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    """A pipeline sets these for every step: help, validate, show and service run do not
+    use them and must not stop on them (they all ended in click's usage text), and a
+    command that uses one says so in one line."""
+    assert run("plan", "-C", str(ws), "--out", str(tmp_path / "plan.json")).exit_code == 0
+    for args in (
+        ["plan", "--help"],
+        ["service", "run", "--help"],
+        ["validate", "-C", str(ws)],
+        ["show", str(tmp_path / "plan.json"), "-C", str(ws)],
+    ):
+        result = run(*args, env=env)
+        assert result.exit_code == 0, (args, result.output)
+    result = run("plan", "-C", str(ws), env=env)
+    [name] = env
+    assert result.exit_code == 1
+    [line] = result.output.splitlines()
+    assert line.startswith(f"Error: Invalid value for {name}: "), line
+
+
+@pytest.mark.parametrize(
     ("typed", "meant"),
     [("-auto-approve", "--auto-approve"), ("-lock-timeout=5m", "--lock-timeout=5m")],
 )
@@ -150,6 +177,14 @@ def test_a_mistyped_command_gets_a_suggestion() -> None:
     assert result.exit_code == 1 and "Did you mean 'plan'?" in result.output
 
 
+@pytest.mark.parametrize("command", ["plan", "apply", "drift"])
+def test_a_mistyped_format_gets_a_suggestion(command: str, ws: Path) -> None:
+    result = run(command, "-C", str(ws), "--format", "jsn")
+    assert result.exit_code == 1
+    assert "'jsn' is not one of 'text', 'markdown', 'json' (did you mean 'json'?)" in result.output
+    assert not (ws / ".agentform").exists()
+
+
 def test_exit_codes_of_plan(ws: Path) -> None:
     assert run("plan", "-C", str(ws)).exit_code == 0
     assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 2
@@ -157,6 +192,27 @@ def test_exit_codes_of_plan(ws: Path) -> None:
     assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 0
     (ws / "pools.yaml").write_text("profilePools: [{name: x, membrs: []}]\n")
     assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 1
+
+
+def test_applying_a_saved_plan_without_changes_says_so(ws: Path) -> None:
+    """It printed nothing at all (the live apply prints its plan's "No changes.")."""
+    assert run("apply", "--auto-approve", "-C", str(ws)).exit_code == 0
+    assert run("plan", "-C", str(ws), "--out", str(ws / "plan.json")).exit_code == 0
+    result = run("apply", str(ws / "plan.json"), "-C", str(ws))
+    assert result.exit_code == 0, result.output
+    assert result.output == "Apply: 0 succeeded, 0 failed, 0 not attempted.\n"
+
+
+def test_apply_without_a_terminal_to_confirm_on_is_one_line(ws: Path) -> None:
+    """A pipeline that forgot --auto-approve: the plan, then one error line (it came
+    with click's usage text, as if the command line were wrong), nothing changed."""
+    result = run("apply", "-C", str(ws))
+    assert result.exit_code == 1
+    assert "Plan: 10 to create" in result.output and "Usage:" not in result.output
+    assert result.output.endswith(
+        "\nError: no terminal to confirm on: review the plan and use --auto-approve\n"
+    )
+    assert run("plan", "--detailed-exitcode", "-C", str(ws)).exit_code == 2
 
 
 def test_a_cancelled_interactive_apply_exits_1(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -383,6 +439,33 @@ def test_a_file_whose_only_key_is_a_misspelt_kind_gets_a_suggestion(ws: Path) ->
     assert result.exit_code == 1
     assert "did you mean 'profileGroups'?" in result.output
     assert "not a workspace file" not in result.output
+
+
+def test_a_workflow_file_is_not_taken_for_a_misspelt_setting(ws: Path) -> None:
+    """YAML 1.1 reads `on:` as the boolean true, which is no misspelling of 'prune':
+    a GitHub workflow beside the files is "not a workspace file", with the hint."""
+    (ws / "ci.yaml").write_text("name: ci\non: push\njobs: {}\n")
+    result = run("validate", "-C", str(ws))
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        "ci.yaml:1:1: error: not a workspace file: none of its keys is a kind or a "
+        "setting (if it is not one, list it in .agentformignore)"
+    ), result.output
+    assert "True" not in result.output and "prune" not in result.output
+
+
+def test_a_var_file_in_the_workspace_is_not_a_workspace_file(ws: Path) -> None:
+    """`--var-file vars.yaml` beside the files (as terraform.tfvars sits beside .tf
+    files) gives variables; it was also read as a workspace file and refused."""
+    (ws / "prod.yaml").write_text("region: us\n")
+    (ws / "agentform.yaml").write_text(
+        (ws / "agentform.yaml").read_text().replace("vars:\n  region: eu\n", "")
+    )
+    result = run("plan", "-C", str(ws), "--var-file", str(ws / "prod.yaml"))
+    assert result.exit_code == 0, result.output
+    assert "profilePools/checkout-us" in result.output
+    alone = run("validate", "-C", str(ws))  # named by no --var-file: a file like any other
+    assert alone.exit_code == 1 and "prod.yaml:1:1: error: not a workspace file" in alone.output
 
 
 def test_root_file_may_be_yml_but_not_both(ws: Path) -> None:

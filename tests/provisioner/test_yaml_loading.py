@@ -75,6 +75,16 @@ def test_positions_and_values(loader: type[Any] | None) -> None:
 
 
 @pytest.mark.parametrize("loader", [None, PURE_LOADER])
+def test_a_key_is_the_text_written(loader: type[Any] | None) -> None:
+    """Keys are names: `on:` (a workflow's) is 'on', not YAML 1.1's true made 'True',
+    so messages and requests (an input, a header, a metadata key) say what was written."""
+    doc = parse("on: push\nyes: 1\n007: 2\n~: 3\n1.50: 4\n'True': 5\n", loader)
+    assert list(doc.data) == ["on", "yes", "007", "~", "1.50", "True"]
+    assert doc.where(("on",)) == (1, 1) and doc.where(("007",)) == (3, 1)
+    assert doc.data["on"] == "push" and doc.data["yes"] == 1  # values keep their types
+
+
+@pytest.mark.parametrize("loader", [None, PURE_LOADER])
 def test_errors_are_worded_and_placed_alike(loader: type[Any] | None) -> None:
     with pytest.raises(yaml.MarkedYAMLError) as info:
         parse("profilePools:\n  - name: a\n    members: [bot-1\n", loader)

@@ -186,6 +186,24 @@ def test_an_action_with_output_and_failure_is_a_seed_error(tmp_path: Path) -> No
         read_seed(seed)
 
 
+def test_seed_problems_are_placed_at_their_lines(tmp_path: Path) -> None:
+    """Each problem of a seed file is one line at its file:line:col, as the
+    workspace's diagnostics are (they named the path in the document only)."""
+    seed = tmp_path / "seed.yaml"
+    seed.write_text("organizations:\n  - name: o\n    agents:\n      - {nam: a}\n")
+    with pytest.raises(SeedError) as info:
+        read_seed(seed)
+    assert str(info.value).splitlines() == [
+        f"{seed}:4:9: error: organizations.0.agents.0.name: Field required",
+        f"{seed}:4:10: error: organizations.0.agents.0.nam: unknown field (did you mean 'name'?)",
+    ]
+    seed.write_text("organizations:\n  - name: [o\n")
+    with pytest.raises(SeedError) as info:
+        read_seed(seed)
+    [line] = str(info.value).splitlines()
+    assert line.startswith(f"{seed}:3:1: error: not valid YAML: "), line
+
+
 def test_status_table_terminal_is_final_and_every_status_is_known() -> None:
     assert set(status.MOVES) == set(status.STATUSES)
     for final in status.TERMINAL:

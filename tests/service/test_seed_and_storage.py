@@ -123,5 +123,5 @@ def test_a_seed_key_typo_suggests_the_known_key(tmp_path: Path) -> None:
     with pytest.raises(SeedError) as info:
         read_seed(path)
     assert str(info.value) == (
-        f"{path}: organizations.0.agnts: unknown field (did you mean 'agents'?)"
+        f"{path}:1:27: error: organizations.0.agnts: unknown field (did you mean 'agents'?)"
     )

@@ -73,6 +73,25 @@ def test_webhook_test_of_an_unknown_name_suggests_one(workspace: Path) -> None:
     assert "no webhook integration named 'ops-alert' (did you mean 'ops-alerts'?)" in result.output
 
 
+def test_webhook_test_paces_as_every_command_does(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its client takes the run's --parallelism and rate limit (it ignored both and
+    ran at the defaults). The real client is made and used: only its arguments are seen."""
+    call(workspace, "POST", "/webhook-integrations", {"name": "ops", "url": "http://x/"})
+    made: list[dict[str, Any]] = []
+
+    def seen(*args: Any, **kwargs: Any) -> Any:
+        made.append(kwargs)
+        return open_client(*args, **kwargs)
+
+    monkeypatch.setattr("agentform.api.connect.open_client", seen)
+    args = ["webhook", "test", "ops", "-C", str(workspace), "--parallelism", "3"]
+    result = CliRunner().invoke(cli, args, env={"AGENTFORM_RATE_LIMIT": "120/min"})
+    assert "EXECUTION_TEST to ops" in result.output, result.output
+    assert made and all(m["concurrency"] == 3 and m["rate_limit"] == 2.0 for m in made), made
+
+
 @pytest.fixture
 def listener(workspace: Path) -> Iterator[tuple[Any, str]]:
     with listen_process("-C", str(workspace), env={"AGENTFORM_API_KEY": DEMO_ADMIN_KEY}) as process:

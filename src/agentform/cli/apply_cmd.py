@@ -14,6 +14,7 @@ from ..engine.apply import ApplyReport, ApplyStop, apply_plan
 from ..engine.model import Plan
 from ..engine.planfile import check_fresh, load_plan, unmask
 from ..engine.planner import make_plan
+from ..errors import AgentformError
 from ..kinds.context import PlanOptions
 from ..output.json_view import report_json
 from ..output.progress import LiveProgress, PlainProgress
@@ -42,7 +43,7 @@ def stdin_is_terminal() -> bool:
 
 def confirm(plan: Plan) -> bool:
     if not stdin_is_terminal():
-        raise click.UsageError("no terminal to confirm on: review the plan and use --auto-approve")
+        raise AgentformError("no terminal to confirm on: review the plan and use --auto-approve")
     answer = click.prompt(
         "Apply these changes? Only 'yes' is accepted", default="", show_default=False, err=True
     )
@@ -133,6 +134,6 @@ def apply(
         opts.echo(report_json(report, name, workspace.secrets), nl=False)
     elif fmt == "markdown":
         opts.echo(markdown_view(opts, workspace).report(report, name), nl=False)
-    elif report.results:
+    elif report.results or saved is not None:  # a live apply said "No changes." already
         opts.echo(view.report(report))
     return 0 if report.ok else 1

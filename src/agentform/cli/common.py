@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import sys
 import traceback
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,9 @@ from ..config.loader import Workspace, load_workspace
 from ..errors import AgentformError, DiagnosticsError
 from ..words import counted
 from .conventions import (
+    ENDPOINT_ENV,
     GLOBAL_NAMES,
+    RATE_LIMIT_ENV,
     color_wanted,
     global_options,
     merged_globals,
@@ -56,6 +59,25 @@ class Options:
         values["verbose"] = bool(values.get("verbose"))
         return cls(**values)
 
+    def take_environment(self, environ: Mapping[str, str]) -> None:
+        """AGENTFORM_ENDPOINT and AGENTFORM_RATE_LIMIT where the options were not given,
+        checked by the options' own rules; a bad value is refused naming its variable."""
+        from ..api.endpoint_url import endpoint_problem
+
+        endpoint = environ.get(ENDPOINT_ENV, "").strip()
+        if self.endpoint is None and endpoint:
+            if problem := endpoint_problem(endpoint):
+                raise click.ClickException(f"Invalid value for {ENDPOINT_ENV}: endpoint {problem}")
+            self.endpoint = endpoint
+        rate = environ.get(RATE_LIMIT_ENV, "").strip()
+        if self.rate_limit is None and rate:
+            from ..api.ratelimit import parse_rate
+
+            try:
+                self.rate_limit = parse_rate(rate)
+            except AgentformError as exc:
+                raise click.ClickException(f"Invalid value for {RATE_LIMIT_ENV}: {exc}") from None
+
     @property
     def use_color(self) -> bool:
         return color_wanted(self.color, stdout_is_terminal())
@@ -72,7 +94,10 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> Any:
         given = {k: kwargs.pop(k) for k in list(kwargs) if k in GLOBAL_NAMES}
-        return command(Options.from_given(given), **kwargs)
+        opts = Options.from_given(given)
+        if click.get_current_context().command.name not in OFFLINE_COMMANDS:
+            opts.take_environment(os.environ)
+        return command(opts, **kwargs)
 
     for decorator in reversed(global_options()):
         wrapper = decorator(wrapper)
@@ -84,6 +109,7 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
 # checked or recorded. (From the environment, as a pipeline sets AGENTFORM_ENDPOINT
 # for every step, they are simply not used.)
 UNUSED_OFFLINE = ("endpoint", "api_key_file", "organization_id", "record_cassette")
+OFFLINE_COMMANDS = ("validate", "show")
 
 
 def refuse_unused_offline(command: str, instead: str) -> None:

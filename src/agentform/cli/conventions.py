@@ -16,6 +16,10 @@ from typing import Any
 import click
 
 FORMATS = ("text", "markdown", "json")
+# Not envvars of their options: click would check them for every command, --help,
+# validate and show included, though only the commands that connect use them.
+ENDPOINT_ENV = "AGENTFORM_ENDPOINT"
+RATE_LIMIT_ENV = "AGENTFORM_RATE_LIMIT"
 
 
 class SuggestingChoice(click.Choice):
@@ -98,8 +102,7 @@ def global_options() -> list[Callable[[Any], Any]]:
             help="The workspace directory (default: .).",
         ),
         click.option(
-            "--endpoint",
-            envvar="AGENTFORM_ENDPOINT",
+            "--endpoint",  # ENDPOINT_ENV: read by the commands that connect (common.py)
             callback=check_endpoint_option,
             help="Override the workspace endpoint (URL or 'local').",
         ),
@@ -139,8 +142,7 @@ def global_options() -> list[Callable[[Any], Any]]:
             help="Most requests in flight; below it the run adapts to the service (default 16).",
         ),
         click.option(
-            "--rate-limit",
-            envvar="AGENTFORM_RATE_LIMIT",
+            "--rate-limit",  # RATE_LIMIT_ENV: as ENDPOINT_ENV
             callback=parse_rate_option,
             metavar="N/s",
             help="Requests per second for the whole run, reads and writes alike "

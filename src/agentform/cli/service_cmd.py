@@ -52,5 +52,8 @@ def run(
 
     try:
         serve(host, port, db_path, seed_path, rate_limit, say=click.echo)
-    except (SeedError, AgentformError) as exc:
+    except SeedError as exc:  # its lines are diagnostics already (file:line:col: error: ...)
+        click.echo(str(exc), err=True)
+        raise SystemExit(1) from None
+    except AgentformError as exc:
         raise click.ClickException(str(exc)) from None

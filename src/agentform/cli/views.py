@@ -15,14 +15,14 @@ from ..errors import AgentformError, DiagnosticsError
 from ..output.markdown import MarkdownView
 from ..output.text import TextView
 from .common import Options
-from .conventions import FORMATS
+from .conventions import FORMATS, SuggestingChoice
 
 
 def format_option(command: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(FORMATS),
+        type=SuggestingChoice(FORMATS),
         default="text",
         show_default=True,
         help="text for a terminal, markdown for a pull request or an issue, json for programs.",

@@ -106,7 +106,14 @@ def _with_client(
     from ..api.connect import open_client
 
     async def go() -> T:
-        async with open_client(endpoint, root, run_due_work=run_due_work) as api:
+        client = open_client(
+            endpoint,
+            root,
+            concurrency=opts.parallelism,
+            rate_limit=opts.rate_limit,
+            run_due_work=run_due_work,
+        )
+        async with client as api:
             return await fn(api)
 
     if opts.record_cassette:  # scrubbed of the run's secrets, as every command's

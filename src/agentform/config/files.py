@@ -13,6 +13,7 @@ file (`agentform.yaml`, or `agentform.yml`) first, minus:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import pathspec
@@ -53,10 +54,12 @@ def is_artifact(text: str) -> bool:
     return bool(_CASSETTE.match(text) or _REPORT.match(text))
 
 
-def workspace_files(root: Path) -> list[Path]:
-    """The root file first, then every other workspace file in sorted path order."""
+def workspace_files(root: Path, var_files: Iterable[Path] = ()) -> list[Path]:
+    """The root file first, then every other workspace file in sorted path order.
+    `var_files` (given with --var-file) hold variables: they are not workspace files."""
     first = root_file(root)
     ignored = ignore_spec(root)
+    variables = {path.resolve() for path in var_files}
     others = []
     nested: set[Path] = set()  # directories that are workspaces of their own
     for path in sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES):
@@ -67,7 +70,7 @@ def workspace_files(root: Path) -> list[Path]:
             continue
         if not path.is_file() or ignored.match_file(relative.as_posix()):
             continue
-        if is_artifact(_head(path)):
+        if path.resolve() in variables or is_artifact(_head(path)):
             continue
         others.append(path)
     return ([first] if first else []) + others

@@ -99,7 +99,7 @@ def _load(
     declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
     settings: Settings | None = None
     digest = hashlib.sha256()
-    files = workspace_files(root)
+    files = workspace_files(root, var_files or [])
     for path in files:
         name = relative(path, root)
         workspace = settings.workspace if settings else None

@@ -65,7 +65,9 @@ def _child(node: Node, part: str | int) -> tuple[Node | None, Node] | None:
 
 
 def _key_text(node: Node) -> str:
-    if isinstance(node, ScalarNode) and node.tag == STR_TAG:
+    """A key is a name, as written: YAML 1.1 would make `on:` and `yes:` both True,
+    shown as 'True' (and one key), and `007:` the number 7."""
+    if isinstance(node, ScalarNode):
         return str(node.value)
     return str(SafeConstructor().construct_object(node, deep=True))
 

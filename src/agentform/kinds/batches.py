@@ -235,10 +235,19 @@ class Batches(Kind):
             changes.append(count)
         return sorted(changes, key=lambda c: c.field)
 
+    @staticmethod
+    def _start_passed(desired: State, ctx: PlanContext) -> str | None:
+        """The desired startAt when it has passed and --allow-past-start is not given:
+        a batch created now (or created again by a replace) would start at once."""
+        assert isinstance(desired, BatchState)
+        start = desired.startAt
+        if start is None or ctx.options.allow_past_start:
+            return None
+        return start if datetime.fromisoformat(start) < ctx.options.current_time() else None
+
     def decide_create(self, desired: State, ctx: PlanContext, declared: Declared) -> Decision:
         assert isinstance(desired, BatchState) and desired.startAt is not None
-        now = ctx.options.current_time()
-        if datetime.fromisoformat(desired.startAt) < now and not ctx.options.allow_past_start:
+        if self._start_passed(desired, ctx):
             return Decision(
                 None,
                 "not created: its startAt has passed",
@@ -267,6 +276,14 @@ class Batches(Kind):
     ) -> Decision:
         status = live.raw["status"]
         fields = ", ".join(c.field for c in changes)
+        passed = self._start_passed(desired, ctx)
+        if status == "pending" and passed:  # its replacement would start at once
+            return Decision(
+                None,
+                f"pending batch differs ({fields}), not replaced: its startAt has passed",
+                warning=f"startAt {passed} has passed, so the pending batch is not replaced "
+                "(--allow-past-start replaces it: its due items then start at once)",
+            )
         if status == "pending":
             calls = (*self._cancel(live), *self.create_calls(desired))
             return Decision(

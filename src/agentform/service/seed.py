@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ..config.yamlpos import parse
 from ..rules.problems import problems_from
 from .db import Database, iso
 from .executions.script import Script
@@ -25,7 +26,7 @@ DEMO_ADMIN_KEY = "demo-admin-key"
 
 
 class SeedError(Exception):
-    """The seed file cannot be loaded; the message names the problem."""
+    """The seed file cannot be loaded: one line a problem, `FILE[:LINE:COL]: error: ...`."""
 
 
 class _Strict(BaseModel):
@@ -132,19 +133,24 @@ DEMO_SEED = Seed.model_validate(
 def read_seed(path: str | Path) -> Seed:
     """Parse and validate a seed file, or raise SeedError naming the problem."""
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        doc = parse(Path(path).read_text())
     except OSError as exc:
-        raise SeedError(f"{path}: cannot read: {exc.strerror}") from None
+        raise SeedError(f"{path}: error: cannot read: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise SeedError(f"{path}: not valid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        at = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or exc
+        raise SeedError(f"{at}: error: not valid YAML: {problem}") from None
     try:
-        return Seed.model_validate(data)
+        return Seed.model_validate(doc.data)
     except ValidationError as exc:
-        problems = "; ".join(  # a problem of the whole document is the file's
-            f"{'file' if p.parameter == 'body' else p.parameter}: {p.detail}"
-            for p in problems_from(exc, model=Seed)
-        )
-        raise SeedError(f"{path}: {problems}") from None
+        lines = []  # one line a problem, at its position (a problem of the whole file: 1:1)
+        for p in problems_from(exc, model=Seed):
+            parts = () if p.parameter == "body" else p.parameter.split(".")
+            line, column = doc.where(tuple(int(x) if x.isdigit() else x for x in parts))
+            what = "file" if p.parameter == "body" else p.parameter
+            lines.append(f"{path}:{line}:{column}: error: {what}: {p.detail}")
+        raise SeedError("\n".join(lines)) from None
 
 
 def _stable_id(given: uuid.UUID | None, *parts: str) -> str:
