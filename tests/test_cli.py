@@ -306,3 +306,23 @@ def test_an_api_key_file_written_with_a_bom_is_read(quickstart: Path, tmp_path: 
     result = run("plan", "--api-key-file", str(key), "-C", str(quickstart))
     assert result.exit_code == 0, result.output
     assert "Plan:" in result.output
+
+
+@pytest.mark.parametrize("command", ["show", "apply"])
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [("pools.yaml", b"profilePools: []\n"), ("tool.bin", b"\x7fELF\x02\x01\x01\x00\xff\xfe")],
+)
+def test_a_file_that_is_not_a_saved_plan_is_one_line_naming_it(
+    tmp_path: Path, command: str, name: str, content: bytes
+) -> None:
+    """A workspace file or a binary given where a saved plan goes: one line naming
+    the file and what the command takes, not a crash (binary) or bare 'not JSON'."""
+    given = tmp_path / name
+    given.write_bytes(content)
+    (tmp_path / "agentform.yaml").write_text("workspace: w\nendpoint: local\n")
+    result = run(command, str(given), "-C", str(tmp_path))
+    assert result.exit_code == 1, result.output
+    assert result.output.strip().splitlines() == [
+        f"Error: {given} is not a saved plan (the JSON file `agentform plan --out FILE` writes)"
+    ]

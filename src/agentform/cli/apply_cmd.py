@@ -12,7 +12,7 @@ from rich.console import Console
 
 from ..engine.apply import ApplyReport, ApplyStop, apply_plan
 from ..engine.model import Plan
-from ..engine.planfile import check_fresh, load_plan, unmask
+from ..engine.planfile import check_fresh, read_plan, unmask
 from ..engine.planner import make_plan
 from ..errors import AgentformError
 from ..kinds.context import PlanOptions
@@ -94,7 +94,7 @@ def apply(
         workspace = load(opts)
         endpoint = endpoint_of(opts, workspace).shown
         view = text_view(opts, workspace)
-        saved = load_plan(planfile.read_text()) if planfile else None
+        saved = read_plan(planfile) if planfile else None
 
         async def go(api: ApiClient) -> tuple[Plan, ApplyReport | None]:
             if saved is not None:

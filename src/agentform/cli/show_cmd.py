@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..config.render import Secrets
-from ..engine.planfile import load_plan
+from ..engine.planfile import read_plan
 from ..output.markdown import MarkdownView
 from ..output.text import TextView
 from .common import Options, guarded, refuse_unused_offline, workspace_options
@@ -26,7 +26,7 @@ from .views import format_option
 def show(opts: Options, planfile: Path, fmt: str, no_limit: bool) -> int:
     """Show a saved plan (`plan --out FILE`) as text, markdown or JSON."""
     refuse_unused_offline("show", "or run plan to read the service")
-    plan = load_plan(planfile.read_text())
+    plan = read_plan(planfile)
     if fmt == "json":
         opts.echo(planfile.read_text(), nl=False)
     elif fmt == "markdown":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Container
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -31,13 +32,29 @@ def dump_plan(plan: Plan, secrets: Secrets) -> str:
     return secrets.scrub_shown(plan.model_dump_json(indent=2, fallback=as_marked)) + "\n"
 
 
-def load_plan(text: str) -> Plan:
+def read_plan(path: Path) -> Plan:
+    """The plan saved in `path`; an error naming the file when it holds no plan (a
+    workspace file given by mistake, a binary)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise AgentformError(_not_a_plan(path)) from None
+    except OSError as exc:
+        raise AgentformError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return load_plan(text, _not_a_plan(path))
+
+
+def _not_a_plan(path: Path) -> str:
+    return f"{path} is not a saved plan (the JSON file `agentform plan --out FILE` writes)"
+
+
+def load_plan(text: str, not_a_plan: str = "the plan file is not an agentform plan") -> Plan:
     try:
         data = json.loads(text)
-    except ValueError as exc:
-        raise AgentformError(f"the plan file is not JSON: {exc}") from None
+    except ValueError:
+        raise AgentformError(not_a_plan) from None
     if not isinstance(data, dict) or "formatVersion" not in data or "changes" not in data:
-        raise AgentformError("the plan file is not an agentform plan")
+        raise AgentformError(not_a_plan)
     if data["formatVersion"] != FORMAT_VERSION:
         raise AgentformError(
             f"the plan file has format {data['formatVersion']}, this agentform reads format "
