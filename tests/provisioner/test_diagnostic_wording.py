@@ -106,3 +106,9 @@ def test_a_secret_checked_by_its_value_is_in_no_part_of_the_error() -> None:
         WebhookDesired.model_validate({"name": "w", "url": "http://x.test/", "headers": headers})
     assert "a-token" not in str(info.value) + repr(info.value.errors())
     assert info.value.errors()[0]["ctx"][AT] == [(("X-Count",), "Input should be a valid string")]
+
+
+def test_a_value_that_is_not_a_uuid_is_said_in_the_shared_words(ws: Path) -> None:
+    """As the service says it, not pydantic's 'invalid character: found 'n' at 0'."""
+    found = problems(ws, {"agentform.yaml": "workspace: w\norganizationId: not-a-uuid\n"})
+    assert found == ["agentform.yaml:2:17: error: organizationId: 'not-a-uuid' is not a UUID"]

@@ -319,12 +319,10 @@ def _message(err: Any, loc: tuple[Any, ...]) -> str:
         )
     if err["type"] == "extra_forbidden":  # the path ends with the key: named once
         return f"{where}: unknown key" + did_you_mean(str(loc[-1]), allowed_keys(loc))
-    if err["type"] in ("literal_error", "enum"):
-        return f"{where}: {describe(err, where)}"  # the service's words, its "did you mean"
     if err["type"] in ("model_type", "model_attributes_type", "dict_type"):
         # pydantic's message names the model class, which is no concern of the files
         return f"{where}: should be a mapping (key: value lines), not {_kind_of(err.get('input'))}"
-    return f"{where}: {err['msg']}"
+    return f"{where}: {describe(err, where)}"  # the service's words, its "did you mean"
 
 
 def _kind_of(value: Any) -> str:
