@@ -19,8 +19,9 @@ from agentform.config.loader import load_workspace
 from agentform.engine.apply import apply_plan
 from agentform.engine.planner import make_plan
 from agentform.sensitive import Sensitive
+from agentform.service import DEMO_ADMIN_KEY
 
-from ..service.test_server import KEY, running
+from ..service.test_server import running
 from .harness import write_workspace
 
 POOLS = 12
@@ -65,7 +66,7 @@ def test_plan_and_apply_succeed_slower_with_no_blind_retry(limited: str, tmp_pat
     recording = Recording()
 
     async def run() -> list[str]:
-        async with ApiClient(limited, Sensitive(KEY["X-Api-Key"]), transport=recording) as api:
+        async with ApiClient(limited, Sensitive(DEMO_ADMIN_KEY), transport=recording) as api:
             plan = await make_plan(workspace, api, limited)
             assert plan.summary.create == POOLS + 1
             report = await apply_plan(plan, api, parallelism=16)
@@ -93,7 +94,7 @@ def test_the_cli_plans_against_it_with_a_known_rate(limited: str, tmp_path: Path
         tmp_path / "ws",
         {"agentform.yaml": "workspace: limited\n", "pools.yaml": "profilePools: []\n"},
     )
-    env = {"AGENTFORM_API_KEY": KEY["X-Api-Key"], "AGENTFORM_RATE_LIMIT": "2/s"}
+    env = {"AGENTFORM_API_KEY": DEMO_ADMIN_KEY, "AGENTFORM_RATE_LIMIT": "2/s"}
     result = CliRunner().invoke(
         cli, ["plan", "-C", str(root), "--endpoint", limited, "--detailed-exitcode"], env=env
     )

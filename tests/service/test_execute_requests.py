@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
+from agentform.service.auth import KEY_HEADERS
+
 from .conftest import Api, assert_error
 from .execution_support import (
     EXEC_KEY,
@@ -95,7 +97,7 @@ def test_every_field_is_optional_even_the_body(api: Api, ids: dict[str, str]) ->
     assert api.post(f"/agents/{ids['agent']}/execute").status_code == 202
 
 
-@pytest.mark.parametrize("header", ["X-Api-Key", "X-Service-Agents-Api-Key"])
+@pytest.mark.parametrize("header", KEY_HEADERS)
 def test_both_key_headers_work(api: Api, ids: dict[str, str], header: str) -> None:
     assert post(api.as_key(EXEC_KEY, header), ids["agent"], {}).status_code == 202
 

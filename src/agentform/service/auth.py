@@ -12,11 +12,13 @@ from .db import Database
 from .errors import ServiceError
 from .store.organizations import find_key, hash_key
 
-__all__ = ["Caller", "authenticate", "caller", "database", "hash_key"]
+__all__ = ["KEY_HEADERS", "Caller", "authenticate", "caller", "database", "hash_key"]
 
-_api_key = APIKeyHeader(name="X-Api-Key", auto_error=False, scheme_name="ApiKey")
+# the two headers a key may come in (API.md §2); both given, they must agree
+KEY_HEADERS = ("X-Api-Key", "X-Service-Agents-Api-Key")
+_api_key = APIKeyHeader(name=KEY_HEADERS[0], auto_error=False, scheme_name="ApiKey")
 _service_key = APIKeyHeader(
-    name="X-Service-Agents-Api-Key", auto_error=False, scheme_name="ServiceAgentsApiKey"
+    name=KEY_HEADERS[1], auto_error=False, scheme_name="ServiceAgentsApiKey"
 )
 
 
@@ -41,10 +43,9 @@ async def database(request: Request) -> Database:
 
 def authenticate(request: Request) -> Caller:
     """The caller of a request, from its key headers alone (no I/O), or 401/403."""
-    api_key = request.headers.get("x-api-key")
-    service_key = request.headers.get("x-service-agents-api-key")
+    api_key, service_key = (request.headers.get(name) for name in KEY_HEADERS)
     if api_key is not None and service_key is not None and api_key != service_key:
-        raise ServiceError(401, "X-Api-Key and X-Service-Agents-Api-Key disagree")
+        raise ServiceError(401, f"{KEY_HEADERS[0]} and {KEY_HEADERS[1]} disagree")
     key = api_key if api_key is not None else service_key
     if not key:
         raise ServiceError(401, "missing API key")
