@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,37 +77,44 @@ async def _delivered(signum: int, until: Callable[[], bool]) -> None:
     raise AssertionError(f"signal {signum} was not handled")
 
 
-def test_the_grace_period_ends_by_cancelling_what_is_under_way() -> None:
-    """The first signal starts no new change and sets a GRACE-second timer; when it
-    fires, the changes under way are cancelled (as a second signal does)."""
-    said: list[str] = []
-    timers = FakeTimers()
-
-    async def go() -> ApplyStop:
-        stop = ApplyStop()
-        with stopping_on_signals(stop, said.append, later=timers):
-            await _delivered(signal.SIGINT, lambda: stop.requested)
-            assert not stop.aborted.is_set()  # under way: still running
-            assert [s for s, _ in timers.set] == [GRACE] and "30 s to finish" in said[0]
-            timers.set[0][1]()  # the grace period passes
-            assert stop.aborted.is_set()
-        return stop
-
-    before = signal.getsignal(signal.SIGINT)
-    asyncio.run(go())
-    assert timers.cancelled == 1  # the block ended: its timer is not left behind
-    assert signal.getsignal(signal.SIGINT) is before
-
-
-def test_a_second_signal_cancels_at_once_without_waiting_for_the_grace_period() -> None:
+def under_signals(
+    steps: Callable[[ApplyStop, FakeTimers], Awaitable[None]],
+) -> tuple[list[str], FakeTimers]:
+    """Runs `steps` inside stopping_on_signals (its grace timer a fake); what it said."""
     said: list[str] = []
     timers = FakeTimers()
 
     async def go() -> None:
         stop = ApplyStop()
         with stopping_on_signals(stop, said.append, later=timers):
-            await _delivered(signal.SIGTERM, lambda: stop.requested)
-            await _delivered(signal.SIGTERM, stop.aborted.is_set)
-        assert len(timers.set) == 1 and "Interrupted again" in said[1]
+            await steps(stop, timers)
 
     asyncio.run(go())
+    return said, timers
+
+
+def test_the_grace_period_ends_by_cancelling_what_is_under_way() -> None:
+    """The first signal starts no new change and sets a GRACE-second timer; when it
+    fires, the changes under way are cancelled (as a second signal does)."""
+
+    async def steps(stop: ApplyStop, timers: FakeTimers) -> None:
+        await _delivered(signal.SIGINT, lambda: stop.requested)
+        assert not stop.aborted.is_set()  # under way: still running
+        assert [s for s, _ in timers.set] == [GRACE]
+        timers.set[0][1]()  # the grace period passes
+        assert stop.aborted.is_set()
+
+    before = signal.getsignal(signal.SIGINT)
+    said, timers = under_signals(steps)
+    assert "30 s to finish" in said[0]
+    assert timers.cancelled == 1  # the block ended: its timer is not left behind
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_a_second_signal_cancels_at_once_without_waiting_for_the_grace_period() -> None:
+    async def steps(stop: ApplyStop, timers: FakeTimers) -> None:
+        await _delivered(signal.SIGTERM, lambda: stop.requested)
+        await _delivered(signal.SIGTERM, stop.aborted.is_set)
+
+    said, timers = under_signals(steps)
+    assert len(timers.set) == 1 and "Interrupted again" in said[1]
