@@ -347,6 +347,8 @@ def test_init_among_other_yaml_files_ignores_them_so_the_next_plan_works(tmp_pat
     (target / "deploy").mkdir(parents=True)
     (target / "docker-compose.yml").write_text("services:\n  web: {image: nginx}\n")
     (target / "deploy" / "k8s.yaml").write_text("kind: Service\n---\nkind: Deployment\n")
+    # read as the loader reads it: `on:` is the key 'on', not YAML 1.1's True ('prune'?)
+    (target / "ci.yaml").write_text("name: ci\non: push\njobs: {}\n")
     (target / "hooks.yaml").write_text("webhooks: []\n")
     (target / "groups.yaml").write_text("profileGroup: []\n")  # misspelt: plan says so
     (target / "broken.yaml").write_text("a: [\n")
@@ -355,11 +357,13 @@ def test_init_among_other_yaml_files_ignores_them_so_the_next_plan_works(tmp_pat
     assert result.exit_code == 0, result.output
     assert (target / ".agentformignore").read_text().splitlines() == [
         "notes/",
+        "/ci.yaml",
         "/deploy/k8s.yaml",
         "/docker-compose.yml",
     ]
-    assert "not workspace files, now in .agentformignore: deploy/k8s.yaml, docker-compose.yml" in (
-        result.output
+    assert (
+        "not workspace files, now in .agentformignore: ci.yaml, deploy/k8s.yaml, "
+        "docker-compose.yml" in result.output
     )
     (target / "groups.yaml").unlink()
     (target / "broken.yaml").unlink()

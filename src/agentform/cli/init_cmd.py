@@ -127,7 +127,8 @@ def _foreign_yaml(directory: Path, written: set[str]) -> list[str]:
     not workspace files (a compose file, manifests): none of their documents has a key
     that is, or is close to, a kind or a setting. A file that does not parse is left to
     the loader's error."""
-    from ..config.loader import _meant_for_agentform  # the loader's own test of a file
+    from ..config.loader import meant_for_agentform  # the loader's own test of a file
+    from ..config.yamlpos import parse_all  # and its reading: keys as written
 
     foreign = []
     for path in workspace_files(directory):
@@ -135,12 +136,10 @@ def _foreign_yaml(directory: Path, written: set[str]) -> list[str]:
         if relative in written or relative in ROOT_NAMES:
             continue
         try:
-            documents = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+            documents = [d for d in parse_all(path.read_text()) if d is not None]
         except (yaml.YAMLError, UnicodeDecodeError):
             continue
-        if documents and not any(
-            isinstance(d, dict) and _meant_for_agentform(d) for d in documents
-        ):
+        if documents and not any(isinstance(d, dict) and meant_for_agentform(d) for d in documents):
             foreign.append(relative)
     return foreign
 

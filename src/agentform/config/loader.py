@@ -126,7 +126,7 @@ def _load(
                     "but too short to be scrubbed from cassettes and logs",
                     where(at),
                 )
-        if path != root_path and doc.data and not _meant_for_agentform(doc.data):
+        if path != root_path and doc.data and not meant_for_agentform(doc.data):
             diags.error(
                 "not a workspace file: none of its keys is a kind or a setting "
                 f"(if it is not one, list it in {IGNORE_FILE})",
@@ -178,7 +178,7 @@ def _known_keys() -> set[str]:
     return set(SETTINGS) | {k.name for k in top_level_kinds()}
 
 
-def _meant_for_agentform(data: dict[str, Any]) -> bool:
+def meant_for_agentform(data: dict[str, Any]) -> bool:
     """Whether a file has a key that is, or is a misspelling of, a kind or a setting
     (a misspelt one is then reported as an unknown key, with its suggestion)."""
     known = _known_keys()

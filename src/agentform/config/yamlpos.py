@@ -94,6 +94,14 @@ def _parse(text: str, loader: type[Any] | None) -> Located:
     return out
 
 
+def parse_all(text: str) -> list[Any]:
+    """The data of every document of a YAML stream, read as `parse` reads one (keys as
+    written); raises yaml.YAMLError when broken."""
+    with collector_paused():
+        nodes = list(yaml.compose_all(text, Loader=FAST_LOADER))
+    return [_Builder(Located(None, node)).build(node) for node in nodes if node is not None]
+
+
 def _mark(node: Node) -> tuple[int, int]:
     return (node.start_mark.line + 1, node.start_mark.column + 1)
 
