@@ -114,8 +114,8 @@ def signing_costs(rounds: int = 2000) -> tuple[float, float]:
     from cryptography.hazmat.primitives.asymmetric import padding
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
+    from agentform.rules.signatures import generate_key_pair, sign
     from agentform.service.delivery.envelope import encode, execution_envelope
-    from agentform.webhooks import generate_key_pair, sign
 
     pair = generate_key_pair()
     body = encode(
@@ -261,7 +261,7 @@ def main() -> None:
         f"plain POSTs to the same receiver: {bare_rate:8.0f} /s"
         f"   ratio {delivery_rate / bare_rate:.2f}",
         f"event -> receipt: p50 {p50:.0f} ms, p99 {p99:.0f} ms, max {max(latency):.0f} ms",
-        f"signing a delivery: {ours:.3f} ms (agentform.webhooks.sign, typical body)",
+        f"signing a delivery: {ours:.3f} ms (agentform.rules.signatures.sign, typical body)",
         f"bare RSA-2048 sign: {bare:.3f} ms (cryptography, same run)   ratio {ours / bare:.2f}",
         f"signing at the delivery rate: {delivery_rate * ours / 1000:.0%} of one core",
         f"machine: {os.cpu_count()} cores, load average {load:.1f} at the end of the run",

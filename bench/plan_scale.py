@@ -43,8 +43,8 @@ from _server import KEY, Running, running_service
 from _tools import Delayed, Replay, bare_loop, timed, timer_floor
 from agentform.api.client import ApiClient
 from agentform.api.transport import ConnectionShards
-from agentform.config import yamlpos
 from agentform.config.loader import load_workspace
+from agentform.core import yamlpos
 from agentform.engine.apply import apply_plan
 from agentform.engine.model import Plan
 from agentform.engine.planner import make_plan

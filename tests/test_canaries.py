@@ -34,11 +34,10 @@ from click.testing import CliRunner
 
 from agentform.api.client import RetryPolicy
 from agentform.cli.main import cli
-from agentform.sensitive import MASK, Secrets
+from agentform.core.sensitive import MASK, Secrets
 from agentform.service import create_app
 from agentform.service.seed import Seed
-
-from .loopback import serving
+from tests.loopback import serving
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,7 @@ from click.testing import CliRunner, Result
 
 from agentform.cli.conventions import color_wanted
 from agentform.cli.main import cli
-
-from .provisioner.harness import RequestLog
+from tests.provisioner.harness import RequestLog
 
 QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

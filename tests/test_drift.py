@@ -13,10 +13,9 @@ from click.testing import CliRunner, Result
 
 from agentform.api.connect import Endpoint, open_client
 from agentform.cli.main import cli
-from agentform.sensitive import Sensitive
+from agentform.core.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY
-
-from .markdown_check import structure
+from tests.markdown_check import structure
 
 QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
 

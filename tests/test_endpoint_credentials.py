@@ -15,9 +15,8 @@ from click.testing import CliRunner
 from agentform.cli.main import cli
 from agentform.service import create_app
 from agentform.service.seed import Seed
-
-from .loopback import serving
-from .test_canaries import Canary, leaks
+from tests.loopback import serving
+from tests.test_canaries import Canary, leaks
 
 USER = "cnryUser-9"
 PASSWORD = "cnryUrl-ü'é-4Z"  # non-ASCII and a quote

@@ -21,10 +21,9 @@ from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.planner import make_plan
 from agentform.output.json_view import report_document
 from agentform.service import DEMO_ADMIN_KEY, create_app
-
-from .fault_proxy import FaultProxy, fault_proxy
-from .loopback import serving
-from .provisioner.harness import write_workspace
+from tests.fault_proxy import FaultProxy, fault_proxy
+from tests.loopback import serving
+from tests.provisioner.harness import write_workspace
 
 # Fixed: the same faults hit the same requests on every run (FAULT_SEED=N tries
 # another). This one makes the first apply fail for good on a few changes, so

@@ -69,7 +69,8 @@ def hook_repository(root: Path, env: dict[str, str]) -> tuple[Path, str]:
     git("clone", "-q", str(REPO), str(shadow))
     git("checkout", "-q", head, cwd=shadow)
     git("apply", "--binary", "-", cwd=shadow, input=changes)
-    git("commit", "-qam", "uncommitted changes", cwd=shadow)
+    git("add", "-A", cwd=shadow)  # new files too: `commit -a` takes only tracked ones
+    git("commit", "-qm", "uncommitted changes", cwd=shadow)
     return shadow, git("rev-parse", "HEAD", cwd=shadow).strip()
 
 

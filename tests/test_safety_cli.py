@@ -18,8 +18,7 @@ from starlette.types import Receive, Scope, Send
 from agentform.api.client import RetryPolicy
 from agentform.cli.main import cli
 from agentform.service import DEMO_ADMIN_KEY, create_app
-
-from .loopback import serving
+from tests.loopback import serving
 
 OTHER_ORG = "11111111-1111-4111-8111-111111111111"
 
@@ -204,7 +203,7 @@ def test_the_api_key_is_marked_sensitive_from_where_it_is_read(
     """The key is a Sensitive from --api-key-file or AGENTFORM_API_KEY on: the endpoint
     and client objects, their reprs and any message built from them never hold it."""
     from agentform.api.connect import Endpoint, open_client, resolve_api_key
-    from agentform.sensitive import Sensitive
+    from agentform.core.sensitive import Sensitive
 
     key = 'cnryKey-"q\\z-7Xw'
     key_file = tmp_path / "key"

@@ -26,7 +26,7 @@ def test_workspace_schema_is_up_to_date() -> None:
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
 def test_examples_validate_against_the_schema(example: Path) -> None:
-    from agentform.config.diagnostics import Diagnostics
+    from agentform.core.diagnostics import Diagnostics
 
     schema = json.loads((ROOT / "schemas" / SCHEMA_FILE).read_text())
     renderer = Renderer(example)

@@ -17,6 +17,7 @@ from agentform.cli.common import Options
 from agentform.cli.main import cli
 from agentform.cli.views import markdown_view
 from agentform.config.loader import load_workspace
+from agentform.core.words import counted
 from agentform.engine.apply import ApplyReport, ChangeResult
 from agentform.engine.drift import DriftItem, DriftReport
 from agentform.engine.model import Change, Plan, PlanWarning, Summary
@@ -26,9 +27,7 @@ from agentform.output.markdown import GITHUB_LIMIT, NOTE_ROOM, MarkdownView, cod
 from agentform.output.progress import LiveProgress
 from agentform.output.text import TextView
 from agentform.output.values import describe, diff_lines
-from agentform.words import counted
-
-from .markdown_check import structure
+from tests.markdown_check import structure
 
 QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
 

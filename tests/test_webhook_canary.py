@@ -14,8 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
-
-from .test_canaries import Canary, leaks
+from tests.test_canaries import Canary, leaks
 
 SECRET = Canary("header-secret", "cnryHook-9d7c1b", "cnryHookOld-2b8e4f")
 PLAIN = Canary("header-plain", "cnryPlain-4e2a6f", "cnryPlainOld-7c3d1a")

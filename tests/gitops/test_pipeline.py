@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ..markdown_check import structure
-from .fake_github import TOKEN, State, fake_github
+from tests.gitops.fake_github import TOKEN, State, fake_github
+from tests.markdown_check import structure
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "gitops"
 BIN = Path(sys.executable).parent
@@ -164,7 +164,7 @@ def behind_the_back(workspace: Path) -> None:
 import asyncio, sys
 from pathlib import Path
 from agentform.api.connect import Endpoint, open_client
-from agentform.sensitive import Sensitive
+from agentform.core.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY
 
 async def main():

@@ -10,9 +10,8 @@ import pytest
 
 from agentform.config.document import document_model
 from agentform.kinds import Kind
-
-from .contract_kinds import CONTRACT_KINDS, FakeApi
-from .harness import Service
+from tests.provisioner.contract_kinds import CONTRACT_KINDS, FakeApi
+from tests.provisioner.harness import Service
 
 
 @pytest.fixture

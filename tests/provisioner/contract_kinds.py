@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from agentform.errors import ApiError
+from agentform.core.errors import ApiError
 from agentform.kinds.base import (
     ApiCall,
     ChildModel,

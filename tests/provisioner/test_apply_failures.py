@@ -10,8 +10,7 @@ import pytest
 
 from agentform.engine.model import Change, Plan, Summary
 from agentform.kinds.base import ApiCall
-
-from .harness import Service, write_workspace
+from tests.provisioner.harness import Service, write_workspace
 
 
 def test_failure_is_reported_and_independent_work_goes_on(service: Service, ws: Path) -> None:

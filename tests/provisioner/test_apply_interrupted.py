@@ -12,8 +12,7 @@ from agentform.api.client import ApiClient
 from agentform.engine.apply import INTERRUPTED, ApplyReport, ApplyStop, ChangeResult, apply_plan
 from agentform.engine.model import Change
 from agentform.engine.planner import make_plan
-
-from .harness import Service, load, write_workspace
+from tests.provisioner.harness import Service, load, write_workspace
 
 POOLS = "profilePools:\n" + "".join(
     f"  - {{name: p{i}, members: [bot-1, bot-2]}}\n" for i in range(6)

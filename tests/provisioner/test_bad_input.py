@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentform.errors import AgentformError, DiagnosticsError, ReadError
-
-from .harness import Service, write_workspace
+from agentform.core.errors import AgentformError, DiagnosticsError, ReadError
+from tests.provisioner.harness import Service, write_workspace
 
 ROOT = "workspace: bad\n"
 

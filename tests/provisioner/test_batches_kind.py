@@ -15,15 +15,14 @@ from click.testing import CliRunner
 
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
+from agentform.core.errors import DiagnosticsError, StalePlanError
 from agentform.engine.apply import apply_plan
 from agentform.engine.export import export_live
 from agentform.engine.planfile import check_fresh, dump_plan, load_plan, unmask
-from agentform.errors import DiagnosticsError, StalePlanError
 from agentform.kinds.context import PlanOptions
 from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
-
-from .harness import Service, write_workspace
+from tests.provisioner.harness import Service, write_workspace
 
 ROOT = "workspace: batches\n"
 START = "2030-01-01T00:00:00Z"

@@ -11,9 +11,8 @@ import httpx
 import pytest
 
 from agentform.api.client import ApiClient, RetryPolicy
-from agentform.errors import ApiError
-
-from ..clock import InstantClock
+from agentform.core.errors import ApiError
+from tests.clock import InstantClock
 
 Reply = tuple[int, Any, dict[str, str]]
 
@@ -167,7 +166,7 @@ def test_list_all_reads_every_page_at_size_100() -> None:
 
 
 def test_list_all_refuses_duplicates() -> None:
-    from agentform.errors import ReadError
+    from agentform.core.errors import ReadError
 
     t = Scripted(
         [
@@ -183,7 +182,7 @@ def test_list_all_takes_a_bare_array_as_the_whole_list() -> None:
     t = Scripted([(200, [{"id": "a"}, {"id": "b"}], {})])
     assert run(lambda api: api.list_all("/vault/templates"), t) == [{"id": "a"}, {"id": "b"}]
     assert len(t.requests) == 1
-    from agentform.errors import ReadError
+    from agentform.core.errors import ReadError
 
     t = Scripted([(200, [{"id": "a"}, {"id": "a"}], {})])
     with pytest.raises(ReadError):
@@ -237,7 +236,7 @@ def test_deep_reads_start_as_their_page_arrives() -> None:
 
 
 def test_a_list_that_changed_stops_its_deep_reads_with_the_read_error() -> None:
-    from agentform.errors import ReadError
+    from agentform.core.errors import ReadError
 
     async def go() -> None:
         t = Paged(250, answered=249)  # the last page is one short: the list changed
@@ -292,7 +291,7 @@ def test_an_ambiguous_or_wrong_organization_is_an_error(
     context: dict[str, Any], wanted: str | None, message: str
 ) -> None:
     from agentform.api.context import pick_organization
-    from agentform.errors import AgentformError
+    from agentform.core.errors import AgentformError
 
     with pytest.raises(AgentformError, match=message.replace("(", r"\(").replace(")", r"\)")):
         pick_organization(context, wanted)
@@ -376,7 +375,7 @@ def test_a_page_that_fails_stops_the_other_pages_of_its_list() -> None:
 def test_an_item_listed_twice_stops_every_deep_read_with_the_read_error() -> None:
     """An item moved from page 1 to page 2 while the list was read (so listed twice):
     its two deep reads are both stopped with the read error, not one left running."""
-    from agentform.errors import ReadError
+    from agentform.core.errors import ReadError
 
     async def go() -> tuple[int, list[str]]:
         t = Paged(200)
@@ -455,7 +454,7 @@ def test_an_error_answer_of_any_json_shape_is_an_api_error(body: bytes) -> None:
 def test_a_list_of_another_shape_is_a_clear_error(body: Any, got: str) -> None:
     """A 200 whose body is not a page (another API version, a gateway): the read
     fails naming the list and what came back, not with a KeyError."""
-    from agentform.errors import UnexpectedAnswer
+    from agentform.core.errors import UnexpectedAnswer
 
     class Other(httpx.AsyncBaseTransport):
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

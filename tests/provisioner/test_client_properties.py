@@ -20,9 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentform.api.client import ApiClient, RetryPolicy
-from agentform.errors import ApiError
-
-from ..clock import InstantClock
+from agentform.core.errors import ApiError
+from tests.clock import InstantClock
 
 CEILING = 4
 POLICY = RetryPolicy(attempts=3, throttled_attempts=4)

@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 
 from agentform.config.loader import load_workspace
+from agentform.core.errors import ReadError
 from agentform.engine.live import read_live
-from agentform.errors import ReadError
-
-from .harness import write_workspace
+from tests.provisioner.harness import write_workspace
 
 
 class RecordingApi:

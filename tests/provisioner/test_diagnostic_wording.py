@@ -11,14 +11,13 @@ import pytest
 from pydantic import ValidationError
 
 from agentform.config.loader import load_workspace
-from agentform.errors import DiagnosticsError
+from agentform.core.errors import DiagnosticsError
+from agentform.core.problems import AT, did_you_mean
+from agentform.core.sensitive import Sensitive
 from agentform.kinds.vault_templates import TemplateField
 from agentform.kinds.webhooks import WebhookDesired
-from agentform.rules.problems import AT, did_you_mean
-from agentform.sensitive import Sensitive
-
-from .harness import write_workspace
-from .test_items_file import BATCH as FILE_BATCH
+from tests.provisioner.harness import write_workspace
+from tests.provisioner.test_items_file import BATCH as FILE_BATCH
 
 
 def problems(ws: Path, files: dict[str, str], environ: dict[str, str] | None = None) -> list[str]:

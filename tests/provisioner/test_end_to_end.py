@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .harness import Service, write_workspace
+from tests.provisioner.harness import Service, write_workspace
 
 POOLS = """\
 profilePools:

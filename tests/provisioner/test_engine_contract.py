@@ -13,18 +13,17 @@ from typing import Any
 import pytest
 
 from agentform.config.loader import load_workspace
+from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.model import Plan
 from agentform.engine.order import stages
 from agentform.engine.planfile import dump_plan, load_plan
 from agentform.engine.planner import make_plan
-from agentform.errors import AgentformError, DiagnosticsError
 from agentform.kinds.context import PlanOptions
 from agentform.kinds.keys import Key, address, parse_address
 from agentform.output.text import TextView
-
-from .contract_kinds import ALPHA, FakeApi
-from .harness import write_workspace
+from tests.provisioner.contract_kinds import ALPHA, FakeApi
+from tests.provisioner.harness import write_workspace
 
 CANARY = "canary-token-7f1d9c"
 

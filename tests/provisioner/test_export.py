@@ -8,8 +8,7 @@ import yaml
 
 from agentform.config.loader import load_workspace
 from agentform.engine.export import export_live
-
-from .harness import Service, write_workspace
+from tests.provisioner.harness import Service, write_workspace
 
 
 def test_export_round_trip(service: Service, ws: Path) -> None:

@@ -18,9 +18,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agentform.cli.main import cli
 from agentform.service import DEMO_ADMIN_KEY, create_app
-
-from ..loopback import serving
-from .test_public_shapes import only_public
+from tests.loopback import serving
+from tests.provisioner.test_public_shapes import only_public
 
 OTHER_ORG = {"id": "0b7f3c1e-0000-4000-8000-0000000000ff", "name": "elsewhere"}
 

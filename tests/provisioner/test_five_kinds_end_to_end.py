@@ -18,14 +18,13 @@ from agentform.engine.model import Plan
 from agentform.engine.planner import make_plan
 from agentform.kinds.context import PlanOptions
 from agentform.output.text import TextView
+from agentform.rules.signatures import SIGNATURE_HEADER, verify
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.inprocess import InProcessTransport
 from agentform.service.runtime import ManualClock
-from agentform.webhooks import SIGNATURE_HEADER, verify
-
-from ..webhooks.receiver import Receiver, running_receiver
-from .harness import BASE_URL, write_workspace
+from tests.provisioner.harness import BASE_URL, write_workspace
+from tests.webhooks.receiver import Receiver, running_receiver
 
 TOKEN = "e2e-token-5b7d"
 TERMINAL = ("completed", "failed", "cancelled")

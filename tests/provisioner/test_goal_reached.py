@@ -16,8 +16,7 @@ from agentform.config.loader import load_workspace
 from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.planner import make_plan
 from agentform.output.json_view import report_document
-
-from .harness import Service, write_workspace
+from tests.provisioner.harness import Service, write_workspace
 
 POOLS = "/agent-profile-pools"
 

@@ -25,15 +25,14 @@ from pathlib import Path
 
 import pytest
 
+from agentform.core.errors import AgentformError
 from agentform.engine.model import Plan
-from agentform.errors import AgentformError
 from agentform.kinds import Kind
 from agentform.kinds.context import PlanOptions
 from agentform.output.markdown import SIGNS, MarkdownView
 from agentform.output.text import TextView
-
-from ..markdown_check import structure
-from .harness import Service
+from tests.markdown_check import structure
+from tests.provisioner.harness import Service
 
 CASES = Path(__file__).parents[1] / "cases"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"

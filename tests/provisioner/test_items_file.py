@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from agentform.config.loader import load_workspace
-from agentform.errors import DiagnosticsError
-from agentform.rules.problems import did_you_mean
-
-from .harness import Service, write_workspace
+from agentform.core.errors import DiagnosticsError
+from agentform.core.problems import did_you_mean
+from tests.provisioner.harness import Service, write_workspace
 
 ROOT = "workspace: items\n"
 BATCH = """\

@@ -21,12 +21,11 @@ import pytest
 
 from agentform.api.client import ApiClient, RetryPolicy
 from agentform.config.loader import load_workspace
+from agentform.core.errors import ApiError, UnexpectedAnswer
 from agentform.engine.planner import make_plan
-from agentform.errors import ApiError, UnexpectedAnswer
 from agentform.service import DEMO_ADMIN_KEY
-
-from ..clock import InstantClock
-from .harness import BASE_URL, write_workspace
+from tests.clock import InstantClock
+from tests.provisioner.harness import BASE_URL, write_workspace
 
 Answer = tuple[int, str, bytes]  # status, content type, body
 WORKSPACE = {

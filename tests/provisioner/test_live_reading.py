@@ -17,13 +17,12 @@ import pytest
 
 from agentform.api.client import ApiClient
 from agentform.config.loader import load_workspace
+from agentform.core.errors import AgentformError, ApiError
 from agentform.engine.apply import apply_plan
 from agentform.engine.planfile import check_fresh, dump_plan, load_plan, unmask
 from agentform.engine.planner import make_plan
-from agentform.errors import AgentformError, ApiError
 from agentform.service import DEMO_ADMIN_KEY
-
-from .harness import BASE_URL, Service, write_workspace
+from tests.provisioner.harness import BASE_URL, Service, write_workspace
 
 OTHER_ORG = {"id": "0b7f3c1e-0000-4000-8000-0000000000ff", "name": "elsewhere"}
 

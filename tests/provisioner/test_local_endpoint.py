@@ -21,9 +21,8 @@ from starlette.routing import Route
 from agentform.cli.main import cli
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.runtime import ManualClock
-
-from ..loopback import serving
-from .harness import write_workspace
+from tests.loopback import serving
+from tests.provisioner.harness import write_workspace
 
 KEY = {"X-Api-Key": DEMO_ADMIN_KEY}
 TABLES = ("jobs", "executions", "webhook_deliveries", "execution_batches", "execution_batch_items")

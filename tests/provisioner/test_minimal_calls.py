@@ -6,8 +6,7 @@ import math
 from pathlib import Path
 
 from agentform.kinds.base import top_level_kinds
-
-from .harness import Service, write_workspace
+from tests.provisioner.harness import Service, write_workspace
 
 
 def pools_yaml(n: int, members: int = 2) -> str:

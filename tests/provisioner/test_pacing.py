@@ -16,9 +16,8 @@ from hypothesis import strategies as st
 from agentform.api.client import ApiClient, RetryPolicy
 from agentform.api.concurrency import AdaptiveConcurrency, Ticket
 from agentform.api.ratelimit import RateLimiter, parse_rate
-from agentform.errors import AgentformError, ApiError
-
-from ..clock import InstantClock, ManualClock
+from agentform.core.errors import AgentformError, ApiError
+from tests.clock import InstantClock, ManualClock
 
 # -- the token bucket ----------------------------------------------------------
 

@@ -27,8 +27,7 @@ from hypothesis.stateful import (
 )
 
 from agentform.api.concurrency import AdaptiveConcurrency, Ticket
-
-from ..clock import InstantClock
+from tests.clock import InstantClock
 
 CEILING = 6
 

@@ -7,11 +7,10 @@ from pathlib import Path
 import pytest
 
 from agentform.config.loader import load_workspace
+from agentform.core.errors import AgentformError, StalePlanError
 from agentform.engine.apply import apply_plan
 from agentform.engine.planfile import check_fresh, dump_plan, load_plan, unmask
-from agentform.errors import AgentformError, StalePlanError
-
-from .harness import Service, write_workspace
+from tests.provisioner.harness import Service, write_workspace
 
 SECRET = "s3cr3t-description-value"
 

@@ -23,9 +23,8 @@ from agentform.engine.apply import apply_plan
 from agentform.engine.model import Plan
 from agentform.engine.planner import make_plan
 from agentform.service import DEMO_ADMIN_KEY
-
-from ..clock import InstantClock
-from .harness import BASE_URL, Service
+from tests.clock import InstantClock
+from tests.provisioner.harness import BASE_URL, Service
 
 QUICKSTART = Path(__file__).parents[2] / "examples" / "quickstart"
 

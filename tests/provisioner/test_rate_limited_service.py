@@ -16,13 +16,12 @@ from agentform.api.client import ApiClient
 from agentform.api.transport import ConnectionShards
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
+from agentform.core.sensitive import Sensitive
 from agentform.engine.apply import apply_plan
 from agentform.engine.planner import make_plan
-from agentform.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY
-
-from ..service.test_server import running
-from .harness import write_workspace
+from tests.provisioner.harness import write_workspace
+from tests.service.test_server import running
 
 POOLS = 12
 

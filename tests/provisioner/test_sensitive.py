@@ -13,13 +13,12 @@ import pytest
 import yaml
 
 from agentform.config.loader import load_workspace
+from agentform.core.sensitive import MASK, SecretRef, Secrets, Sensitive, reveal
 from agentform.engine.export import export_live
 from agentform.engine.planfile import dump_plan
 from agentform.output.text import TextView
 from agentform.output.yaml_view import workspace_yaml
-from agentform.sensitive import MASK, SecretRef, Secrets, Sensitive, reveal
-
-from .harness import Service, write_workspace
+from tests.provisioner.harness import Service, write_workspace
 
 VALUE = 'tok-"ü\\1234'
 
@@ -61,7 +60,7 @@ def test_secret_values_never_enter_the_rendered_text_and_come_out_marked(ws: Pat
 
 
 def test_a_filter_that_changes_a_secret_is_refused(ws: Path) -> None:
-    from agentform.errors import DiagnosticsError
+    from agentform.core.errors import DiagnosticsError
 
     write_workspace(
         ws,
@@ -79,7 +78,7 @@ def test_a_filter_that_changes_a_secret_is_refused(ws: Path) -> None:
 def test_a_secret_in_a_key_is_refused_at_the_key_without_its_token(ws: Path) -> None:
     """The message names the mapping and the line of the key; the token that stands for
     the value while the file is parsed is agentform's, never shown."""
-    from agentform.errors import DiagnosticsError
+    from agentform.core.errors import DiagnosticsError
 
     write_workspace(
         ws,
@@ -219,7 +218,7 @@ def test_shown_data_is_scrubbed_of_secrets_and_records_also_of_plain_header_valu
 def test_an_unset_secret_names_a_set_variable_it_may_be_mistyped_as(ws: Path) -> None:
     """Variable names are not secret: the hint names the close one that is set,
     never its value."""
-    from agentform.errors import DiagnosticsError
+    from agentform.core.errors import DiagnosticsError
 
     write_workspace(
         ws,

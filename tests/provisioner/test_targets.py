@@ -14,18 +14,17 @@ from click.testing import CliRunner
 
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
+from agentform.core.errors import AgentformError
 from agentform.engine.apply import apply_plan
 from agentform.engine.model import Plan
 from agentform.engine.planfile import dump_plan, load_plan
 from agentform.engine.planner import make_plan
-from agentform.errors import AgentformError
 from agentform.kinds.context import PlanOptions
 from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
-
-from ..markdown_check import structure
-from .contract_kinds import ALPHA, FakeApi
-from .harness import write_workspace
+from tests.markdown_check import structure
+from tests.provisioner.contract_kinds import ALPHA, FakeApi
+from tests.provisioner.harness import write_workspace
 
 QUICKSTART = Path(__file__).parents[2] / "examples" / "quickstart"
 FILES = f"""\

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 
 from agentform.config.loader import load_workspace
-from agentform.errors import DiagnosticsError
-
-from .harness import Service, write_workspace
+from agentform.core.errors import DiagnosticsError
+from tests.provisioner.harness import Service, write_workspace
 
 
 def problems(ws: Path, environ: dict[str, str] | None = None) -> list[str]:

@@ -13,8 +13,7 @@ from agentform.config.loader import load_workspace
 from agentform.engine.export import export_live
 from agentform.output.text import TextView
 from agentform.rules.webhooks import header_digest
-
-from .harness import Service, write_workspace
+from tests.provisioner.harness import Service, write_workspace
 
 ROOT = "workspace: hooks\n"
 TOKEN = "canary-hook-3c1f0e"

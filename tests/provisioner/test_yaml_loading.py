@@ -9,11 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from agentform.config import yamlpos
-from agentform.config.yamlpos import PURE_LOADER, Located, parse
-from agentform.errors import DiagnosticsError
-
-from .harness import load, write_workspace
+from agentform.core import yamlpos
+from agentform.core.errors import DiagnosticsError
+from agentform.core.yamlpos import PURE_LOADER, Located, parse
+from tests.provisioner.harness import load, write_workspace
 
 needs_libyaml = pytest.mark.skipif(not yamlpos.LIBYAML, reason="PyYAML built without libyaml")
 

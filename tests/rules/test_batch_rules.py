@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from agentform.core.problems import RuleViolation
 from agentform.rules.batches import (
     ALL_BATCH_EDGES,
     BATCH_ACTIONS,
@@ -36,7 +37,6 @@ from agentform.rules.batches import (
     shift_origin,
 )
 from agentform.rules.execute import AgentVersions
-from agentform.rules.problems import RuleViolation
 
 T0 = datetime(2026, 12, 1, 2, 0, tzinfo=UTC)
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from agentform.core.problems import Problem, RuleViolation
 from agentform.rules.execute import (
     AgentVersions,
     ExecuteRequest,
@@ -15,7 +16,6 @@ from agentform.rules.execute import (
     parse_execute_request,
     validate_execute_request,
 )
-from agentform.rules.problems import Problem, RuleViolation
 
 PROFILE = "6a0d3c5e-0000-4000-8000-000000000001"
 POOL = "6a0d3c5e-0000-4000-8000-000000000002"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from .conftest import Api
+from tests.service.conftest import Api
 
 Advance = Callable[[float], None]
 

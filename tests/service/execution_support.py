@@ -13,8 +13,7 @@ from fastapi import FastAPI
 from agentform.service import Seed, create_app
 from agentform.service.runtime import ManualClock
 from agentform.service.store import events
-
-from .conftest import Api, running
+from tests.service.conftest import Api, running
 
 EXEC_ORG = "33333333-3333-4333-8333-333333333333"
 RIVAL_ORG = "44444444-4444-4444-8444-444444444444"

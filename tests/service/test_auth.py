@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from agentform.service.store import executions, organizations
-
-from .conftest import ACME, ADMIN_KEY, BASE, OTHER_KEY, READ_KEY, Api, assert_error
+from tests.service.conftest import ACME, ADMIN_KEY, BASE, OTHER_KEY, READ_KEY, Api, assert_error
 
 TEMPLATE = {
     "kind": "custom",

@@ -9,9 +9,8 @@ from pathlib import Path
 from agentform.rules.webhooks import EXECUTION_EVENTS
 from agentform.service import DEMO_ADMIN_KEY, DEMO_SEED, create_app
 from agentform.service.runtime import ManualClock
-
-from .conftest import running
-from .execution_support import event_names, execute, status_of
+from tests.service.conftest import running
+from tests.service.execution_support import event_names, execute, status_of
 
 
 def test_the_demo_agents_show_the_whole_lifecycle_within_ten_seconds(tmp_path: Path) -> None:

@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from agentform.rules.problems import problems_from
+from agentform.core.problems import problems_from
 from agentform.rules.webhooks import AttachmentSettings
-
-from .conftest import Api, assert_error
+from tests.service.conftest import Api, assert_error
 
 
 def errors_of(response: Any) -> list[tuple[str, str]]:
@@ -105,8 +104,8 @@ def test_an_unknown_body_field_suggests_the_known_one(api: Api) -> None:
 
 
 def test_a_batch_items_unknown_field_suggests_the_known_one_too() -> None:
+    from agentform.core.problems import RuleViolation
     from agentform.rules.execute import parse_execute_request
-    from agentform.rules.problems import RuleViolation
 
     with pytest.raises(RuleViolation) as caught:
         parse_execute_request({"metdata": {}}, "items[3]")

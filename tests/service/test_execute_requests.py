@@ -10,9 +10,8 @@ import pytest
 from fastapi import FastAPI
 
 from agentform.service.auth import KEY_HEADERS
-
-from .conftest import Api, assert_error
-from .execution_support import (
+from tests.service.conftest import Api, assert_error
+from tests.service.execution_support import (
     EXEC_KEY,
     EXEC_ORG,
     EXEC_READ_KEY,

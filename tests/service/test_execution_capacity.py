@@ -12,9 +12,15 @@ from fastapi import FastAPI
 from agentform.rules.execute import ExecuteRequest
 from agentform.service.db import Conn
 from agentform.service.executions import capacity, lifecycle
-
-from .conftest import Api, assert_error
-from .execution_support import SMALL_KEY, event_names, execute, make_app, service, status_of
+from tests.service.conftest import Api, assert_error
+from tests.service.execution_support import (
+    SMALL_KEY,
+    event_names,
+    execute,
+    make_app,
+    service,
+    status_of,
+)
 
 Advance = Callable[[float], None]
 

@@ -11,11 +11,17 @@ import pytest
 from fastapi import FastAPI
 
 from agentform.rules.webhooks import EVENT_PAYLOAD_FIELDS
-
-from . import clocked
-from .clocked import Advance
-from .conftest import Api, assert_error
-from .execution_support import event_log, event_names, execute, make_app, service, status_of
+from tests.service import clocked
+from tests.service.clocked import Advance
+from tests.service.conftest import Api, assert_error
+from tests.service.execution_support import (
+    event_log,
+    event_names,
+    execute,
+    make_app,
+    service,
+    status_of,
+)
 
 api, advance, agents = clocked.api, clocked.advance, clocked.agents  # from `svc`, below
 
@@ -340,7 +346,7 @@ def test_a_produced_file_is_downloadable_through_its_presigned_link_until_it_exp
 
 
 def test_unknown_and_foreign_executions_are_404(api: Api, agents: dict[str, str]) -> None:
-    from .execution_support import RIVAL_KEY
+    from tests.service.execution_support import RIVAL_KEY
 
     eid = execute(api, agents["plain"])
     rival = api.as_key(RIVAL_KEY)

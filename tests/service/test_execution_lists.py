@@ -11,9 +11,15 @@ from fastapi import FastAPI
 
 from agentform.rules.execute import ExecuteRequest
 from agentform.service.executions import lifecycle
-
-from .conftest import Api, assert_error
-from .execution_support import EXEC_ORG, RIVAL_KEY, RIVAL_ORG, execute, make_app, service
+from tests.service.conftest import Api, assert_error
+from tests.service.execution_support import (
+    EXEC_ORG,
+    RIVAL_KEY,
+    RIVAL_ORG,
+    execute,
+    make_app,
+    service,
+)
 
 BATCH = "b0b0b0b0-0000-4000-8000-000000000001"
 

@@ -27,10 +27,9 @@ from agentform.service.executions.status import (
     TERMINAL,
 )
 from agentform.service.store import deliveries, events
-
-from ..webhooks.receiver import running_receiver
-from .conftest import Api
-from .execution_support import SMALL_KEY, event_names, make_app, service
+from tests.service.conftest import Api
+from tests.service.execution_support import SMALL_KEY, event_names, make_app, service
+from tests.webhooks.receiver import running_receiver
 
 CAPACITY = 2
 Advance = Callable[[float], None]

@@ -10,9 +10,15 @@ from pathlib import Path
 from agentform.service import create_app
 from agentform.service.runtime import ManualClock
 from agentform.service.runtime.clock import MANUAL_START
-
-from .execution_support import EXEC_KEY, EXEC_SEED, event_log, event_names, execute, service
-from .execution_support import status_of as status
+from tests.service.execution_support import (
+    EXEC_KEY,
+    EXEC_SEED,
+    event_log,
+    event_names,
+    execute,
+    service,
+)
+from tests.service.execution_support import status_of as status
 
 
 def test_executions_continue_after_a_restart_on_the_same_file(tmp_path: Path) -> None:

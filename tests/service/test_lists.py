@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import Api, assert_error
+from tests.service.conftest import Api, assert_error
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import ACME, OTHER, Api, assert_error
+from tests.service.conftest import ACME, OTHER, Api, assert_error
 
 
 def test_agents_list_and_get(api: Api) -> None:

@@ -19,8 +19,7 @@ from asteroid_odyssey.exceptions import ApiException
 from agentform.service import create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.runtime import ManualClock
-
-from .execution_support import EXEC_KEY, EXEC_SEED, event_log, event_names
+from tests.service.execution_support import EXEC_KEY, EXEC_SEED, event_log, event_names
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:asteroid_odyssey")
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import asteroid_odyssey as sdk
 import pytest
 
-from .test_server import KEY, running
+from tests.service.test_server import KEY, running
 
 
 @pytest.fixture(scope="module")

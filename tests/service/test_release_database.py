@@ -10,9 +10,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agentform.service import DEMO_ADMIN_KEY, create_app
-
-from .conftest import Api
-from .fixtures.make_release_db import EXPECTED, TEMPLATES
+from tests.service.conftest import Api
+from tests.service.fixtures.make_release_db import EXPECTED, TEMPLATES
 
 FIXTURE = Path(__file__).parent / "fixtures" / "service-release-0.1.db"
 

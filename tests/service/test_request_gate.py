@@ -16,8 +16,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
 
 from agentform.service import BASE_PATH
-
-from .conftest import ADMIN_KEY, READ_KEY, Api, assert_error
+from tests.service.conftest import ADMIN_KEY, READ_KEY, Api, assert_error
 
 MiB = 1024 * 1024
 MALFORMED = b'{"name": "x", oops'

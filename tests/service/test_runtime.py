@@ -24,8 +24,7 @@ from agentform.service.runtime import (
 from agentform.service.seed import load_seed
 from agentform.service.store import events, jobs
 from agentform.service.store.jobs import Job
-
-from .conftest import ACME, TEST_SEED
+from tests.service.conftest import ACME, TEST_SEED
 
 AGENT = "agent-1"
 T0 = datetime.fromisoformat("2025-03-01T12:00:00+00:00")

@@ -12,15 +12,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agentform.api.connect import Endpoint, open_client
-from agentform.sensitive import Sensitive
+from agentform.core.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.db import Conn
 from agentform.service.inprocess import InProcessTransport
 from agentform.service.runtime import ManualClock, job_handler
 from agentform.service.store import events, jobs
 from agentform.service.store.jobs import Job
-
-from .conftest import ACME, ADMIN_KEY, TEST_SEED, running
+from tests.service.conftest import ACME, ADMIN_KEY, TEST_SEED, running
 
 RAN: dict[str, threading.Event] = {}
 

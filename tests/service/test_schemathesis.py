@@ -22,8 +22,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from agentform.service import create_app
-
-from .conftest import ADMIN_KEY, TEST_SEED
+from tests.service.conftest import ADMIN_KEY, TEST_SEED
 
 # removed when the process ends (weakref.finalize), with the database in it
 _dir = tempfile.TemporaryDirectory(prefix="agentform-fuzz-")

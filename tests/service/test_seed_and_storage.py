@@ -10,8 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agentform.service import SeedError, create_app, read_seed
-
-from .conftest import ADMIN_KEY, BASE, TEST_SEED, Api
+from tests.service.conftest import ADMIN_KEY, BASE, TEST_SEED, Api
 
 
 def test_loading_the_seed_twice_creates_nothing_twice(db_path: Path) -> None:

@@ -16,8 +16,7 @@ import httpx
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
-
-from ..webhooks.receiver import HANG, Receiver, running_receiver
+from tests.webhooks.receiver import HANG, Receiver, running_receiver
 
 KEY = {"X-Api-Key": "demo-admin-key"}
 

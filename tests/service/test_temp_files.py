@@ -12,8 +12,16 @@ from fastapi.testclient import TestClient
 
 from agentform.service import create_app
 from agentform.service.store.temp_files import MAX_FILE_BYTES
-
-from .conftest import ACME, ADMIN_KEY, BASE, OTHER, READ_KEY, TEST_SEED, Api, assert_error
+from tests.service.conftest import (
+    ACME,
+    ADMIN_KEY,
+    BASE,
+    OTHER,
+    READ_KEY,
+    TEST_SEED,
+    Api,
+    assert_error,
+)
 
 
 @pytest.fixture(scope="module")

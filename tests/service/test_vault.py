@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from agentform.rules.vault_templates import field_key
-
-from .conftest import ACME, OTHER, Api, assert_error
+from tests.service.conftest import ACME, OTHER, Api, assert_error
 
 LOGIN: dict[str, Any] = {
     "kind": "login",

@@ -15,16 +15,15 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from agentform.rules.signatures import verify
 from agentform.rules.webhooks import EVENT_PAYLOAD_FIELDS, EXECUTION_EVENTS
 from agentform.service import create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.routes.webhooks import TEST_WAIT
 from agentform.service.runtime import ManualClock
 from agentform.service.store.events import append_event
-from agentform.webhooks import verify
-
-from ..webhooks.receiver import HANG, Receiver, running_receiver
-from .conftest import ACME, TEST_SEED, Api, assert_error, running
+from tests.service.conftest import ACME, TEST_SEED, Api, assert_error, running
+from tests.webhooks.receiver import HANG, Receiver, running_receiver
 
 PLATFORM = "https://platform.example"
 TOKEN = "Bearer delivery-token-7c1e"

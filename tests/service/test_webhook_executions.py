@@ -15,17 +15,16 @@ from fastapi import FastAPI
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentform.rules.signatures import verify
 from agentform.rules.webhooks import ATTACHABLE_EVENTS
 from agentform.service import create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.routes.webhooks import TEST_WAIT
 from agentform.service.runtime import ManualClock
 from agentform.service.store import deliveries, events
-from agentform.webhooks import verify
-
-from ..webhooks.receiver import Receiver, running_receiver
-from .conftest import Api
-from .execution_support import EXEC_KEY, EXEC_SEED, execute, service, status_of
+from tests.service.conftest import Api
+from tests.service.execution_support import EXEC_KEY, EXEC_SEED, execute, service, status_of
+from tests.webhooks.receiver import Receiver, running_receiver
 
 PLATFORM = "https://platform.example/agents/v2"
 Advance = Callable[[float], None]

@@ -11,11 +11,18 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from agentform.rules.signatures import load_public_key, sign, verify
 from agentform.rules.webhooks import header_digest
 from agentform.service import create_app
-from agentform.webhooks import load_public_key, sign, verify
-
-from .conftest import ACME, ADMIN_KEY, OTHER_KEY, READ_KEY, TEST_SEED, Api, assert_error
+from tests.service.conftest import (
+    ACME,
+    ADMIN_KEY,
+    OTHER_KEY,
+    READ_KEY,
+    TEST_SEED,
+    Api,
+    assert_error,
+)
 
 CANARY = "Bearer canary-3f9a1c-never-shown"
 _names = count(1)

@@ -11,11 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
+from agentform.cli.webhook.listen import Listener, read_capture
+from agentform.rules.signatures import generate_key_pair, sign
 from agentform.service.delivery.envelope import encode, execution_envelope
-from agentform.webhook_listener import Listener, read_capture
-from agentform.webhooks import generate_key_pair, sign
-
-from .receiver import HANG, listen_process, running_receiver
+from tests.webhooks.receiver import HANG, listen_process, running_receiver
 
 KEYS = generate_key_pair()
 OTHER = generate_key_pair()

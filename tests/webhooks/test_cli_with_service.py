@@ -13,14 +13,13 @@ from click.testing import CliRunner
 
 from agentform.api.connect import Endpoint, open_client
 from agentform.cli.main import cli
-from agentform.sensitive import Sensitive
+from agentform.core.sensitive import Sensitive
+from agentform.rules.signatures import verify
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.seed import DEMO_ORGANIZATION_ID
 from agentform.service.store.events import append_event
-from agentform.webhooks import verify
-
-from ..service.conftest import running
-from .receiver import listen_process, running_receiver
+from tests.service.conftest import running
+from tests.webhooks.receiver import listen_process, running_receiver
 
 
 @pytest.fixture

@@ -8,10 +8,9 @@ import socket
 
 import pytest
 
+from agentform.rules.signatures import generate_key_pair, sign, verify
 from agentform.service.delivery import envelope, sender
-from agentform.webhooks import generate_key_pair, sign, verify
-
-from .receiver import HANG, running_receiver
+from tests.webhooks.receiver import HANG, running_receiver
 
 KEYS = generate_key_pair()
 PLATFORM = "http://127.0.0.1:8700/agents/v2"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import socket
 
-from agentform.webhook_listener import bind
+from agentform.cli.webhook.listen import bind
 
 
 def test_a_bound_listener_accepts_connections_before_serving() -> None:

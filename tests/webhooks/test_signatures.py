@@ -1,4 +1,4 @@
-"""agentform.webhooks: sign and verify over the exact bytes; the deduplication key."""
+"""agentform.rules.signatures: sign and verify over the exact bytes; the deduplication key."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding
 
-from agentform import webhooks
-from agentform.webhooks import dedupe_key, generate_key_pair, sign, verify
+from agentform.rules import signatures as webhooks
+from agentform.rules.signatures import dedupe_key, generate_key_pair, sign, verify
 
 PAIR = generate_key_pair()
 OTHER = generate_key_pair()

@@ -12,14 +12,13 @@ import pytest
 
 from agentform.api.client import ApiClient
 from agentform.api.connect import LOCAL_BASE_URL
+from agentform.cli.webhook.test import send_test
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.inprocess import InProcessTransport
 from agentform.service.routes.webhooks import TEST_WAIT
 from agentform.service.runtime import ManualClock
-from agentform.webhook_test import send_test
-
-from .receiver import Receiver, running_receiver
+from tests.webhooks.receiver import Receiver, running_receiver
 
 
 def outcome_of(tmp_path: Path, rx: Receiver, wait: float) -> Any:

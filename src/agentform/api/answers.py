@@ -13,8 +13,8 @@ from typing import Any
 
 import httpx
 
-from ..errors import UnexpectedAnswer
-from .endpoint_url import shown_endpoint
+from agentform.api.endpoint_url import shown_endpoint
+from agentform.core.errors import UnexpectedAnswer
 
 BASE_PATH = "/agents/v2"
 

@@ -32,15 +32,15 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ..errors import ApiError, ReadError
-from ..sensitive import Sensitive, reveal
-from .answers import base_path_hint, decoded, page_of
-from .clock import Clock, SkippedWaits, SystemClock
-from .concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
-from .endpoint_url import shown_endpoint
-from .ratelimit import RateLimiter
-from .together import all_or_none
-from .transport import Sender
+from agentform.api.answers import base_path_hint, decoded, page_of
+from agentform.api.clock import Clock, SkippedWaits, SystemClock
+from agentform.api.concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
+from agentform.api.endpoint_url import shown_endpoint
+from agentform.api.ratelimit import RateLimiter
+from agentform.api.together import all_or_none
+from agentform.api.transport import Sender
+from agentform.core.errors import ApiError, ReadError
+from agentform.core.sensitive import Sensitive, reveal
 
 PAGE_SIZE = 100
 Lookup = Callable[[], Awaitable[Any]]

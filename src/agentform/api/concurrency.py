@@ -19,8 +19,8 @@ import asyncio
 from collections import deque
 from dataclasses import dataclass
 
-from .clock import Clock
-from .waiting import wait_in_line
+from agentform.api.clock import Clock
+from agentform.api.waiting import wait_in_line
 
 DEFAULT_PARALLELISM = 16  # the ceiling of requests in flight (--parallelism)
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import httpx
 
-from ..errors import AgentformError
-from ..sensitive import Secrets, Sensitive
-from .client import ApiClient, RetryPolicy
-from .concurrency import DEFAULT_PARALLELISM
-from .endpoint_url import endpoint_password, endpoint_problem, shown_endpoint
+from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.concurrency import DEFAULT_PARALLELISM
+from agentform.api.endpoint_url import endpoint_password, endpoint_problem, shown_endpoint
+from agentform.core.errors import AgentformError
+from agentform.core.sensitive import Secrets, Sensitive
 
 LOCAL_BASE_URL = "http://agentform.local/agents/v2"
 
@@ -53,7 +53,7 @@ def resolve_api_key(api_key_file: Path | None, local: bool) -> Sensitive | None:
     if key:
         return _header_safe(key, "AGENTFORM_API_KEY")
     if local:
-        from ..service import DEMO_ADMIN_KEY
+        from agentform.service import DEMO_ADMIN_KEY
 
         return Sensitive(DEMO_ADMIN_KEY)
     return None
@@ -90,8 +90,8 @@ def open_client(
     transport: httpx.AsyncBaseTransport | None = None
     base_url = endpoint.url
     if endpoint.url == "local":
-        from ..service import create_app
-        from ..service.inprocess import InProcessTransport
+        from agentform.service import create_app
+        from agentform.service.inprocess import InProcessTransport
 
         app = create_app(workspace_root / ".agentform" / "service.db", runtime=run_due_work)
         transport, base_url = InProcessTransport(app), LOCAL_BASE_URL

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import AgentformError
+from agentform.core.errors import AgentformError
 
 
 @dataclass(frozen=True)

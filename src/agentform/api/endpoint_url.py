@@ -23,7 +23,7 @@ def endpoint_problem(url: str) -> str | None:
         return None
     if "://" in url:
         return f"must be 'local' or an http(s) URL, not {shown_endpoint(url)!r}"
-    from ..rules.problems import did_you_mean
+    from agentform.core.problems import did_you_mean
 
     shown = shown_endpoint(f"http://{url}").removeprefix("http://")  # `host/…`, no scheme
     hint = did_you_mean(url, ["local"]) or (f" (did you mean 'http://{shown}'?)" if url else "")

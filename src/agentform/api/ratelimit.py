@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import AgentformError
-from .clock import Clock
+from agentform.api.clock import Clock
+from agentform.core.errors import AgentformError
 
 RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:/\s*(s|sec|second|m|min|minute))?\s*$")
 

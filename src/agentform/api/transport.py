@@ -22,8 +22,8 @@ from urllib.parse import quote, urlencode
 
 import httpx
 
-from ..sensitive import Sensitive, reveal
-from .waiting import wait_in_line
+from agentform.api.waiting import wait_in_line
+from agentform.core.sensitive import Sensitive, reveal
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 

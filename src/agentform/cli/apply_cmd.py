@@ -10,31 +10,24 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from ..engine.apply import ApplyReport, ApplyStop, apply_plan
-from ..engine.model import Plan
-from ..engine.planfile import check_fresh, read_plan, unmask
-from ..engine.planner import make_plan
-from ..errors import AgentformError
-from ..kinds.context import PlanOptions
-from ..output.json_view import report_json
-from ..output.progress import LiveProgress, PlainProgress
-from ..output.text import TextView
-from .common import (
-    Options,
-    endpoint_of,
-    guarded,
-    load,
-    with_api,
-    workspace_options,
-)
-from .conventions import stdout_is_terminal
-from .interrupts import stopping_on_signals
-from .lock import lock_timeout_option, workspace_lock
-from .plan_options import plan_options
-from .views import format_option, markdown_errors, markdown_view, text_view
+from agentform.cli.common import Options, endpoint_of, guarded, load, with_api, workspace_options
+from agentform.cli.conventions import stdout_is_terminal
+from agentform.cli.interrupts import stopping_on_signals
+from agentform.cli.lock import lock_timeout_option, workspace_lock
+from agentform.cli.plan_options import plan_options
+from agentform.cli.views import format_option, markdown_errors, markdown_view, text_view
+from agentform.core.errors import AgentformError
+from agentform.engine.apply import ApplyReport, ApplyStop, apply_plan
+from agentform.engine.model import Plan
+from agentform.engine.planfile import check_fresh, read_plan, unmask
+from agentform.engine.planner import make_plan
+from agentform.kinds.context import PlanOptions
+from agentform.output.json_view import report_json
+from agentform.output.progress import LiveProgress, PlainProgress
+from agentform.output.text import TextView
 
 if TYPE_CHECKING:
-    from ..api.client import ApiClient
+    from agentform.api.client import ApiClient
 
 
 def stdin_is_terminal() -> bool:

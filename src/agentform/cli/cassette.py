@@ -18,9 +18,9 @@ import vcr
 from vcr.persisters.filesystem import FilesystemPersister
 from vcr.serializers import compat
 
-from ..api.endpoint_url import shown_endpoint
-from ..errors import AgentformError
-from ..sensitive import Secrets, Sensitive, reveal
+from agentform.api.endpoint_url import shown_endpoint
+from agentform.core.errors import AgentformError
+from agentform.core.sensitive import Secrets, Sensitive, reveal
 
 REDACTED = "REDACTED"
 CREDENTIAL_HEADERS = ("x-api-key", "x-service-agents-api-key", "authorization", "cookie")

@@ -16,11 +16,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from ..api.concurrency import DEFAULT_PARALLELISM
-from ..config.loader import Workspace, load_workspace
-from ..errors import AgentformError, DiagnosticsError
-from ..words import counted
-from .conventions import (
+from agentform.api.concurrency import DEFAULT_PARALLELISM
+from agentform.cli.conventions import (
     ENDPOINT_ENV,
     GLOBAL_NAMES,
     RATE_LIMIT_ENV,
@@ -29,11 +26,14 @@ from .conventions import (
     merged_globals,
     stdout_is_terminal,
 )
-from .safety import run_secrets, start_run, write_crash_log
+from agentform.cli.safety import run_secrets, start_run, write_crash_log
+from agentform.config.loader import Workspace, load_workspace
+from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.core.words import counted
 
 if TYPE_CHECKING:  # imported when a command calls the API: validate never loads httpx
-    from ..api.client import ApiClient
-    from ..api.connect import Endpoint
+    from agentform.api.client import ApiClient
+    from agentform.api.connect import Endpoint
 
 T = TypeVar("T")
 
@@ -62,7 +62,7 @@ class Options:
     def take_environment(self, environ: Mapping[str, str]) -> None:
         """AGENTFORM_ENDPOINT and AGENTFORM_RATE_LIMIT where the options were not given,
         checked by the options' own rules; a bad value is refused naming its variable."""
-        from ..api.endpoint_url import endpoint_problem
+        from agentform.api.endpoint_url import endpoint_problem
 
         endpoint = environ.get(ENDPOINT_ENV, "").strip()
         if self.endpoint is None and endpoint:
@@ -71,7 +71,7 @@ class Options:
             self.endpoint = endpoint
         rate = environ.get(RATE_LIMIT_ENV, "").strip()
         if self.rate_limit is None and rate:
-            from ..api.ratelimit import parse_rate
+            from agentform.api.ratelimit import parse_rate
 
             try:
                 self.rate_limit = parse_rate(rate)
@@ -151,7 +151,7 @@ def load(opts: Options, unset_secrets_allowed: bool = False) -> Workspace:
 
 
 def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
-    from ..api.connect import Endpoint, resolve_api_key
+    from agentform.api.connect import Endpoint, resolve_api_key
 
     url = opts.endpoint or workspace.settings.endpoint
     key = resolve_api_key(opts.api_key_file, url == "local")
@@ -161,7 +161,7 @@ def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
 @contextmanager
 def _recording(opts: Options, workspace: Workspace) -> Iterator[None]:
     if opts.record_cassette:
-        from .cassette import recording  # vcrpy is loaded only to record
+        from agentform.cli.cassette import recording  # vcrpy is loaded only to record
 
         with recording(opts.record_cassette, workspace.secrets):
             yield
@@ -175,7 +175,7 @@ def with_api(
     fn: Callable[[ApiClient], Awaitable[T]],
 ) -> T:
     """Runs fn with the workspace's client (inside a cassette recording when asked)."""
-    from ..api.connect import open_client
+    from agentform.api.connect import open_client
 
     endpoint = endpoint_of(opts, workspace)
 

@@ -29,7 +29,7 @@ class SuggestingChoice(click.Choice):
         try:
             return super().convert(value, param, ctx)
         except click.BadParameter as exc:
-            from ..rules.problems import did_you_mean
+            from agentform.core.problems import did_you_mean
 
             hint = did_you_mean(str(value), [str(c) for c in self.choices])
             if hint:
@@ -66,8 +66,8 @@ def parse_rate_option(
     option and the service's (`service run --rate-limit`) read it the same way."""
     if value is None or not value.strip():
         return None
-    from ..api.ratelimit import parse_rate
-    from ..errors import AgentformError
+    from agentform.api.ratelimit import parse_rate
+    from agentform.core.errors import AgentformError
 
     try:
         return parse_rate(value)
@@ -80,7 +80,7 @@ def check_endpoint_option(
 ) -> str | None:
     """--endpoint / AGENTFORM_ENDPOINT: refused before anything is read, by the rule the
     files' `endpoint:` is checked by."""
-    from ..api.endpoint_url import endpoint_problem
+    from agentform.api.endpoint_url import endpoint_problem
 
     if value and (problem := endpoint_problem(value)):
         raise _refused(ctx, param, f"endpoint {problem}")
@@ -239,7 +239,7 @@ class AgentformGroup(click.Group):
         return name, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
-        from .closed_stdout import dropping_output_once_closed
+        from agentform.cli.closed_stdout import dropping_output_once_closed
 
         try:
             with dropping_output_once_closed():

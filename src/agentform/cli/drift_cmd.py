@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import click
 
-from ..engine.drift import drift_of
-from ..engine.planner import make_plan
-from ..output.json_view import drift_json
-from .common import Options, endpoint_of, guarded, load, with_api, workspace_options
-from .views import format_option, markdown_errors, markdown_view, text_view
+from agentform.cli.common import Options, endpoint_of, guarded, load, with_api, workspace_options
+from agentform.cli.views import format_option, markdown_errors, markdown_view, text_view
+from agentform.engine.drift import drift_of
+from agentform.engine.planner import make_plan
+from agentform.output.json_view import drift_json
 
 
 @click.command("drift")

@@ -17,18 +17,18 @@ from typing import Any
 import click
 import yaml
 
-from ..config.files import root_file
-from ..config.loader import Settings, Workspace
-from ..engine.export import export_organization, secrets_named
-from ..errors import AgentformError
-from ..kinds import kinds_in_order
-from ..kinds.base import Declared, top_level_kinds
-from ..output.yaml_view import workspace_yaml
-from .common import Options, guarded, load, with_api, workspace_options
-from .conventions import SuggestingChoice
-from .init_cmd import GITIGNORE_LINES, MODELINE
-from .safety import run_secrets
-from .schema_cmd import SCHEMA_FILE, render_schema
+from agentform.cli.common import Options, guarded, load, with_api, workspace_options
+from agentform.cli.conventions import SuggestingChoice
+from agentform.cli.init_cmd import GITIGNORE_LINES, MODELINE
+from agentform.cli.safety import run_secrets
+from agentform.cli.schema_cmd import SCHEMA_FILE, render_schema
+from agentform.config.files import root_file
+from agentform.config.loader import Settings, Workspace
+from agentform.core.errors import AgentformError
+from agentform.engine.export import export_organization, secrets_named
+from agentform.kinds import kinds_in_order
+from agentform.kinds.base import Declared, top_level_kinds
+from agentform.output.yaml_view import workspace_yaml
 
 
 def _workspace(opts: Options, out: Path | None) -> Workspace:
@@ -81,7 +81,7 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
         _say_secrets_needed(documents)
         return 0
     endpoint = opts.endpoint or workspace.settings.endpoint
-    from ..api.endpoint_url import shown_endpoint
+    from agentform.api.endpoint_url import shown_endpoint
 
     settings = {
         "workspace": workspace.settings.workspace,
@@ -138,7 +138,7 @@ def _copy_local_state(source: Path, out: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     for leftover in target.parent.glob("service.db*"):
         leftover.unlink()
-    from ..service.db import create_private
+    from agentform.service.db import create_private
 
     create_private(target)  # never readable by others, not even while it is copied
     src, dst = sqlite3.connect(db), sqlite3.connect(target)

@@ -16,9 +16,9 @@ from pathlib import Path
 import click
 import yaml
 
-from ..config.files import IGNORE_FILE, ROOT_NAMES, workspace_files
-from .conventions import check_endpoint_option, merged_globals
-from .schema_cmd import SCHEMA_FILE, render_schema
+from agentform.cli.conventions import check_endpoint_option, merged_globals
+from agentform.cli.schema_cmd import SCHEMA_FILE, render_schema
+from agentform.config.files import IGNORE_FILE, ROOT_NAMES, workspace_files
 
 MODELINE = f"# yaml-language-server: $schema={SCHEMA_FILE}\n"
 
@@ -127,8 +127,8 @@ def _foreign_yaml(directory: Path, written: set[str]) -> list[str]:
     not workspace files (a compose file, manifests): none of their documents has a key
     that is, or is close to, a kind or a setting. A file that does not parse is left to
     the loader's error."""
-    from ..config.loader import meant_for_agentform  # the loader's own test of a file
-    from ..config.yamlpos import parse_all  # and its reading: keys as written
+    from agentform.config.loader import meant_for_agentform  # the loader's own test of a file
+    from agentform.core.yamlpos import parse_all  # and its reading: keys as written
 
     foreign = []
     for path in workspace_files(directory):

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from ..engine.apply import ApplyStop
+from agentform.engine.apply import ApplyStop
 
 GRACE = 30.0  # seconds the changes under way get to finish after the first signal
 SIGNALS = (signal.SIGINT, signal.SIGTERM)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import AgentformError
+from agentform.core.errors import AgentformError
 
 sleep = time.sleep  # replaced in tests, so waiting needs no real time
 POLL = 0.5

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 
 import click
 
-from .. import __version__
-from .conventions import AgentformGroup, with_global_options
+from agentform import __version__
+from agentform.cli.conventions import AgentformGroup, with_global_options
 
 COMMANDS: Mapping[str, str] = {
     "init": "agentform.cli.init_cmd:init",
@@ -29,7 +29,7 @@ COMMANDS: Mapping[str, str] = {
     "export": "agentform.cli.export_cmd:export",
     "schema": "agentform.cli.schema_cmd:schema",
     "service": "agentform.cli.service_cmd:service",
-    "webhook": "agentform.cli.webhook_cmd:webhook",
+    "webhook": "agentform.cli.webhook.command:webhook",
 }
 
 

@@ -7,11 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..engine.planfile import dump_plan
-from ..engine.planner import make_plan
-from ..kinds.context import PlanOptions
-from ..output.json_view import plan_json
-from .common import (
+from agentform.cli.common import (
     Options,
     endpoint_of,
     guarded,
@@ -20,8 +16,12 @@ from .common import (
     with_api,
     workspace_options,
 )
-from .plan_options import plan_options
-from .views import format_option, markdown_errors, markdown_view, text_view
+from agentform.cli.plan_options import plan_options
+from agentform.cli.views import format_option, markdown_errors, markdown_view, text_view
+from agentform.engine.planfile import dump_plan
+from agentform.engine.planner import make_plan
+from agentform.kinds.context import PlanOptions
+from agentform.output.json_view import plan_json
 
 
 @click.command("plan")

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..kinds.context import PlanOptions
+from agentform.kinds.context import PlanOptions
 
 
 def plan_options(command: Callable[..., Any]) -> Callable[..., Any]:

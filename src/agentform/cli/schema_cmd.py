@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from ..config.document import document_model
+from agentform.config.document import document_model
 
 SCHEMA_FILE = "agentform.schema.json"
 SCHEMA_ID = "urn:agentform:workspace-schema:1"

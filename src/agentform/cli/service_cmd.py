@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..errors import AgentformError
-from .conventions import parse_rate_option
+from agentform.cli.conventions import parse_rate_option
+from agentform.core.errors import AgentformError
 
 
 @click.group("service")
@@ -47,8 +47,8 @@ def run(
     host: str, port: int, db_path: Path, seed_path: Path | None, rate_limit: float | None
 ) -> None:
     """Serve the Agent Service API until stopped (Ctrl-C)."""
-    from ..service import SeedError
-    from ..service.server import serve
+    from agentform.service import SeedError
+    from agentform.service.server import serve
 
     try:
         serve(host, port, db_path, seed_path, rate_limit, say=click.echo)

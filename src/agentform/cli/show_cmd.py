@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from ..config.render import Secrets
-from ..engine.planfile import read_plan
-from ..output.markdown import MarkdownView
-from ..output.text import TextView
-from .common import Options, guarded, refuse_unused_offline, workspace_options
-from .views import format_option
+from agentform.cli.common import Options, guarded, refuse_unused_offline, workspace_options
+from agentform.cli.views import format_option
+from agentform.config.render import Secrets
+from agentform.engine.planfile import read_plan
+from agentform.output.markdown import MarkdownView
+from agentform.output.text import TextView
 
 
 @click.command("show")

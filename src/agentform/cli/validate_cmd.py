@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..words import counted
-from .common import Options, guarded, load, refuse_unused_offline, workspace_options
+from agentform.cli.common import Options, guarded, load, refuse_unused_offline, workspace_options
+from agentform.core.words import counted
 
 
 @click.command("validate")

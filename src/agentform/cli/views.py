@@ -10,12 +10,12 @@ from typing import Any
 import click
 import yaml
 
-from ..config.loader import ROOT_FILE, Workspace
-from ..errors import AgentformError, DiagnosticsError
-from ..output.markdown import MarkdownView
-from ..output.text import TextView
-from .common import Options
-from .conventions import FORMATS, SuggestingChoice
+from agentform.cli.common import Options
+from agentform.cli.conventions import FORMATS, SuggestingChoice
+from agentform.config.loader import ROOT_FILE, Workspace
+from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.output.markdown import MarkdownView
+from agentform.output.text import TextView
 
 
 def format_option(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -15,8 +15,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 from pydantic_core import PydanticCustomError
 
-from ..api.endpoint_url import endpoint_problem
-from ..kinds.base import top_level_kinds
+from agentform.api.endpoint_url import endpoint_problem
+from agentform.kinds.base import top_level_kinds
 
 SETTINGS = ("workspace", "endpoint", "organizationId", "prune", "protect", "vars")
 

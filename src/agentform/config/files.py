@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pathspec
 
-from ..errors import DiagnosticsError
-from .diagnostics import Diagnostic, Position
+from agentform.core.diagnostics import Diagnostic, Position
+from agentform.core.errors import DiagnosticsError
 
 ROOT_NAMES = ("agentform.yaml", "agentform.yml")
 IGNORE_FILE = ".agentformignore"

@@ -12,18 +12,18 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ..gcpause import collector_paused
-from ..kinds import Kind, kinds_in_order
-from ..kinds.base import Declared, top_level_kinds
-from ..rules.problems import AT, describe, did_you_mean, own_errors
-from ..sensitive import MIN_SEARCHED, Secrets, Sensitive
-from .diagnostics import Diagnostic, Diagnostics, Position, relative
-from .document import SETTINGS, allowed_keys, document_model
-from .files import IGNORE_FILE, root_file, workspace_files
-from .protect import check_protected
-from .render import Renderer
-from .secret_tokens import substitute
-from .yamlpos import Located, PathKey, parse
+from agentform.config.document import SETTINGS, allowed_keys, document_model
+from agentform.config.files import IGNORE_FILE, root_file, workspace_files
+from agentform.config.protect import check_protected
+from agentform.config.render import Renderer
+from agentform.config.secret_tokens import substitute
+from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
+from agentform.core.gcpause import collector_paused
+from agentform.core.problems import AT, describe, did_you_mean, own_errors
+from agentform.core.sensitive import MIN_SEARCHED, Secrets, Sensitive
+from agentform.core.yamlpos import Located, PathKey, parse
+from agentform.kinds import Kind, kinds_in_order
+from agentform.kinds.base import Declared, top_level_kinds
 
 ROOT_FILE = "agentform.yaml"
 # errors about a Sensitive value that its type allowed (a length, a pattern)

@@ -10,10 +10,10 @@ import fnmatch
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .diagnostics import Diagnostics
+from agentform.core.diagnostics import Diagnostics
 
 if TYPE_CHECKING:
-    from ..kinds.base import Declared
+    from agentform.kinds.base import Declared
 
 
 def is_protected(protect: Mapping[str, Sequence[str]], kind: str, key: str) -> bool:
@@ -26,7 +26,7 @@ def check_protected(
     diagnostics: Diagnostics,
 ) -> None:
     """An object declared absent that `protect` matches is an error, live or not."""
-    from ..kinds import Kind
+    from agentform.kinds import Kind
 
     for kind, items in declared.items():
         for item in items:

@@ -20,10 +20,10 @@ from typing import Any
 
 import jinja2
 
-from ..sensitive import Secrets
-from .diagnostics import Diagnostics, Position, relative
-from .lines import instrument, line_map
-from .secret_tokens import SecretTokens
+from agentform.config.lines import instrument, line_map
+from agentform.config.secret_tokens import SecretTokens
+from agentform.core.diagnostics import Diagnostics, Position, relative
+from agentform.core.sensitive import Secrets
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")  # what Jinja2 turns into "\n"
 __all__ = ["Rendered", "Renderer", "Secrets"]
@@ -226,7 +226,7 @@ class Renderer:
     def _mistyped(self, var: str) -> str:
         """A hint naming a set variable close to `var` (names are not secret; values
         are never shown). Close means a typo: the environment holds many names."""
-        from ..rules.problems import did_you_mean
+        from agentform.core.problems import did_you_mean
 
         return did_you_mean(var, list(self.environ), cutoff=0.8)
 

@@ -14,7 +14,7 @@ import re
 import secrets as pysecrets
 from typing import Any
 
-from ..sensitive import MIN_SEARCHED, Part, SecretRef, Secrets, Sensitive
+from agentform.core.sensitive import MIN_SEARCHED, Part, SecretRef, Secrets, Sensitive
 
 _PREFIX = "agentform-secret-"
 

@@ -14,13 +14,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-from ..errors import AgentformError, ApiError
-from ..kinds import Kind
-from ..kinds.keys import Key
-from .goals import adopted, reached
-from .model import Change, Plan
-from .order import stages
-from .slots import fill
+from agentform.core.errors import AgentformError, ApiError
+from agentform.engine.goals import adopted, reached
+from agentform.engine.model import Change, Plan
+from agentform.engine.order import stages
+from agentform.engine.slots import fill
+from agentform.kinds import Kind
+from agentform.kinds.keys import Key
 
 T = TypeVar("T")
 Status = Literal["succeeded", "already in place", "failed", "not attempted"]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..frozen import FrozenJson
-from ..kinds.base import FieldChange, Frozen
-from .model import Change, Plan, PlanWarning
+from agentform.core.frozen import FrozenJson
+from agentform.engine.model import Change, Plan, PlanWarning
+from agentform.kinds.base import FieldChange, Frozen
 
 DriftClass = Literal["changed", "missing", "undeclared", "declaredAbsent"]
 DRIFT_CLASSES: dict[str, str] = {

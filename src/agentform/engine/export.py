@@ -13,15 +13,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..config.diagnostics import Diagnostics
-from ..config.loader import Workspace
-from ..frozen import thaw
-from ..kinds import Kind, kinds_in_order
-from ..kinds.base import Declared, LiveObject
-from ..kinds.context import PlanContext
-from ..kinds.keys import Key
-from ..sensitive import SecretRef, Sensitive
-from .live import Everything, read_live
+from agentform.config.loader import Workspace
+from agentform.core.diagnostics import Diagnostics
+from agentform.core.frozen import thaw
+from agentform.core.sensitive import SecretRef, Sensitive
+from agentform.engine.live import Everything, read_live
+from agentform.kinds import Kind, kinds_in_order
+from agentform.kinds.base import Declared, LiveObject
+from agentform.kinds.context import PlanContext
+from agentform.kinds.keys import Key
 
 
 async def export_live(

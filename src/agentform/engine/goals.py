@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import AgentformError, ApiError
-from ..kinds import Kind
-from ..kinds.base import ApiCall
-from ..kinds.keys import Key
+from agentform.core.errors import AgentformError, ApiError
+from agentform.kinds import Kind
+from agentform.kinds.base import ApiCall
+from agentform.kinds.keys import Key
 
 
 class Conflict(AgentformError):

@@ -8,18 +8,18 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
-from ..api.context import Organization, resolve_organization
-from ..api.together import all_or_none
-from ..config.diagnostics import Diagnostics
-from ..config.loader import Workspace
-from ..errors import ReadError
-from ..gcpause import collector_paused
-from ..kinds import Kind, kinds_in_order
-from ..kinds.base import LiveObject
-from ..kinds.context import Everything, LiveRead, PlanContext
-from ..kinds.keys import Key
-from ..kinds.references import References
-from ..sensitive import contains_sensitive
+from agentform.api.context import Organization, resolve_organization
+from agentform.api.together import all_or_none
+from agentform.config.loader import Workspace
+from agentform.core.diagnostics import Diagnostics
+from agentform.core.errors import ReadError
+from agentform.core.gcpause import collector_paused
+from agentform.core.sensitive import contains_sensitive
+from agentform.kinds import Kind, kinds_in_order
+from agentform.kinds.base import LiveObject
+from agentform.kinds.context import Everything, LiveRead, PlanContext
+from agentform.kinds.keys import Key
+from agentform.kinds.references import References
 
 __all__ = ["Everything", "LiveState", "managed_keys", "read_live"]
 

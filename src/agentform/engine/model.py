@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator
 
-from ..frozen import FrozenJson, freeze
-from ..kinds.base import Action, ApiCall, FieldChange, Frozen
+from agentform.core.frozen import FrozenJson, freeze
+from agentform.kinds.base import Action, ApiCall, FieldChange, Frozen
 
 FORMAT_VERSION = 2
 """The saved plan format: 2 added keys of several parts, replace/cancel, slots and

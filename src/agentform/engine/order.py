@@ -10,8 +10,8 @@ needs, its parent) is waited for on top. Linear in the number of changes.
 
 from __future__ import annotations
 
-from ..kinds.base import kind_levels
-from .model import Change
+from agentform.engine.model import Change
+from agentform.kinds.base import kind_levels
 
 BACKWARD = ("cancel", "delete")
 

@@ -15,15 +15,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..config.loader import Workspace
-from ..errors import AgentformError, StalePlanError
-from ..kinds.base import Kind
-from ..kinds.context import PlanOptions
-from ..kinds.keys import Key
-from ..sensitive import Part, SecretRef, Secrets, Sensitive, as_marked
-from .fingerprint import fingerprint, secret_digest
-from .model import FORMAT_VERSION, Plan
-from .planner import read_live
+from agentform.config.loader import Workspace
+from agentform.core.errors import AgentformError, StalePlanError
+from agentform.core.sensitive import Part, SecretRef, Secrets, Sensitive, as_marked
+from agentform.engine.fingerprint import fingerprint, secret_digest
+from agentform.engine.model import FORMAT_VERSION, Plan
+from agentform.engine.planner import read_live
+from agentform.kinds.base import Kind
+from agentform.kinds.context import PlanOptions
+from agentform.kinds.keys import Key
 
 
 def dump_plan(plan: Plan, secrets: Secrets) -> str:

@@ -13,21 +13,21 @@ import secrets as pysecrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config.diagnostics import Diagnostics
-from ..config.loader import Workspace
-from ..config.protect import is_protected
-from ..kinds import Kind, kinds_in_order
-from ..kinds.base import Action, Decision, Declared, FieldChange, LiveObject
-from ..kinds.context import PlanContext, PlanOptions
-from ..kinds.keys import Key, address
-from ..kinds.references import References
-from ..sensitive import Secrets, contains_sensitive
-from .fingerprint import fingerprint, secret_digest
-from .live import LiveState, managed_keys, read_live
-from .model import Change, NoOp, Plan, PlanWarning, summarise
-from .order import stages
-from .slots import ids_needed, seal, shown
-from .targets import check_patterns, select
+from agentform.config.loader import Workspace
+from agentform.config.protect import is_protected
+from agentform.core.diagnostics import Diagnostics
+from agentform.core.sensitive import Secrets, contains_sensitive
+from agentform.engine.fingerprint import fingerprint, secret_digest
+from agentform.engine.live import LiveState, managed_keys, read_live
+from agentform.engine.model import Change, NoOp, Plan, PlanWarning, summarise
+from agentform.engine.order import stages
+from agentform.engine.slots import ids_needed, seal, shown
+from agentform.engine.targets import check_patterns, select
+from agentform.kinds import Kind, kinds_in_order
+from agentform.kinds.base import Action, Decision, Declared, FieldChange, LiveObject
+from agentform.kinds.context import PlanContext, PlanOptions
+from agentform.kinds.keys import Key, address
+from agentform.kinds.references import References
 
 __all__ = ["LiveState", "diff_plan", "make_plan", "managed_keys", "read_live"]
 

@@ -12,10 +12,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import AgentformError
-from ..frozen import thaw
-from ..kinds.base import ApiCall, Slot
-from ..kinds.slots import KNOWN_AFTER_CREATE, OWN_ID, SENTINEL, placeholder, public
+from agentform.core.errors import AgentformError
+from agentform.core.frozen import thaw
+from agentform.kinds.base import ApiCall, Slot
+from agentform.kinds.slots import KNOWN_AFTER_CREATE, OWN_ID, SENTINEL, placeholder, public
 
 _TOKEN = re.compile("\x01([0-9]+)\x01")
 

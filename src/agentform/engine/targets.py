@@ -14,11 +14,11 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 
-from ..errors import AgentformError
-from ..kinds import Kind
-from ..rules.problems import did_you_mean
-from ..words import counted
-from .model import Change, Plan, PlanWarning, summarise
+from agentform.core.errors import AgentformError
+from agentform.core.problems import did_you_mean
+from agentform.core.words import counted
+from agentform.engine.model import Change, Plan, PlanWarning, summarise
+from agentform.kinds import Kind
 
 PARTIAL = "this plan is partial"
 

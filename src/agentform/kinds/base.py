@@ -19,13 +19,13 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from ..config.diagnostics import Diagnostics, Position
-from ..frozen import FrozenJson, freeze
-from ..sensitive import Sensitive
-from .context import LiveRead, PlanContext, PlanOptions
-from .keys import Key
-from .references import References
-from .slots import SENSITIVE
+from agentform.core.diagnostics import Diagnostics, Position
+from agentform.core.frozen import FrozenJson, freeze
+from agentform.core.sensitive import Sensitive
+from agentform.kinds.context import LiveRead, PlanContext, PlanOptions
+from agentform.kinds.keys import Key
+from agentform.kinds.references import References
+from agentform.kinds.slots import SENSITIVE
 
 Action = Literal["create", "update", "replace", "cancel", "delete"]
 

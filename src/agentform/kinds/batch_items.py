@@ -17,19 +17,19 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from ..config.diagnostics import Position
-from ..frozen import FrozenDict
-from ..rules.batches import CachedLookup, check_items, item_prefix, parse_items
-from ..rules.execute import (
+from agentform.core.diagnostics import Position
+from agentform.core.frozen import FrozenDict
+from agentform.core.problems import Problem, RuleViolation
+from agentform.kinds.base import Declared
+from agentform.kinds.context import PlanContext
+from agentform.kinds.slots import SENTINEL
+from agentform.rules.batches import CachedLookup, check_items, item_prefix, parse_items
+from agentform.rules.execute import (
     AgentVersions,
     ExecuteRequest,
     check_execute_request,
     parse_execute_request,
 )
-from ..rules.problems import Problem, RuleViolation
-from .base import Declared
-from .context import PlanContext
-from .slots import SENTINEL
 
 REFERENCE_FIELDS = {"agentProfile": "agentProfileId", "agentProfilePool": "agentProfilePoolId"}
 ITEM = re.compile(r"items\[(\d+)\]")

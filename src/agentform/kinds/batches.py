@@ -24,16 +24,25 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..api.together import all_or_none
-from ..config.diagnostics import Diagnostics, Position
-from ..frozen import FrozenMap
-from ..rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
-from .base import ApiCall, Decision, Declared, DesiredModel, FieldChange, Kind, LiveObject, State
-from .batch_items import BatchItem, resolve_items, shown_item
-from .context import LiveRead, PlanContext, PlanOptions
-from .items_file import read_items_file
-from .keys import Key
-from .references import References
+from agentform.api.together import all_or_none
+from agentform.core.diagnostics import Diagnostics, Position
+from agentform.core.frozen import FrozenMap
+from agentform.kinds.base import (
+    ApiCall,
+    Decision,
+    Declared,
+    DesiredModel,
+    FieldChange,
+    Kind,
+    LiveObject,
+    State,
+)
+from agentform.kinds.batch_items import BatchItem, resolve_items, shown_item
+from agentform.kinds.context import LiveRead, PlanContext, PlanOptions
+from agentform.kinds.items_file import read_items_file
+from agentform.kinds.keys import Key
+from agentform.kinds.references import References
+from agentform.rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
 
 COLLECTION = "/execution-batches"
 STARTED = ("running", "paused", "completed")

@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ..config.diagnostics import Diagnostics
-from ..rules.problems import did_you_mean
-from .keys import Key, address
-from .references import References
-from .slots import SENTINEL, pending_id
+from agentform.core.diagnostics import Diagnostics
+from agentform.core.problems import did_you_mean
+from agentform.kinds.keys import Key, address
+from agentform.kinds.references import References
+from agentform.kinds.slots import SENTINEL, pending_id
 
 if TYPE_CHECKING:
-    from .base import LiveObject
+    from agentform.kinds.base import LiveObject
 
 
 @dataclass(frozen=True)

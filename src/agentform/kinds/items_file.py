@@ -24,10 +24,10 @@ from typing import Any, overload
 
 from pydantic import ValidationError
 
-from ..config.diagnostics import Diagnostics, Position
-from ..rules.problems import did_you_mean, problems_from
-from ..words import counted
-from .batch_items import BatchItem
+from agentform.core.diagnostics import Diagnostics, Position
+from agentform.core.problems import did_you_mean, problems_from
+from agentform.core.words import counted
+from agentform.kinds.batch_items import BatchItem
 
 FIELD_COLUMNS = ("agentProfile", "agentProfilePool", "agentProfileId", "agentProfilePoolId")
 PREFIXES = ("metadata", "inputs")

@@ -1,6 +1,6 @@
 """The `profileGroups` kind: profile groups (API.md §6)."""
 
-from .profile_sets import ProfileSetKind
+from agentform.kinds.profile_sets import ProfileSetKind
 
 
 class ProfileGroups(ProfileSetKind):

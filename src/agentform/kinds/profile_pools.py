@@ -1,6 +1,6 @@
 """The `profilePools` kind: agent profile pools (API.md §6)."""
 
-from .profile_sets import ProfileSetKind
+from agentform.kinds.profile_sets import ProfileSetKind
 
 
 class ProfilePools(ProfileSetKind):

@@ -9,19 +9,11 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from ..contract import SelectionStrategy as Strategy
-from ..sensitive import Text, shown
-from .base import (
-    ApiCall,
-    Declared,
-    DesiredModel,
-    Kind,
-    LiveObject,
-    State,
-    chunks,
-)
-from .context import LiveRead, PlanContext
-from .keys import Key
+from agentform.core.sensitive import Text, shown
+from agentform.kinds.base import ApiCall, Declared, DesiredModel, Kind, LiveObject, State, chunks
+from agentform.kinds.context import LiveRead, PlanContext
+from agentform.kinds.keys import Key
+from agentform.rules.profile_sets import SelectionStrategy as Strategy
 
 
 class ProfileSetDesired(DesiredModel):

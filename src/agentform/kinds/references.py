@@ -7,8 +7,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules.problems import did_you_mean
-from ..sensitive import Sensitive, UnresolvedSecret
+from agentform.core.problems import did_you_mean
+from agentform.core.sensitive import Sensitive, UnresolvedSecret
 
 
 @dataclass

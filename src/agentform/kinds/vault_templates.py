@@ -10,13 +10,13 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..config.diagnostics import Diagnostics
-from ..rules import vault_templates as rules
-from ..rules.vault_templates import FieldType, TemplateKind
-from ..sensitive import AllowSensitive, Sensitive
-from .base import ApiCall, Declared, DesiredModel, Kind, LiveObject, State, plain
-from .context import LiveRead, PlanContext
-from .keys import Key
+from agentform.core.diagnostics import Diagnostics
+from agentform.core.sensitive import AllowSensitive, Sensitive
+from agentform.kinds.base import ApiCall, Declared, DesiredModel, Kind, LiveObject, State, plain
+from agentform.kinds.context import LiveRead, PlanContext
+from agentform.kinds.keys import Key
+from agentform.rules import vault_templates as rules
+from agentform.rules.vault_templates import FieldType, TemplateKind
 
 
 class TemplateField(BaseModel):

@@ -18,10 +18,16 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import ConfigDict, Field
 
-from ..api.together import all_or_none
-from ..config.diagnostics import Diagnostics
-from ..frozen import FrozenDict, FrozenMap
-from ..rules.webhooks import (
+from agentform.api.together import all_or_none
+from agentform.core.diagnostics import Diagnostics
+from agentform.core.frozen import FrozenDict, FrozenMap
+from agentform.core.sensitive import AllowSensitive, Sensitive, reveal
+from agentform.kinds.base import ApiCall, Decision, Declared, DesiredModel, Kind, LiveObject, State
+from agentform.kinds.context import LiveRead, PlanContext
+from agentform.kinds.keys import Key, address
+from agentform.kinds.references import References
+from agentform.kinds.slots import KNOWN_AFTER_CREATE, sensitive_value
+from agentform.rules.webhooks import (
     BATCH_EVENTS,
     PAYLOAD_VERSION,
     AttachmentSettings,
@@ -31,12 +37,6 @@ from ..rules.webhooks import (
     PayloadVersion,
     header_digest,
 )
-from ..sensitive import AllowSensitive, Sensitive, reveal
-from .base import ApiCall, Decision, Declared, DesiredModel, Kind, LiveObject, State
-from .context import LiveRead, PlanContext
-from .keys import Key, address
-from .references import References
-from .slots import KNOWN_AFTER_CREATE, sensitive_value
 
 COLLECTION = "/webhook-integrations"
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..config.render import Secrets
-from ..engine.apply import ApplyReport
-from ..engine.drift import DRIFT_CLASSES, DriftReport
-from ..engine.model import Plan
-from ..engine.planfile import dump_plan
-from ..frozen import thaw
-from ..sensitive import masked
+from agentform.config.render import Secrets
+from agentform.core.frozen import thaw
+from agentform.core.sensitive import masked
+from agentform.engine.apply import ApplyReport
+from agentform.engine.drift import DRIFT_CLASSES, DriftReport
+from agentform.engine.model import Plan
+from agentform.engine.planfile import dump_plan
 
 REPORT_FORMAT_VERSION = 1
 

@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from ..engine.apply import ApplyReport
-from ..engine.drift import DRIFT_CLASSES, DriftReport
-from ..engine.model import Change, Plan
-from ..words import counted
-from .values import (
+from agentform.core.words import counted
+from agentform.engine.apply import ApplyReport
+from agentform.engine.drift import DRIFT_CLASSES, DriftReport
+from agentform.engine.model import Change, Plan
+from agentform.output.values import (
     diff_lines,
     known_after_create,
     object_lines,

@@ -16,9 +16,9 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from ..engine.apply import ChangeResult
-from ..engine.model import Change
-from .text import TextView
+from agentform.engine.apply import ChangeResult
+from agentform.engine.model import Change
+from agentform.output.text import TextView
 
 
 class PlainProgress:

@@ -6,12 +6,12 @@ from collections.abc import Callable
 
 import click
 
-from ..engine.apply import ApplyReport, ChangeResult
-from ..engine.drift import DRIFT_CLASSES, DriftReport
-from ..engine.model import Change, Plan
-from ..engine.targets import PARTIAL
-from ..words import counted
-from .values import (
+from agentform.core.words import counted
+from agentform.engine.apply import ApplyReport, ChangeResult
+from agentform.engine.drift import DRIFT_CLASSES, DriftReport
+from agentform.engine.model import Change, Plan
+from agentform.engine.targets import PARTIAL
+from agentform.output.values import (
     describe,
     known_after_create,
     plan_summary,

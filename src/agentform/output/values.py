@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
-from ..engine.apply import ApplyReport
-from ..engine.model import Plan
-from ..kinds.base import FieldChange
-from ..sensitive import MASK, Sensitive, contains_sensitive, masked
-from ..words import counted
+from agentform.core.sensitive import MASK, Sensitive, contains_sensitive, masked
+from agentform.core.words import counted
+from agentform.engine.apply import ApplyReport
+from agentform.engine.model import Plan
+from agentform.kinds.base import FieldChange
 
 SENSITIVE_CHANGED = "(sensitive, changed)"
 SENSITIVE_KEYS = {

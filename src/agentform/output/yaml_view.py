@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from ..sensitive import MASK, Sensitive
+from agentform.core.sensitive import MASK, Sensitive
 
 
 class _Dumper(yaml.SafeDumper):

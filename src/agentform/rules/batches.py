@@ -24,14 +24,14 @@ from annotated_types import Len
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from .execute import (
+from agentform.core.problems import Problem, RuleViolation
+from agentform.rules.execute import (
     AgentVersions,
     ExecuteRequest,
     OrganizationLookup,
     check_execute_request,
     parse_execute_request,
 )
-from .problems import Problem, RuleViolation
 
 # -- the request --------------------------------------------------------------
 

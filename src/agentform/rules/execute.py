@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from .problems import Problem, RuleViolation, problems_from, under
+from agentform.core.problems import Problem, RuleViolation, problems_from, under
 
 # Ids arrive as JSON strings: strict mode would refuse a str for a UUID.
 Id = Annotated[uuid.UUID, Field(strict=False)]

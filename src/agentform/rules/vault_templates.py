@@ -15,7 +15,7 @@ from typing import Annotated, Literal, Protocol
 
 from pydantic import StringConstraints
 
-from .problems import Problem, did_you_mean
+from agentform.core.problems import Problem, did_you_mean
 
 TemplateKind = Literal["login", "api_key", "card", "custom"]
 FieldType = Literal[

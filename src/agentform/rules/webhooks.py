@@ -34,7 +34,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from .problems import did_you_mean, rule_error
+from agentform.core.problems import did_you_mean, rule_error
 
 # -- events (seed §6.3) --------------------------------------------------------
 

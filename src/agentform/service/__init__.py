@@ -1,7 +1,7 @@
 """The embedded Agent Service: API.md served by FastAPI over SQLite."""
 
-from .app import BASE_PATH, create_app
-from .seed import DEMO_ADMIN_KEY, DEMO_SEED, Seed, SeedError, read_seed
+from agentform.service.app import BASE_PATH, create_app
+from agentform.service.seed import DEMO_ADMIN_KEY, DEMO_SEED, Seed, SeedError, read_seed
 
 __all__ = [
     "BASE_PATH",

@@ -15,15 +15,15 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from .batches.scheduler import fill_everywhere
-from .db import Database
-from .delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
-from .errors import install_error_handlers
-from .executions.lifecycle import dispatch_everywhere
-from .openapi import install_openapi
-from .presets import install_presets
-from .ratelimit import RateLimitMiddleware
-from .routes import (
+from agentform.service.batches.scheduler import fill_everywhere
+from agentform.service.db import Database
+from agentform.service.delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
+from agentform.service.errors import install_error_handlers
+from agentform.service.executions.lifecycle import dispatch_everywhere
+from agentform.service.openapi import install_openapi
+from agentform.service.presets import install_presets
+from agentform.service.ratelimit import RateLimitMiddleware
+from agentform.service.routes import (
     agents,
     batches,
     context,
@@ -36,9 +36,9 @@ from .routes import (
     vault,
     webhooks,
 )
-from .runtime import Clock, Runner, WallClock
-from .seed import DEMO_SEED, Seed, load_seed
-from .store.organizations import load_keys
+from agentform.service.runtime import Clock, Runner, WallClock
+from agentform.service.seed import DEMO_SEED, Seed, load_seed
+from agentform.service.store.organizations import load_keys
 
 BASE_PATH = "/agents/v2"
 

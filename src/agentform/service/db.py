@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .store.migrations import MigrationError, upgrade
+from agentform.service.store.migrations import MigrationError, upgrade
 
 T = TypeVar("T")
 

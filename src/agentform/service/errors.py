@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..rules.problems import Problem, own_errors, problems_of
+from agentform.core.problems import Problem, own_errors, problems_of
 
 log = logging.getLogger("agentform.service")
 

@@ -19,8 +19,8 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive
 
-from .auth import authenticate
-from .errors import bad_request
+from agentform.service.auth import authenticate
+from agentform.service.errors import bad_request
 
 MAX_BODY = 1024 * 1024
 

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from ..contract import SelectionStrategy
-from ..rules import vault_templates as vault
-from ..rules.vault_templates import FieldType, TemplateKind
+from agentform.rules import vault_templates as vault
+from agentform.rules.profile_sets import SelectionStrategy
+from agentform.rules.vault_templates import FieldType, TemplateKind
 
 Name255 = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 # Request ids: parsed from JSON strings (strict mode would refuse a str for a UUID).

@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from .errors import ErrorBody
+from agentform.service.errors import ErrorBody
 
 ERROR_STATUSES = {
     "400": "Invalid request: malformed id, unknown field, wrong type, out of range",
@@ -62,7 +62,7 @@ def write_openapi(path: str | Path) -> None:
     """Writes the document of a fresh app (the checked-in schemas/ copy)."""
     import tempfile
 
-    from .app import create_app
+    from agentform.service.app import create_app
 
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(Path(tmp) / "service.db")

@@ -2,7 +2,7 @@
 
 import sys
 
-from .openapi import write_openapi
+from agentform.service.openapi import write_openapi
 
 if __name__ == "__main__":
     write_openapi(sys.argv[1] if len(sys.argv) > 1 else "schemas/agent-service.openapi.json")

@@ -12,8 +12,8 @@ from typing import Literal
 
 from fastapi import Depends, Query
 
-from .auth import Caller, caller
-from .store.pages import (
+from agentform.service.auth import Caller, caller
+from agentform.service.store.pages import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
     Page,

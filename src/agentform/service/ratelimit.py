@@ -8,8 +8,8 @@ import time
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .auth import hash_key
-from .errors import error_response
+from agentform.service.auth import hash_key
+from agentform.service.errors import error_response
 
 
 class TokenBucket:

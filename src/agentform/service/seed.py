@@ -15,11 +15,17 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ..config.yamlpos import parse
-from ..rules.problems import problems_from
-from .db import Database, iso
-from .executions.script import Script
-from .store import agent_scripts, agents, execution_capacity, organizations, profiles
+from agentform.core.problems import problems_from
+from agentform.core.yamlpos import parse
+from agentform.service.db import Database, iso
+from agentform.service.executions.script import Script
+from agentform.service.store import (
+    agent_scripts,
+    agents,
+    execution_capacity,
+    organizations,
+    profiles,
+)
 
 DEMO_ORGANIZATION_ID = "0b7f3c1e-0000-4000-8000-000000000001"
 DEMO_ADMIN_KEY = "demo-admin-key"

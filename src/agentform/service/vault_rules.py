@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..rules.vault_templates import StepLike, field_key, template_problems
-from .errors import bad_request
-from .models import TemplateField, TemplateFieldIn
+from agentform.rules.vault_templates import StepLike, field_key, template_problems
+from agentform.service.errors import bad_request
+from agentform.service.models import TemplateField, TemplateFieldIn
 
 
 def build_template(

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 import pytest
 from fastapi import FastAPI
 
-from .. import clocked
-from ..clocked import Advance
-from ..conftest import Api, running
-from .support import BATCH_KEY, make_app
+from tests.service import clocked
+from tests.service.batches.support import BATCH_KEY, make_app
+from tests.service.clocked import Advance
+from tests.service.conftest import Api, running
 
 api, advance, agents = clocked.api, clocked.advance, clocked.agents  # from `svc`, below
 

@@ -13,8 +13,7 @@ from fastapi import FastAPI
 from agentform.service import Seed, create_app
 from agentform.service.runtime import ManualClock
 from agentform.service.store import events
-
-from ..conftest import Api
+from tests.service.conftest import Api
 
 BATCH_ORG = "55555555-5555-4555-8555-555555555555"
 BATCH_KEY = "batch-admin-key-0001"

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from ..conftest import Api, assert_error
-from .support import (
+from tests.service.batches.support import (
     BATCH_READ_KEY,
     FOREIGN_KEY,
     all_items,
@@ -21,6 +20,7 @@ from .support import (
     create,
     get,
 )
+from tests.service.conftest import Api, assert_error
 
 Advance = Callable[[float], None]
 NOWHERE = "99999999-9999-4999-8999-999999999999"

@@ -21,9 +21,7 @@ from hypothesis.stateful import (
 )
 
 from agentform.rules.batches import ALL_BATCH_EDGES, BATCH_EDGES, FINAL_STATUSES
-
-from ..conftest import Api, running
-from .support import (
+from tests.service.batches.support import (
     SCHED_KEY,
     WORKER_SECONDS,
     all_items,
@@ -36,6 +34,7 @@ from .support import (
     item_statuses_in_db,
     live_executions,
 )
+from tests.service.conftest import Api, running
 
 Advance = Callable[[float], None]
 CAPACITY = 4  # the "scheduled" organization's

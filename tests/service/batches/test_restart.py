@@ -11,9 +11,7 @@ import pytest
 from agentform.service import create_app
 from agentform.service.runtime import ManualClock
 from agentform.service.runtime.clock import MANUAL_START
-
-from ..conftest import running
-from .support import (
+from tests.service.batches.support import (
     BATCH_SEED,
     SCHED_KEY,
     all_items,
@@ -26,6 +24,7 @@ from .support import (
     get,
     live_executions,
 )
+from tests.service.conftest import running
 
 
 def _service(path: Path, seconds: float):  # type: ignore[no-untyped-def]

@@ -9,8 +9,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from fastapi import FastAPI
 
-from ..conftest import Api, assert_error
-from .support import (
+from tests.service.batches.support import (
     SCHED_KEY,
     WORKER_SECONDS,
     all_items,
@@ -24,6 +23,7 @@ from .support import (
     item_statuses_in_db,
     live_executions,
 )
+from tests.service.conftest import Api, assert_error
 
 Advance = Callable[[float], None]
 KEY = SCHED_KEY  # the organization of capacity 4

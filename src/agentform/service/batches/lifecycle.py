@@ -7,7 +7,8 @@ schedule itself is the scheduler's (`scheduler.advance`).
 
 from __future__ import annotations
 
-from ...rules.batches import (
+from agentform.core.problems import RuleViolation
+from agentform.rules.batches import (
     BatchAction,
     BatchStatus,
     ItemStatus,
@@ -17,15 +18,14 @@ from ...rules.batches import (
     parse_items,
     shift_origin,
 )
-from ...rules.execute import AgentVersions, ExecuteRequest
-from ...rules.problems import RuleViolation
-from ..db import Conn
-from ..errors import ServiceError, bad_request, conflict
-from ..store import agents, batches
-from ..store.batches import BatchRow
-from ..store.executions import OrganizationData
-from . import scheduler
-from .models import BatchCreate, ExecutionBatch
+from agentform.rules.execute import AgentVersions, ExecuteRequest
+from agentform.service.batches import scheduler
+from agentform.service.batches.models import BatchCreate, ExecutionBatch
+from agentform.service.db import Conn
+from agentform.service.errors import ServiceError, bad_request, conflict
+from agentform.service.store import agents, batches
+from agentform.service.store.batches import BatchRow
+from agentform.service.store.executions import OrganizationData
 
 NOT_TRIGGERED: tuple[ItemStatus, ...] = ("pending", "awaiting_capacity", "batch_paused")
 

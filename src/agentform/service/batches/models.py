@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, SkipValidation
 
-from ...rules.batches import (
+from agentform.rules.batches import (
     ITEMS_LENGTH,
     BatchConfig,
     BatchName,
@@ -19,8 +19,8 @@ from ...rules.batches import (
     ItemStatus,
     StartAt,
 )
-from ...rules.execute import ExecuteRequest
-from ..models import Id, Request
+from agentform.rules.execute import ExecuteRequest
+from agentform.service.models import Id, Request
 
 
 class BatchCreate(Request):

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...rules.batches import next_release_at, next_status, released_count
-from ..db import Conn
-from ..executions.lifecycle import on_capacity_freed
-from ..runtime import job_handler
-from ..store import batches, jobs
-from ..store.batches import BatchRow
-from ..store.events import append_event
-from .triggering import Trigger, free_capacity
+from agentform.rules.batches import next_release_at, next_status, released_count
+from agentform.service.batches.triggering import Trigger, free_capacity
+from agentform.service.db import Conn
+from agentform.service.executions.lifecycle import on_capacity_freed
+from agentform.service.runtime import job_handler
+from agentform.service.store import batches, jobs
+from agentform.service.store.batches import BatchRow
+from agentform.service.store.events import append_event
 
 RELEASE_JOB = "batch.release"
 

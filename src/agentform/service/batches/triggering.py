@@ -11,14 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...rules.batches import CachedLookup
-from ...rules.execute import check_execute_request, parse_execute_request
-from ...rules.problems import RuleViolation
-from ..db import Conn
-from ..executions.lifecycle import AgentToRun, AtCapacity, agent_to_run, create_execution
-from ..store import execution_capacity
-from ..store.batches import WaitingItem
-from ..store.executions import OrganizationData
+from agentform.core.problems import RuleViolation
+from agentform.rules.batches import CachedLookup
+from agentform.rules.execute import check_execute_request, parse_execute_request
+from agentform.service.db import Conn
+from agentform.service.executions.lifecycle import (
+    AgentToRun,
+    AtCapacity,
+    agent_to_run,
+    create_execution,
+)
+from agentform.service.store import execution_capacity
+from agentform.service.store.batches import WaitingItem
+from agentform.service.store.executions import OrganizationData
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ...rules.webhooks import BATCH_EVENTS, TEST_EVENT
+from agentform.rules.webhooks import BATCH_EVENTS, TEST_EVENT
 
 TEST_MESSAGE = "This is a test notification from the Agent Service."
 

@@ -28,21 +28,32 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from ...rules.webhooks import BATCH_EVENTS, COMPLETED_EVENT, TEST_EVENT
-from ...webhooks import sign
-from ..db import Conn, new_id
-from ..runtime import IoJobHandler, RunContext, current_context, io_job_handler
-from ..store import deliveries, jobs
-from ..store.events import Event, event_subscriber
-from ..store.jobs import Job
-from ..store.webhooks import (
+from agentform.rules.signatures import sign
+from agentform.rules.webhooks import BATCH_EVENTS, COMPLETED_EVENT, TEST_EVENT
+from agentform.service.db import Conn, new_id
+from agentform.service.delivery.envelope import (
+    batch_envelope,
+    encode,
+    execution_envelope,
+    test_envelope,
+)
+from agentform.service.delivery.sender import (
+    TIMEOUT_SECONDS,
+    Attempt,
+    new_http_client,
+    post,
+    request_headers,
+)
+from agentform.service.runtime import IoJobHandler, RunContext, current_context, io_job_handler
+from agentform.service.store import deliveries, jobs
+from agentform.service.store.events import Event, event_subscriber
+from agentform.service.store.jobs import Job
+from agentform.service.store.webhooks import (
     attachments_of_agent,
     ensure_signing_key,
     integration_target,
     owned_integration_id,
 )
-from .envelope import batch_envelope, encode, execution_envelope, test_envelope
-from .sender import TIMEOUT_SECONDS, Attempt, new_http_client, post, request_headers
 
 DELIVERY_JOB = "webhook.delivery"
 MAX_ATTEMPTS = 3

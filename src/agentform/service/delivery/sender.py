@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from ...webhooks import SIGNATURE_HEADER
+from agentform.rules.signatures import SIGNATURE_HEADER
 
 TIMEOUT_SECONDS = 10.0
 USER_AGENT = "AgentService-Webhooks/2"

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...rules.execute import ExecuteRequest
-from ..db import Conn
-from ..store import execution_capacity as store
+from agentform.rules.execute import ExecuteRequest
+from agentform.service.db import Conn
+from agentform.service.store import execution_capacity as store
 
 
 @dataclass(frozen=True)

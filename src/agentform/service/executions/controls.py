@@ -7,12 +7,26 @@ from __future__ import annotations
 import sqlite3
 from datetime import timedelta
 
-from ..db import Conn, iso, parse_iso
-from ..errors import ServiceError
-from ..store import executions as store
-from ..store import jobs
-from .lifecycle import Actor, emit, end, fail, move, schedule_step, step_key
-from .status import CANCELLABLE, MESSAGEABLE, PAUSABLE, RESUMABLE, is_terminal
+from agentform.service.db import Conn, iso, parse_iso
+from agentform.service.errors import ServiceError
+from agentform.service.executions.lifecycle import (
+    Actor,
+    emit,
+    end,
+    fail,
+    move,
+    schedule_step,
+    step_key,
+)
+from agentform.service.executions.status import (
+    CANCELLABLE,
+    MESSAGEABLE,
+    PAUSABLE,
+    RESUMABLE,
+    is_terminal,
+)
+from agentform.service.store import executions as store
+from agentform.service.store import jobs
 
 
 def _refuse(row: sqlite3.Row, what: str) -> ServiceError:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from .status import Status
+from agentform.service.executions.status import Status
 
 
 class ExecutionCreated(BaseModel):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from .script import RenderedScript, ScriptAction, ScriptStep
+from agentform.service.executions.script import RenderedScript, ScriptAction, ScriptStep
 
 Op = dict[str, Any]
 _NODES = uuid.UUID("5c1e4d6a-8f0b-4a57-9a3e-6d1f0c2b7a10")

@@ -14,14 +14,14 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..db import Conn, iso
-from ..delivery.outbox import DEFAULT_PLATFORM_URL, PLATFORM_URL
-from ..runtime import current_context, job_handler
-from ..store import execution_files
-from ..store import executions as store
-from ..store.jobs import Job
-from . import controls, lifecycle
-from .file_links import presigned_url
+from agentform.service.db import Conn, iso
+from agentform.service.delivery.outbox import DEFAULT_PLATFORM_URL, PLATFORM_URL
+from agentform.service.executions import controls, lifecycle
+from agentform.service.executions.file_links import presigned_url
+from agentform.service.runtime import current_context, job_handler
+from agentform.service.store import execution_files
+from agentform.service.store import executions as store
+from agentform.service.store.jobs import Job
 
 
 @job_handler(lifecycle.STEP_JOB)

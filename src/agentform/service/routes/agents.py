@@ -6,12 +6,12 @@ import uuid
 
 from fastapi import Depends
 
-from ..auth import Caller, caller, database
-from ..db import Database
-from ..gate import api_router
-from ..models import Agent
-from ..paging import ListQuery, Page, agent_list_query
-from ..store import agents
+from agentform.service.auth import Caller, caller, database
+from agentform.service.db import Database
+from agentform.service.gate import api_router
+from agentform.service.models import Agent
+from agentform.service.paging import ListQuery, Page, agent_list_query
+from agentform.service.store import agents
 
 router = api_router(tags=["Agents"])
 

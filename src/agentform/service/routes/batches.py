@@ -6,14 +6,14 @@ import uuid
 
 from fastapi import Depends, Query
 
-from ...rules.batches import BatchStatus
-from ..auth import Caller, caller, database
-from ..batches import lifecycle
-from ..batches.models import BatchCreate, BatchItem, ExecutionBatch
-from ..db import Database
-from ..gate import api_router
-from ..paging import Page, PageParams, PageRequest, page_params
-from ..store import agents, batches
+from agentform.rules.batches import BatchStatus
+from agentform.service.auth import Caller, caller, database
+from agentform.service.batches import lifecycle
+from agentform.service.batches.models import BatchCreate, BatchItem, ExecutionBatch
+from agentform.service.db import Database
+from agentform.service.gate import api_router
+from agentform.service.paging import Page, PageParams, PageRequest, page_params
+from agentform.service.store import agents, batches
 
 router = api_router(prefix="/execution-batches", tags=["Execution Batches"])
 

@@ -2,10 +2,10 @@
 
 from fastapi import Depends
 
-from ..auth import Caller, caller
-from ..gate import api_router
-from ..models import ApiKeyInfo, Context, OrganizationRef
-from ..store.organizations import service_user
+from agentform.service.auth import Caller, caller
+from agentform.service.gate import api_router
+from agentform.service.models import ApiKeyInfo, Context, OrganizationRef
+from agentform.service.store.organizations import service_user
 
 router = api_router(tags=["Context"])
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from ...webhooks import SIGNATURE_HEADER, verify
-from ..auth import database
-from ..db import Database
-from ..errors import ServiceError
-from ..gate import MAX_BODY
-from ..store.webhooks import public_keys
+from agentform.rules.signatures import SIGNATURE_HEADER, verify
+from agentform.service.auth import database
+from agentform.service.db import Database
+from agentform.service.errors import ServiceError
+from agentform.service.gate import MAX_BODY
+from agentform.service.store.webhooks import public_keys
 
 router = APIRouter(tags=["Documentation"])
 

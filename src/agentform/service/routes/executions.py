@@ -11,23 +11,23 @@ from typing import Annotated
 
 from fastapi import Body, Depends, Query, Response
 
-from ...rules.execute import ExecuteRequest, check_execute_request
-from ...rules.problems import Problem
-from ..auth import Caller, caller, database
-from ..db import Conn, Database
-from ..errors import ServiceError, bad_request
-from ..executions import controls, lifecycle, stepping  # noqa: F401 (stepping registers the job handlers)
-from ..executions.models import (
+from agentform.core.problems import Problem
+from agentform.rules.execute import ExecuteRequest, check_execute_request
+from agentform.service.auth import Caller, caller, database
+from agentform.service.db import Conn, Database
+from agentform.service.errors import ServiceError, bad_request
+from agentform.service.executions import controls, lifecycle, stepping  # noqa: F401 (stepping registers the job handlers)
+from agentform.service.executions.models import (
     Execution,
     ExecutionCreated,
     StatusChange,
     UserMessage,
     UserMessageAccepted,
 )
-from ..executions.status import Status
-from ..gate import api_router
-from ..paging import Page, PageParams, PageRequest, page_params
-from ..store import executions
+from agentform.service.executions.status import Status
+from agentform.service.gate import api_router
+from agentform.service.paging import Page, PageParams, PageRequest, page_params
+from agentform.service.store import executions
 
 router = api_router(tags=["Execution"])
 

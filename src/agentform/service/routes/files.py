@@ -12,11 +12,11 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from ..auth import database
-from ..db import Database
-from ..errors import ServiceError
-from ..executions.file_links import FILES_PATH, link_problem
-from ..store import execution_files
+from agentform.service.auth import database
+from agentform.service.db import Database
+from agentform.service.errors import ServiceError
+from agentform.service.executions.file_links import FILES_PATH, link_problem
+from agentform.service.store import execution_files
 
 router = APIRouter(tags=["Files"])
 

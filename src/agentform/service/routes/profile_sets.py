@@ -9,13 +9,19 @@ import uuid
 
 from fastapi import APIRouter, Depends, Path, Response
 
-from ..auth import Caller, caller, database
-from ..db import Database
-from ..gate import api_router
-from ..models import Member, MembersRequest, ProfileSet, ProfileSetCreate, ProfileSetUpdate
-from ..paging import ListQuery, Page, PageParams, list_query, page_params
-from ..store import profile_sets
-from ..store.profile_sets import GROUPS, POOLS, Collection
+from agentform.service.auth import Caller, caller, database
+from agentform.service.db import Database
+from agentform.service.gate import api_router
+from agentform.service.models import (
+    Member,
+    MembersRequest,
+    ProfileSet,
+    ProfileSetCreate,
+    ProfileSetUpdate,
+)
+from agentform.service.paging import ListQuery, Page, PageParams, list_query, page_params
+from agentform.service.store import profile_sets
+from agentform.service.store.profile_sets import GROUPS, POOLS, Collection
 
 
 def collection_router(of: Collection, prefix: str, param: str, tag: str) -> APIRouter:

@@ -6,12 +6,12 @@ import uuid
 
 from fastapi import Depends, Response
 
-from ..auth import Caller, caller, database
-from ..db import Database
-from ..gate import api_router
-from ..models import Profile, ProfileCreate, ProfileUpdate
-from ..paging import ListQuery, Page, list_query
-from ..store import profiles
+from agentform.service.auth import Caller, caller, database
+from agentform.service.db import Database
+from agentform.service.gate import api_router
+from agentform.service.models import Profile, ProfileCreate, ProfileUpdate
+from agentform.service.paging import ListQuery, Page, list_query
+from agentform.service.store import profiles
 
 router = api_router()
 

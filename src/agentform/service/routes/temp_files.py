@@ -15,12 +15,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from ..auth import Caller, caller, database
-from ..db import Database
-from ..errors import ServiceError, bad_request
-from ..executions.models import TempFile, TempFiles
-from ..gate import api_router
-from ..store.temp_files import MAX_FILE_BYTES, stage_file
+from agentform.service.auth import Caller, caller, database
+from agentform.service.db import Database
+from agentform.service.errors import ServiceError, bad_request
+from agentform.service.executions.models import TempFile, TempFiles
+from agentform.service.gate import api_router
+from agentform.service.store.temp_files import MAX_FILE_BYTES, stage_file
 
 router = api_router(tags=["Files"])
 PART_NAMES = ("files", "file")

@@ -6,13 +6,13 @@ import uuid
 
 from fastapi import Depends, Response
 
-from ..auth import Caller, caller, database
-from ..db import Database
-from ..gate import api_router
-from ..models import Template, TemplateCreate, TemplateStep, TemplateUpdate
-from ..paging import ListQuery, Page, search_query
-from ..store import vault_templates
-from ..vault_rules import build_template
+from agentform.service.auth import Caller, caller, database
+from agentform.service.db import Database
+from agentform.service.gate import api_router
+from agentform.service.models import Template, TemplateCreate, TemplateStep, TemplateUpdate
+from agentform.service.paging import ListQuery, Page, search_query
+from agentform.service.store import vault_templates
+from agentform.service.vault_rules import build_template
 
 router = api_router(prefix="/vault/templates", tags=["Vault"])
 

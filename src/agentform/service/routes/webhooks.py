@@ -16,21 +16,21 @@ from fastapi import Request as HttpRequest
 from pydantic import BaseModel, ConfigDict
 from starlette.concurrency import run_in_threadpool
 
-from ...rules.webhooks import (
+from agentform.rules.webhooks import (
     AttachmentSettings,
     HeaderMap,
     IntegrationName,
     IntegrationUrl,
     PayloadVersion,
 )
-from ..auth import Caller, caller, database
-from ..db import Database
-from ..delivery.outbox import delivered_topic, enqueue_test
-from ..gate import api_router
-from ..models import Id, Request, omittable
-from ..paging import ListQuery, Page, PageParams, page_params, search_query
-from ..store import deliveries
-from ..store import webhooks as store
+from agentform.service.auth import Caller, caller, database
+from agentform.service.db import Database
+from agentform.service.delivery.outbox import delivered_topic, enqueue_test
+from agentform.service.gate import api_router
+from agentform.service.models import Id, Request, omittable
+from agentform.service.paging import ListQuery, Page, PageParams, page_params, search_query
+from agentform.service.store import deliveries
+from agentform.service.store import webhooks as store
 
 router = api_router(tags=["Webhooks"])
 INTEGRATIONS = "/webhook-integrations"

@@ -8,9 +8,15 @@
   in-process, by `service.inprocess.InProcessTransport`), driven by the clock.
 """
 
-from .clock import Clock, ManualClock, WallClock
-from .handlers import HANDLERS, IoJobHandler, JobHandlers, io_job_handler, job_handler
-from .runner import RunContext, Runner, current_context
+from agentform.service.runtime.clock import Clock, ManualClock, WallClock
+from agentform.service.runtime.handlers import (
+    HANDLERS,
+    IoJobHandler,
+    JobHandlers,
+    io_job_handler,
+    job_handler,
+)
+from agentform.service.runtime.runner import RunContext, Runner, current_context
 
 __all__ = [
     "HANDLERS",

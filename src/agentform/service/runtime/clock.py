@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .runner import Runner
+    from agentform.service.runtime.runner import Runner
 
 log = logging.getLogger("agentform.service.runtime")
 

@@ -26,11 +26,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..db import Conn
-from ..store.jobs import Job
+from agentform.service.db import Conn
+from agentform.service.store.jobs import Job
 
 if TYPE_CHECKING:
-    from .runner import RunContext
+    from agentform.service.runtime.runner import RunContext
 
 P = TypeVar("P")
 R = TypeVar("R")

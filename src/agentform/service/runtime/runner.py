@@ -20,11 +20,11 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from ..db import Conn, Database
-from ..store import jobs
-from ..store.jobs import JOBS_CHANGED, Job
-from .clock import Clock
-from .handlers import HANDLERS, IoJobHandler, JobHandlers, TxHandler
+from agentform.service.db import Conn, Database
+from agentform.service.runtime.clock import Clock
+from agentform.service.runtime.handlers import HANDLERS, IoJobHandler, JobHandlers, TxHandler
+from agentform.service.store import jobs
+from agentform.service.store.jobs import JOBS_CHANGED, Job
 
 log = logging.getLogger("agentform.service.runtime")
 T = TypeVar("T")

@@ -6,11 +6,11 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from ..db import Conn
-from ..models import Agent
-from .common import fetch_owned
-from .organizations import service_user_id
-from .pages import Page, PageRequest, read_page
+from agentform.service.db import Conn
+from agentform.service.models import Agent
+from agentform.service.store.common import fetch_owned
+from agentform.service.store.organizations import service_user_id
+from agentform.service.store.pages import Page, PageRequest, read_page
 
 
 def agent_from_row(row: sqlite3.Row) -> Agent:

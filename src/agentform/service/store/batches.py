@@ -14,19 +14,19 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ...rules.batches import (
+from agentform.rules.batches import (
     COUNTER_OF_ITEM_STATUS,
     ITEM_EDGES,
     BatchConfig,
     BatchStatus,
     ItemStatus,
 )
-from ...rules.execute import ExecuteRequest
-from ..batches.models import BatchItem, ExecutionBatch
-from ..db import Conn, iso, new_id, parse_iso
-from ..errors import conflict
-from .common import fetch_owned
-from .pages import Page, PageParams, PageRequest, Sorting, read_page
+from agentform.rules.execute import ExecuteRequest
+from agentform.service.batches.models import BatchItem, ExecutionBatch
+from agentform.service.db import Conn, iso, new_id, parse_iso
+from agentform.service.errors import conflict
+from agentform.service.store.common import fetch_owned
+from agentform.service.store.pages import Page, PageParams, PageRequest, Sorting, read_page
 
 BATCHES = "execution_batches"
 ITEMS = "execution_batch_items"

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import conflict, not_found
+from agentform.service.errors import conflict, not_found
 
 
 def fetch_owned(

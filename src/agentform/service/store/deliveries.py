@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..db import Conn
-from .pages import Page, PageParams
-from .webhooks import integration_page
+from agentform.service.db import Conn
+from agentform.service.store.pages import Page, PageParams
+from agentform.service.store.webhooks import integration_page
 
 DeliveryStatus = Literal["pending", "delivered", "failed"]
 

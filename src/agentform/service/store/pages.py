@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from ..db import Conn
+from agentform.service.db import Conn
 
 T = TypeVar("T")
 

@@ -10,13 +10,13 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..db import Conn, new_id
-from ..errors import conflict
-from ..models import Member, ProfileSet, ProfileSetCreate, ProfileSetUpdate
-from .batches import live_batch_naming
-from .common import fetch_owned, fetch_row, unique_name
-from .pages import Page, PageParams, PageRequest, read_page
-from .profiles import existing_profile_ids
+from agentform.service.db import Conn, new_id
+from agentform.service.errors import conflict
+from agentform.service.models import Member, ProfileSet, ProfileSetCreate, ProfileSetUpdate
+from agentform.service.store.batches import live_batch_naming
+from agentform.service.store.common import fetch_owned, fetch_row, unique_name
+from agentform.service.store.pages import Page, PageParams, PageRequest, read_page
+from agentform.service.store.profiles import existing_profile_ids
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from ..db import Conn, new_id
-from ..errors import bad_request
-from ..models import (
+from agentform.service.db import Conn, new_id
+from agentform.service.errors import bad_request
+from agentform.service.models import (
     Cookie,
     CookieIn,
     Credential,
@@ -17,8 +17,8 @@ from ..models import (
     ProfileCreate,
     ProfileUpdate,
 )
-from .common import fetch_owned, fetch_row, unique_name
-from .pages import Page, PageRequest, read_page
+from agentform.service.store.common import fetch_owned, fetch_row, unique_name
+from agentform.service.store.pages import Page, PageRequest, read_page
 
 SECRET_MASK = "********"  # a credential's value is never answered
 COLUMNS = (

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from ..db import Conn, new_id
-from ..errors import ServiceError, not_found
-from ..models import Template, TemplateField, TemplateStep
-from .common import fetch_row, unique_name
-from .pages import Page, PageRequest, read_page
+from agentform.service.db import Conn, new_id
+from agentform.service.errors import ServiceError, not_found
+from agentform.service.models import Template, TemplateField, TemplateStep
+from agentform.service.store.common import fetch_row, unique_name
+from agentform.service.store.pages import Page, PageRequest, read_page
 
 VISIBLE = "(organization_id = ? OR organization_id IS NULL)"
 

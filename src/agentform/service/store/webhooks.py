@@ -14,12 +14,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ...rules.webhooks import AttachmentSettings, header_digest
-from ...webhooks import ALGORITHM, SigningKeyPair, generate_key_pair
-from ..db import Conn, Database, new_id
-from ..errors import ServiceError, not_found
-from .common import fetch_owned, fetch_row, unique_name
-from .pages import Page, PageParams, PageRequest, read_page
+from agentform.rules.signatures import ALGORITHM, SigningKeyPair, generate_key_pair
+from agentform.rules.webhooks import AttachmentSettings, header_digest
+from agentform.service.db import Conn, Database, new_id
+from agentform.service.errors import ServiceError, not_found
+from agentform.service.store.common import fetch_owned, fetch_row, unique_name
+from agentform.service.store.pages import Page, PageParams, PageRequest, read_page
 
 T = TypeVar("T")
 

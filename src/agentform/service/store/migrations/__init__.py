@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from importlib import import_module
 from types import ModuleType
 
-from ....errors import AgentformError
+from agentform.core.errors import AgentformError
 
 STEP_NAME = re.compile(r"^m(\d{3})_(\w+)$")
 ADOPTED = "adopted: written by release 0.1"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import DiagnosticsError
+from agentform.core.errors import DiagnosticsError
 
 
 @dataclass(frozen=True)

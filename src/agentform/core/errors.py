@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .config.diagnostics import Diagnostic
+    from agentform.core.diagnostics import Diagnostic
 
 
 class AgentformError(Exception):

@@ -4,7 +4,7 @@ A delivery's `X-Service-Signature` header is the Base64 of an RSA PKCS#1 v1.5
 signature over the SHA-256 digest of the exact body bytes. Verify against the
 raw bytes you received, before parsing them:
 
-    from agentform.webhooks import verify
+    from agentform.rules.signatures import verify
     if not verify(raw_body, request.headers.get("X-Service-Signature"), public_key_pem):
         return 401
 

@@ -9,12 +9,12 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ..errors import AgentformError
-from .common import Options, endpoint_of, guarded, load, workspace_options
-from .safety import run_secrets
+from agentform.cli.common import Options, endpoint_of, guarded, load, workspace_options
+from agentform.cli.safety import run_secrets
+from agentform.core.errors import AgentformError
 
 if TYPE_CHECKING:
-    from ..api.connect import Endpoint
+    from agentform.api.connect import Endpoint
 
 T = TypeVar("T")
 
@@ -51,8 +51,8 @@ def verify_cmd(public_key: Path, signature: str | None, bodyfile: IO[bytes]) -> 
 
     Exit 0 when it verifies, 1 when it does not.
     """
-    from ..webhook_listener import read_capture
-    from ..webhooks import SIGNATURE_HEADER, verify
+    from agentform.cli.webhook.listen import read_capture
+    from agentform.rules.signatures import SIGNATURE_HEADER, verify
 
     pem = _read_key(public_key)
     name = getattr(bodyfile, "name", "-")
@@ -82,7 +82,7 @@ def verify_cmd(public_key: Path, signature: str | None, bodyfile: IO[bytes]) -> 
 def _service(opts: Options) -> tuple[Endpoint, Path]:
     """The endpoint and key of the workspace (with --endpoint, no workspace is needed:
     these commands manage nothing), and the directory of a local service's state."""
-    from ..api.connect import Endpoint, resolve_api_key
+    from agentform.api.connect import Endpoint, resolve_api_key
 
     if opts.endpoint:
         key = resolve_api_key(opts.api_key_file, opts.endpoint == "local")
@@ -103,7 +103,7 @@ def _with_client(
     fn: Callable[[Any], Awaitable[T]],
     run_due_work: bool = False,
 ) -> T:
-    from ..api.connect import open_client
+    from agentform.api.connect import open_client
 
     async def go() -> T:
         client = open_client(
@@ -117,7 +117,7 @@ def _with_client(
             return await fn(api)
 
     if opts.record_cassette:  # scrubbed of the run's secrets, as every command's
-        from .cassette import recording
+        from agentform.cli.cassette import recording
 
         with recording(opts.record_cassette, run_secrets(), endpoint.api_key):
             return asyncio.run(go())
@@ -151,11 +151,11 @@ def listen(
     save_dir: Path | None,
 ) -> int:
     """Receive notifications locally: verify, print one line each, optionally forward."""
-    from ..webhook_listener import Listener, bind, run
-    from ..webhooks import load_public_key
+    from agentform.cli.webhook.listen import Listener, bind, run
+    from agentform.rules.signatures import load_public_key
 
     if forward_to and not forward_to.startswith(("http://", "https://")):
-        from ..api.endpoint_url import shown_endpoint
+        from agentform.api.endpoint_url import shown_endpoint
 
         raise click.BadParameter(
             f"must be an http(s) URL, not {shown_endpoint(forward_to)!r}",
@@ -219,7 +219,7 @@ def test_cmd(opts: Options, name: str, wait: float) -> int:
 
     Exit 0 when it was delivered (the receiver answered 2xx), 1 otherwise.
     """
-    from ..webhook_test import send_test
+    from agentform.cli.webhook.test import send_test
 
     endpoint, root = _service(opts)
     # On `local` the in-process service's runtime makes the attempt (and any other due work).

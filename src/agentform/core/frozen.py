@@ -11,7 +11,7 @@ from typing import Annotated, Any, NoReturn
 
 from pydantic import AfterValidator, PlainSerializer
 
-from .sensitive import json_safe
+from agentform.core.sensitive import json_safe
 
 
 class FrozenDict(dict[Any, Any]):

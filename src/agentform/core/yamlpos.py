@@ -20,7 +20,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..gcpause import collector_paused
+from agentform.core.gcpause import collector_paused
 
 PathKey = tuple[str | int, ...]
 

@@ -17,10 +17,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .api.client import ApiClient
-from .errors import AgentformError
-from .rules.problems import did_you_mean
-from .words import counted
+from agentform.api.client import ApiClient
+from agentform.core.errors import AgentformError
+from agentform.core.problems import did_you_mean
+from agentform.core.words import counted
 
 POLL_SECONDS = 0.25
 

@@ -32,8 +32,8 @@ from urllib.parse import quote, quote_plus
 from pydantic import GetCoreSchemaHandler, ValidationError
 from pydantic_core import core_schema
 
-from .errors import AgentformError
-from .rules.problems import AT, parameter_of, rule_error
+from agentform.core.errors import AgentformError
+from agentform.core.problems import AT, parameter_of, rule_error
 
 MASK = "(sensitive)"
 MIN_SEARCHED = 4  # shorter values are masked where marked, but never searched for in text

@@ -33,9 +33,9 @@ from typing import Any
 
 import httpx
 
-from .rules.webhooks import REFUSED_HEADERS
-from .sensitive import Sensitive, reveal
-from .webhooks import SIGNATURE_HEADER, verify
+from agentform.core.sensitive import Sensitive, reveal
+from agentform.rules.signatures import SIGNATURE_HEADER, verify
+from agentform.rules.webhooks import REFUSED_HEADERS
 
 # Headers that describe one hop and are not forwarded as they came.
 _HOP_HEADERS = frozenset({"host", "content-length", "connection", "transfer-encoding"})
