@@ -19,7 +19,7 @@ from agentform.cli.views import format_option, markdown_errors, markdown_view, t
 from agentform.core.errors import AgentformError
 from agentform.engine.apply import ApplyReport, ApplyStop, apply_plan
 from agentform.engine.model import Plan
-from agentform.engine.planfile import check_fresh, read_plan, unmask
+from agentform.engine.planfile import read_plan, verified_plan
 from agentform.engine.planner import make_plan
 from agentform.kinds.context import PlanOptions
 from agentform.output.json_view import report_json
@@ -91,8 +91,7 @@ def apply(
 
         async def go(api: ApiClient) -> tuple[Plan, ApplyReport | None]:
             if saved is not None:
-                await check_fresh(saved, workspace, api, options)
-                the_plan = unmask(saved, workspace)
+                the_plan = await verified_plan(saved, workspace, api, endpoint, options)
             else:
                 the_plan = await make_plan(workspace, api, endpoint, options)
                 if fmt == "text":
