@@ -386,9 +386,6 @@ def test_apply_refuses_an_edited_saved_plan(
     assert result.returncode == 1 and refusal in result.stderr + result.stdout
 
 
-@pytest.mark.xfail(
-    strict=True, reason="apply PLANFILE does not yet check changes against the files"
-)
 def test_apply_refuses_a_saved_plan_whose_calls_were_edited(repo: Repo) -> None:
     assert repo.agentform("plan", "--out", str(repo.root / "plan.json")).returncode == 0
     plan = json.loads((repo.root / "plan.json").read_text())
@@ -398,6 +395,7 @@ def test_apply_refuses_a_saved_plan_whose_calls_were_edited(repo: Repo) -> None:
     (repo.root / "plan.json").write_text(json.dumps(plan))
     result = repo.agentform("apply", str(repo.root / "plan.json"), key=WRITE_KEY)
     assert result.returncode == 1
+    assert "profilePools/checkout-eu: calls differ; nothing was written" in result.stderr
 
 
 @pytest.mark.parametrize(
