@@ -21,7 +21,7 @@ from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relati
 from agentform.core.gcpause import collector_paused
 from agentform.core.problems import AT, describe, did_you_mean, own_errors
 from agentform.core.sensitive import MIN_SEARCHED, Secrets, Sensitive
-from agentform.core.yamlpos import Located, PathKey, parse
+from agentform.core.yamlpos import Located, PathKey, parse, problem_of
 from agentform.kinds import Kind, kinds_in_order
 from agentform.kinds.base import Declared, top_level_kinds
 
@@ -244,19 +244,19 @@ def _variables(
     """vars of agentform.yaml, then --var-file files, then --var (later wins)."""
     merged: dict[str, Any] = {}
     try:
-        raw = yaml.safe_load(root_path.read_text()) or {}
+        raw = parse(root_path.read_text()).data or {}
         if isinstance(raw, dict) and isinstance(raw.get("vars"), dict):
             merged.update(raw["vars"])
     except yaml.YAMLError:
         pass  # reported with its position when the file is parsed
     for path in var_files:
         try:
-            data = yaml.safe_load(path.read_text()) or {}
+            data = parse(path.read_text()).data or {}
         except OSError as exc:
             diags.error(f"cannot read var file: {exc.strerror or exc}", Position(str(path)))
             continue
         except yaml.YAMLError as exc:
-            message, line_column = _yaml_problem(exc)
+            message, line_column = problem_of(exc)
             at = Position(str(path), *line_column) if line_column else Position(str(path))
             diags.error(f"invalid YAML in var file: {message}", at)
             continue
@@ -272,7 +272,7 @@ def _parse(text: str, where: _Where, diags: Diagnostics) -> Located | None:
     try:
         doc = parse(text)
     except yaml.YAMLError as exc:
-        message, line_column = _yaml_problem(exc)
+        message, line_column = problem_of(exc)
         position = where.line(*line_column) if line_column else Position(where.file)
         diags.error(f"invalid YAML: {message}", position)
         return None
@@ -282,16 +282,6 @@ def _parse(text: str, where: _Where, diags: Diagnostics) -> Located | None:
         diags.error("a workspace file must be a mapping of kind lists", where.line(1, 1))
         return None
     return doc
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> tuple[str, tuple[int, int] | None]:
-    """PyYAML's problem in one line, and its (line, column) from 1 when it has one
-    (its own text adds several lines of context)."""
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        message = str(exc.problem or exc.context)
-        return message, (mark.line + 1, mark.column + 1) if mark else None
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__, None
 
 
 def _validate(doc: Located, where: _Where, diags: Diagnostics) -> Any:
