@@ -186,7 +186,8 @@ def test_validate_refuses_webhook_mistakes_offline_all_at_once(ws: Path) -> None
     """No service is reachable: event names (with a suggestion), the payload version,
     refused header names and the URL are checked in the files, every one reported."""
     files = "webhooks:\n  - name: h\n    url: hooks.example.com/x\n    payloadVersion: v1\n"
-    files += "    headers: {X-Service-Signature: forged, Host: a}\n    attachments:\n"
+    files += "    headers: {X-Service-Signature: forged, Host: a, Transfer-Encoding: chunked}\n"
+    files += "    attachments:\n"
     files += "      - {agent: checkout-agent, eventRules: [EXECUTION_FAILD, EXECUTION_TEST]}\n"
     root = "workspace: offline\nendpoint: http://127.0.0.1:9/agents/v2\n"
     write_workspace(ws, {"agentform.yaml": root, "hooks.yaml": files})
@@ -197,12 +198,15 @@ def test_validate_refuses_webhook_mistakes_offline_all_at_once(ws: Path) -> None
         "hooks.yaml:4:21: error: webhooks.0.payloadVersion: only the V2 payload format",
         "'X-Service-Signature' is set by the service and cannot be a custom header",
         "'Host' is set by the service",
+        "hooks.yaml:5:53: error: webhooks.0.headers.Transfer-Encoding: 'Transfer-Encoding' is "
+        "a hop-by-hop or framing header and cannot be a custom header",
         "unknown event 'EXECUTION_FAILD' (did you mean 'EXECUTION_FAILED'?)",
         "EXECUTION_TEST",
         "problems; nothing was changed",
     ):
         assert expected in result.output, (expected, result.output)
     assert "cannot reach" not in result.output and "forged" not in result.output
+    assert "chunked" not in result.output
 
 
 def test_export_offers_only_kinds_written_at_the_top_of_a_file(tmp_path: Path) -> None:

@@ -105,6 +105,37 @@ def test_headers_the_service_sets_are_refused(name: str) -> None:
     assert "set by the service" in error_of(headers={name: "v"})
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Transfer-Encoding",
+        "connection",
+        "Keep-Alive",
+        "TE",
+        "Trailer",
+        "Upgrade",
+        "Expect",
+        "Proxy-Authorization",
+        "proxy-connection",
+    ],
+)
+def test_headers_that_change_how_a_request_is_framed_or_forwarded_are_refused(
+    name: str,
+) -> None:
+    """`Transfer-Encoding: chunked` beside the service's Content-Length is the
+    request-smuggling shape; `Connection: X-Service-Signature` lets a proxy drop the
+    signature."""
+    assert (
+        f"headers.{name}: '{name}' is a hop-by-hop or framing header and cannot be a custom header"
+    ) in error_of(headers={name: "v"})
+
+
+def test_header_values_are_bounded_and_never_shown() -> None:
+    Integration(name="n", url="http://h.example", headers={"X-Big": "v" * 8192})
+    message = error_of(headers={"X-Big": "w" * 8193})
+    assert "at most 8192 characters" in message and "w" * 20 not in message
+
+
 def test_header_names_repeated_in_another_case_are_refused() -> None:
     assert "names ignore case" in error_of(headers={"X-Token": "a", "x-token": "b"})
 

@@ -128,6 +128,16 @@ def test_headers_the_service_sets_are_refused(api: Api, name: str) -> None:
     assert_error(response, 400, "set by the service")
 
 
+@pytest.mark.parametrize("name", ["Transfer-Encoding", "Connection", "Proxy-Authorization"])
+def test_framing_and_hop_by_hop_headers_are_refused(api: Api, name: str) -> None:
+    response = api.post(
+        "/webhook-integrations",
+        json={"name": "n", "url": "https://h.example", "headers": {name: "chunked"}},
+    )
+    assert_error(response, 400, "hop-by-hop or framing header")
+    assert all(i["name"] != "n" for i in api.get("/webhook-integrations").json()["items"])
+
+
 def test_names_are_unique_in_the_organization(api: Api) -> None:
     first = new_integration(api)
     again = {"name": first["name"], "url": "https://h.example"}

@@ -35,6 +35,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from agentform.core.problems import did_you_mean, rule_error
+from agentform.rules.signatures import SIGNATURE_HEADER
 
 # -- events (seed §6.3) --------------------------------------------------------
 
@@ -136,9 +137,19 @@ def event_rule_problem(name: str) -> str | None:
 # -- integrations (API.md §8) ---------------------------------------------------
 
 MAX_HEADERS = 20
+MAX_HEADER_VALUE = 8192  # characters (ASCII: bytes) of one custom header's value
 MAX_URL_LENGTH = 2048
-REFUSED_HEADERS = frozenset({"content-type", "content-length", "host", "x-service-signature"})
-"""Header names the service sets itself (case-insensitive); a custom header may not."""
+SERVICE_HEADERS = frozenset({"content-type", "content-length", "host", SIGNATURE_HEADER.lower()})
+"""Header names the service sets itself on a delivery (case-insensitive)."""
+HOP_BY_HOP_HEADERS = frozenset(
+    {"transfer-encoding", "connection", "keep-alive", "te", "trailer", "upgrade", "expect"}
+)
+"""Headers that change how a request is framed or what a proxy forwards
+(RFC 9110 §7.6.1, RFC 9112 §6): with the service's own Content-Length, a custom
+`Transfer-Encoding: chunked` is the request-smuggling shape, and `Connection:
+X-Service-Signature` would let a proxy drop the signature. `Proxy-*` too."""
+REFUSED_HEADERS = SERVICE_HEADERS | HOP_BY_HOP_HEADERS
+"""Header names a custom header may not have (case-insensitive), besides `Proxy-*`."""
 
 PAYLOAD_VERSION = "v2"
 PAYLOAD_VERSION_MESSAGE = "only the V2 payload format is accepted (payloadVersion 'v2')"
@@ -176,8 +187,10 @@ def header_name_problem(name: str) -> str | None:
             f"'{name}' is not a valid header name "
             "(letters, digits and !#$%&'*+-.^_`|~ only, at least one)"
         )
-    if name.lower() in REFUSED_HEADERS:
+    if name.lower() in SERVICE_HEADERS:
         return f"'{name}' is set by the service and cannot be a custom header"
+    if name.lower() in HOP_BY_HOP_HEADERS or name.lower().startswith("proxy-"):
+        return f"'{name}' is a hop-by-hop or framing header and cannot be a custom header"
     return None
 
 
@@ -205,7 +218,11 @@ def header_problems(headers: Mapping[str, str | None]) -> list[tuple[str, str]]:
         if name.lower() in seen:
             problems.append((where, f"'{name}' repeats '{seen[name.lower()]}' (names ignore case)"))
         seen[name.lower()] = name
-        if value is not None and not is_sendable_header_value(value):
+        if value is not None and len(value) > MAX_HEADER_VALUE:
+            problems.append(
+                (where, f"the value must be at most {MAX_HEADER_VALUE} characters (not shown)")
+            )
+        elif value is not None and not is_sendable_header_value(value):
             problems.append(
                 (
                     where,
@@ -289,10 +306,16 @@ HeaderMap = Annotated[
         {
             "type": "object",
             "propertyNames": {"pattern": f"^{_TOKEN.pattern}$"},
-            "additionalProperties": {"type": "string", "pattern": f"^{_FIELD_VALUE.pattern}$"},
+            "additionalProperties": {
+                "type": "string",
+                "pattern": f"^{_FIELD_VALUE.pattern}$",
+                "maxLength": MAX_HEADER_VALUE,
+            },
             "maxProperties": MAX_HEADERS,
-            "description": "Custom headers NAME: VALUE; Content-Type, Content-Length, Host "
-            "and X-Service-Signature are refused, and names differing only in case too.",
+            "description": "Custom headers NAME: VALUE; Content-Type, Content-Length, Host, "
+            "X-Service-Signature, the hop-by-hop and framing headers (Transfer-Encoding, "
+            "Connection, Keep-Alive, TE, Trailer, Upgrade, Expect, Proxy-*) are refused, "
+            "and names differing only in case too.",
         }
     ),
 ]
