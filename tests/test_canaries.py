@@ -2,9 +2,10 @@
 
 Three canaries (plain ASCII, non-ASCII, one holding `"` and `\\`), each with an
 earlier value (the rotation case: the live workspace still holds the earlier
-value). Each reaches agentform three ways: `secret('TOKEN')` in template text,
-`secret('HEADER')` in a webhook header value, and written plainly as another
-header value (header values are sensitive however they are written). Every
+value). Each reaches agentform four ways: `secret('TOKEN')` in template text,
+`secret('TOKEN')` in a batch item's inputs (read back from the service and
+compared), `secret('HEADER')` in a webhook header value, and written plainly as
+another header value (header values are sensitive however they are written). Every
 output agentform produces is a function registered in OUTPUTS; the one
 parametrised test runs each output with each canary, records a cassette where
 the command calls the API, and looks for the canaries in all it produced:
@@ -81,6 +82,16 @@ vaultTemplates:
         title: Sign in
         instructions: "{{ secret('TOKEN') }}"
         fieldKeys: [USER, PASSWORD]
+""",
+    # a pending batch: its items' inputs are read back (/items) and compared
+    "batches.yaml": """\
+batches:
+  - name: canary-batch
+    agent: canary-agent
+    startAt: 2030-01-01T00:00:00Z
+    config: {type: timeBatching, batchSize: 1, batchInterval: 60}
+    items:
+      - inputs: {token: "{{ secret('TOKEN') }}", note: "for {{ secret('TOKEN') }}", n: 1}
 """,
 }
 
@@ -459,6 +470,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Ite
                     "name": f"canaries-{i}",
                     "apiKeys": [{"name": "admin", "key": key_of(i), "role": "admin"}],
                     "profiles": [{"name": "bot-1"}, {"name": "bot-2"}],
+                    "agents": [{"name": "canary-agent"}],
                 }
                 for i in range(TESTS)
             ]

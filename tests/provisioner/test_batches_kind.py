@@ -293,3 +293,26 @@ def test_a_declared_batch_that_cannot_be_created_is_not_reported_as_a_match(
         "Plan: 1 to create, 0 to update, 0 to delete. (1 unchanged, 0 not managed); 1 more "
         "object differs from the files where nothing can be applied (see warnings)."
     ) in more.output
+
+
+def test_a_secret_in_item_inputs_is_sent_and_never_shown(service: Service, ws: Path) -> None:
+    """secret() works in a batch item's inputs as everywhere a string does: the request
+    holds the value, every view the mask; a rotation replaces the pending batch."""
+    value = 'sé"cr\\et-välue'
+    files = "batches:\n" + batch(
+        "with-secret", "items: [{inputs: {token: \"{{ secret('TOK') }}\", n: 1}}]"
+    )
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": files})
+    env = {"TOK": value}
+    plan = service.plan(ws, environ=env)
+    workspace = load_workspace(ws, environ=env)
+    shown = TextView(scrub=workspace.secrets.scrub).plan(plan)
+    assert '{"token": "(sensitive)", "n": 1}' in shown and value not in shown
+    assert value not in dump_plan(plan, workspace.secrets)
+    assert service.apply(ws, plan, environ=env).ok
+    (batch_id,) = [b["id"] for b in service.run(lambda api: api.list_all("/execution-batches"))]
+    items = service.run(lambda api: api.list_all(f"/execution-batches/{batch_id}/items"))
+    assert [i["request"]["inputs"] for i in items] == [{"token": value, "n": 1}]
+    assert not service.plan(ws, environ=env).has_changes
+    rotated = service.plan(ws, environ={"TOK": "another-välue"})
+    assert [c.action for c in rotated.changes] == ["replace"]

@@ -19,6 +19,7 @@ from pydantic import ConfigDict, Field
 
 from agentform.core.diagnostics import Position
 from agentform.core.frozen import FrozenDict
+from agentform.core.model_data import model_data
 from agentform.core.problems import Problem, RuleViolation
 from agentform.kinds.base import Declared
 from agentform.kinds.context import PlanContext
@@ -89,7 +90,7 @@ def resolve_items(
     pending: dict[tuple[int, str], str] = {}  # (item, field) -> id known after create
     problems: list[str] = []
     for index, item in enumerate(items):
-        request = item.model_dump(mode="json", exclude_unset=True)
+        request = model_data(item, exclude_unset=True)
         for field, id_field in REFERENCE_FIELDS.items():
             ref = request.pop(field, None)
             if ref is None:

@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from agentform.core.model_data import model_data
 from agentform.core.problems import Problem, RuleViolation, problems_from, under
 
 # Ids arrive as JSON strings: strict mode would refuse a str for a UUID.
@@ -112,7 +113,7 @@ class ExecuteRequest(_Strict):
 
     def as_sent(self) -> dict[str, Any]:
         """The request as JSON, only the fields that were given (a batch item keeps this)."""
-        return self.model_dump(mode="json", exclude_unset=True)
+        return model_data(self, exclude_unset=True)
 
 
 @dataclass(frozen=True)
