@@ -32,7 +32,7 @@ from urllib.parse import quote, quote_plus
 from pydantic import GetCoreSchemaHandler, ValidationError
 from pydantic_core import core_schema
 
-from agentform.core.errors import AgentformError
+from agentform.core.errors import UnresolvedSecret
 from agentform.core.problems import AT, parameter_of, rule_error
 
 MASK = "(sensitive)"
@@ -132,10 +132,6 @@ class Sensitive:
         return core_schema.is_instance_schema(
             cls, serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v)
         )
-
-
-class UnresolvedSecret(AgentformError):
-    """A secret whose variable is not set was needed for its value."""
 
 
 def _order(value: object) -> str:
