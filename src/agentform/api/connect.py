@@ -12,7 +12,8 @@ from agentform.api.client import ApiClient, RetryPolicy
 from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.api.endpoint_url import endpoint_password, endpoint_problem, shown_endpoint
 from agentform.core.errors import AgentformError
-from agentform.core.sensitive import Secrets, Sensitive
+from agentform.core.secrets import Secrets
+from agentform.core.sensitive import Sensitive
 
 LOCAL_BASE_URL = "http://agentform.local/agents/v2"
 

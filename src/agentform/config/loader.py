@@ -20,7 +20,8 @@ from agentform.config.secret_tokens import substitute
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
 from agentform.core.gcpause import collector_paused
 from agentform.core.problems import AT, describe, did_you_mean, own_errors
-from agentform.core.sensitive import MIN_SEARCHED, Secrets, Sensitive
+from agentform.core.secrets import MIN_SEARCHED, Secrets
+from agentform.core.sensitive import Sensitive
 from agentform.core.yamlpos import Located, PathKey, parse
 from agentform.kinds import Kind, kinds_in_order
 from agentform.kinds.base import Declared, top_level_kinds

@@ -23,7 +23,7 @@ import jinja2
 from agentform.config.lines import instrument, line_map
 from agentform.config.secret_tokens import SecretTokens
 from agentform.core.diagnostics import Diagnostics, Position, relative
-from agentform.core.sensitive import Secrets
+from agentform.core.secrets import Secrets
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")  # what Jinja2 turns into "\n"
 __all__ = ["Rendered", "Renderer", "Secrets"]
