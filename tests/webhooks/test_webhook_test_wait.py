@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agentform.api.client import ApiClient
-from agentform.api.connect import LOCAL_BASE_URL
+from agentform.cli.endpoint import LOCAL_BASE_URL
 from agentform.cli.webhook.test import send_test
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.delivery.outbox import PLATFORM_URL

@@ -82,10 +82,11 @@ def verify_cmd(public_key: Path, signature: str | None, bodyfile: IO[bytes]) -> 
 def _service(opts: Options) -> tuple[Endpoint, Path]:
     """The endpoint and key of the workspace (with --endpoint, no workspace is needed:
     these commands manage nothing), and the directory of a local service's state."""
-    from agentform.api.connect import Endpoint, resolve_api_key
+    from agentform.api.connect import Endpoint
+    from agentform.cli.endpoint import api_key_for
 
     if opts.endpoint:
-        key = resolve_api_key(opts.api_key_file, opts.endpoint == "local")
+        key = api_key_for(opts.endpoint, opts.api_key_file)
         return Endpoint(opts.endpoint, key).register(run_secrets()), opts.workspace_dir.resolve()
     if not (opts.workspace_dir / "agentform.yaml").is_file():
         raise AgentformError(
@@ -103,7 +104,7 @@ def _with_client(
     fn: Callable[[Any], Awaitable[T]],
     run_due_work: bool = False,
 ) -> T:
-    from agentform.api.connect import open_client
+    from agentform.cli.endpoint import open_client
 
     async def go() -> T:
         client = open_client(
