@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench schemas cassettes clean
+.PHONY: demo test lint bench schemas cassettes docs clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,9 @@ cassettes: $(STAMP)
 schemas: $(STAMP)
 	$(BIN)/agentform schema --out schemas
 	$(BIN)/python -m agentform.service.openapi_export schemas/agent-service.openapi.json
+
+docs: $(STAMP)
+	$(BIN)/python -m agentform.cli.reference docs/reference
 
 clean:
 	rm -rf $(VENV) .agentform examples/*/.agentform

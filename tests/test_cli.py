@@ -89,6 +89,33 @@ def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
     assert stale.exit_code == 1 and "plan is stale" in stale.output
 
 
+def test_an_edited_saved_plan_is_shown_but_never_applied(quickstart: Path, tmp_path: Path) -> None:
+    """A saved plan is an assertion: `show` displays what the file says, and `apply`
+    runs only when the files and the service imply exactly that."""
+    ws = ["-C", str(quickstart)]
+    run("apply", "--auto-approve", *ws)
+    pools = quickstart / "pools.yaml"
+    pools.write_text(
+        pools.read_text().replace("allowConcurrentUse: false", "allowConcurrentUse: true")
+    )
+    out = tmp_path / "plan.json"
+    assert run("plan", "--out", str(out), *ws).exit_code == 0
+    data = json.loads(out.read_text())
+    (change,) = data["changes"]
+    change["calls"][0]["body"]["name"] = "renamed-by-forgery"
+    out.write_text(json.dumps(data))
+    shown = run("show", str(out), *ws)
+    assert "allowConcurrentUse: false -> true" in shown.output, shown.output
+    applied = run("apply", str(out), *ws)
+    assert applied.exit_code == 1
+    assert (
+        "Error: the saved plan is not what the files and the service imply now: "
+        f"{change['id']}: calls differ; nothing was written"
+    ) in applied.output
+    again = run("plan", "--detailed-exitcode", *ws)
+    assert again.exit_code == 2 and "renamed-by-forgery" not in again.output
+
+
 def test_verbose_plan_lists_no_ops_and_calls(quickstart: Path) -> None:
     run("apply", "--auto-approve", "-C", str(quickstart))
     (quickstart / "pools.yaml").write_text(

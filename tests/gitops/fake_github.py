@@ -1,5 +1,15 @@
 """A fake of the few GitHub REST endpoints the gitops scripts call, on loopback,
-keeping comments, issues, commit-to-pull-request links and artifacts in memory."""
+keeping comments, issues, pull requests, workflow runs, their artifacts and their
+deployment reviews in memory.
+
+It answers as GitHub does where the scripts rely on it: an artifact belongs to one
+workflow run (`workflow_run.id`, `head_sha`); a run has its workflow file (`path`),
+its repository and the repository of the code it ran (`head_repository`: a fork's
+pull request runs in the base repository on the fork's code), `head_sha`, `event`,
+`status` and `conclusion`; `GET /actions/workflows/{file}/runs` lists only that
+workflow's runs in this repository, filtered by `head_sha` and `event`, newest
+first; `GET /commits/{sha}/pulls` lists the pull requests merged as that commit or
+whose head it is; artifact downloads redirect to storage that takes no token."""
 
 from __future__ import annotations
 
@@ -16,14 +26,17 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 TOKEN = "fake-token"
+REPO = "team/infra"
 
 
 @dataclass
 class State:
     comments: dict[int, dict[str, Any]] = field(default_factory=dict)
     issues: dict[int, dict[str, Any]] = field(default_factory=dict)
-    pulls_of_commit: dict[str, list[int]] = field(default_factory=dict)
+    pulls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    runs: list[dict[str, Any]] = field(default_factory=list)  # newest first
     artifacts: list[dict[str, Any]] = field(default_factory=list)  # newest first
+    approvals: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # run id -> reviews
     blobs: dict[int, bytes] = field(default_factory=dict)
     blob_auth: list[str | None] = field(default_factory=list)  # Authorization on downloads
     next_id: int = 100
@@ -35,14 +48,78 @@ class State:
     def comments_on(self, number: int) -> list[dict[str, Any]]:
         return [c for c in self.comments.values() if c["issue"] == number]
 
-    def upload(self, name: str, files: dict[str, bytes]) -> None:
+    def open_pull(self, number: int, head_sha: str) -> None:
+        self.pulls[number] = {
+            "number": number,
+            "state": "open",
+            "merged_at": None,
+            "merge_commit_sha": None,
+            "head": {"sha": head_sha},
+        }
+
+    def merge_pull(self, number: int, merge_sha: str) -> None:
+        self.pulls[number].update(
+            state="closed", merged_at="2024-05-01T12:00:00Z", merge_commit_sha=merge_sha
+        )
+
+    def run(
+        self,
+        head_sha: str,
+        path: str = ".github/workflows/agentform-plan.yml",
+        event: str = "pull_request",
+        conclusion: str | None = "success",
+        head_repo: str = REPO,
+    ) -> dict[str, Any]:
+        """A finished workflow run of this repository (`head_repo`: whose code it ran)."""
+        run_id = self.new_id()
+        run = {
+            "id": run_id,
+            "path": path,
+            "event": event,
+            "head_sha": head_sha,
+            "status": "completed" if conclusion else "in_progress",
+            "conclusion": conclusion,
+            "created_at": f"2024-05-01T12:00:{run_id % 60:02d}Z",
+            "repository": {"id": 1, "full_name": REPO},
+            "head_repository": {"id": 1 if head_repo == REPO else 2, "full_name": head_repo},
+        }
+        self.runs.insert(0, run)
+        return run
+
+    def upload(self, run: dict[str, Any], name: str, files: dict[str, bytes]) -> None:
+        """actions/upload-artifact in `run`."""
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w") as zipped:
             for member, data in files.items():
                 zipped.writestr(member, data)
         artifact_id = self.new_id()
         self.blobs[artifact_id] = buffer.getvalue()
-        self.artifacts.insert(0, {"id": artifact_id, "name": name, "expired": False})
+        self.artifacts.insert(
+            0,
+            {
+                "id": artifact_id,
+                "name": name,
+                "expired": False,
+                "workflow_run": {
+                    "id": run["id"],
+                    "repository_id": run["repository"]["id"],
+                    "head_repository_id": run["head_repository"]["id"],
+                    "head_sha": run["head_sha"],
+                },
+            },
+        )
+
+    def approve(self, run_id: int, environment: str = "production", user: str = "lead") -> None:
+        """A required reviewer approves the run's deployment to `environment`."""
+        self.approvals.setdefault(run_id, []).insert(
+            0,
+            {
+                "state": "approved",
+                "comment": "",
+                "user": {"login": user},
+                "environments": [{"id": 7, "name": environment}],
+            },
+        )
 
 
 def _handler(state: State, base: list[str]) -> type[BaseHTTPRequestHandler]:
@@ -121,16 +198,37 @@ def _handler(state: State, base: list[str]) -> type[BaseHTTPRequestHandler]:
                 state.issues[int(hit.group(1))].update(self._body())
                 return self._send(200, {"number": int(hit.group(1))})
             if (hit := re.fullmatch(r"/commits/(\w+)/pulls", rest)) and method == "GET":
+                sha = hit.group(1)
                 return self._send(
-                    200, [{"number": n} for n in state.pulls_of_commit.get(hit.group(1), [])]
+                    200,
+                    [
+                        p
+                        for p in state.pulls.values()
+                        if sha in (p["merge_commit_sha"], p["head"]["sha"])
+                    ],
                 )
-            if rest == "/actions/artifacts" and method == "GET":
+            if (hit := re.fullmatch(r"/actions/workflows/([^/]+)/runs", rest)) and method == "GET":
                 found = [
-                    {**a, "archive_download_url": f"{base[0]}{path}/{a['id']}/zip"}
+                    r
+                    for r in state.runs
+                    if r["path"] == f".github/workflows/{hit.group(1)}"
+                    and r["head_sha"] == query.get("head_sha", r["head_sha"])
+                    and r["event"] == query.get("event", r["event"])
+                ]
+                return self._send(
+                    200, {"total_count": len(found), "workflow_runs": found[:per_page]}
+                )
+            if (hit := re.fullmatch(r"/actions/runs/(\d+)/artifacts", rest)) and method == "GET":
+                download = f"{base[0]}/repos/{REPO}/actions/artifacts"
+                found = [
+                    {**a, "archive_download_url": f"{download}/{a['id']}/zip"}
                     for a in state.artifacts
-                    if a["name"] == query.get("name")
+                    if a["workflow_run"]["id"] == int(hit.group(1))
+                    and a["name"] == query.get("name", a["name"])
                 ]
                 return self._send(200, {"total_count": len(found), "artifacts": found[:per_page]})
+            if (hit := re.fullmatch(r"/actions/runs/(\d+)/approvals", rest)) and method == "GET":
+                return self._send(200, state.approvals.get(int(hit.group(1)), []))
             if (hit := re.fullmatch(r"/actions/artifacts/(\d+)/zip", rest)) and method == "GET":
                 return self._send(302, None, {"Location": f"{base[0]}/blob/{hit.group(1)}"})
             return self._send(404, {"message": "Not Found"})

@@ -18,7 +18,7 @@ from agentform.config.loader import load_workspace
 from agentform.core.errors import DiagnosticsError, StalePlanError
 from agentform.engine.apply import apply_plan
 from agentform.engine.export import export_live
-from agentform.engine.planfile import check_fresh, dump_plan, load_plan, unmask
+from agentform.engine.planfile import dump_plan, load_plan, verified_plan
 from agentform.kinds.context import PlanOptions
 from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
@@ -240,9 +240,8 @@ def test_a_saved_plan_whose_batch_start_has_passed_since_is_refused(
 
 
 async def _apply_saved(api, text: str, workspace, options: PlanOptions):  # type: ignore[no-untyped-def]
-    plan = load_plan(text)
-    await check_fresh(plan, workspace, api, options)
-    return await apply_plan(unmask(plan, workspace), api)
+    plan = await verified_plan(load_plan(text), workspace, api, "local", options)
+    return await apply_plan(plan, api)
 
 
 def test_a_declared_batch_that_cannot_be_created_is_not_reported_as_a_match(

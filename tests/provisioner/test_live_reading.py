@@ -19,7 +19,7 @@ from agentform.api.client import ApiClient
 from agentform.config.loader import load_workspace
 from agentform.core.errors import AgentformError, ApiError
 from agentform.engine.apply import apply_plan
-from agentform.engine.planfile import check_fresh, dump_plan, load_plan, unmask
+from agentform.engine.planfile import dump_plan, load_plan, verified_plan
 from agentform.engine.planner import make_plan
 from agentform.service import DEMO_ADMIN_KEY
 from tests.provisioner.harness import BASE_URL, Service, write_workspace
@@ -167,7 +167,7 @@ def test_when_everything_fails_the_context_error_is_the_one_shown_and_nothing_le
 def test_a_saved_plan_applied_for_a_key_of_several_organizations_names_the_chosen_one(
     service: Service, ws: Path
 ) -> None:
-    """`apply PLANFILE` reads live again (check_fresh) on a client of its own: its
+    """`apply PLANFILE` reads live again (verified_plan) on a client of its own: its
     lists and creates name the organization as the plan's did."""
     org = service.run(lambda api: api.request("GET", "/context"))["organizationId"]
     settings = f"workspace: w\norganizationId: {org}\n"
@@ -183,9 +183,8 @@ def test_a_saved_plan_applied_for_a_key_of_several_organizations_names_the_chose
 
     async def apply() -> bool:
         async with ApiClient(BASE_URL, DEMO_ADMIN_KEY, transport=transport) as api:
-            the_plan = load_plan(saved)
-            await check_fresh(the_plan, workspace, api)
-            return (await apply_plan(unmask(the_plan, workspace), api)).ok
+            the_plan = await verified_plan(load_plan(saved), workspace, api, "test")
+            return (await apply_plan(the_plan, api)).ok
 
     assert asyncio.run(apply())
     assert transport.sent_before_context() == ["sent /context"]

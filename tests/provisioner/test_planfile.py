@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentform.config.loader import load_workspace
 from agentform.core.errors import AgentformError, StalePlanError
 from agentform.engine.apply import apply_plan
-from agentform.engine.planfile import check_fresh, dump_plan, load_plan, unmask
+from agentform.engine.planfile import dump_plan, load_plan, verified_plan
 from tests.provisioner.harness import Service, write_workspace
 
 SECRET = "s3cr3t-description-value"
@@ -24,9 +28,8 @@ def apply_saved(service: Service, ws: Path, text: str, environ: dict[str, str]):
     workspace = load_workspace(ws, environ=environ)
 
     async def go(api):  # type: ignore[no-untyped-def]
-        plan = load_plan(text)
-        await check_fresh(plan, workspace, api)
-        return await apply_plan(unmask(plan, workspace), api)
+        plan = await verified_plan(load_plan(text), workspace, api, "local")
+        return await apply_plan(plan, api)
 
     return service.run(go)
 
@@ -156,3 +159,107 @@ def test_a_changed_secret_value_shows_as_sensitive_changed(
     assert "description: (sensitive, changed)" in shown
     assert SECRET not in shown and "a-new-secret-value" not in shown
     assert SECRET not in dump_plan(plan, workspace.secrets)
+
+
+def forged(text: str, edit: Callable[[dict[str, Any]], None]) -> str:
+    data = json.loads(text)
+    edit(data)
+    return json.dumps(data)
+
+
+@pytest.fixture
+def two_pools(ws: Path) -> Path:
+    return write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: saved\n",
+            "pools.yaml": "profilePools:\n  - {name: a, allowConcurrentUse: true}\n  - {name: b}\n",
+        },
+    )
+
+
+def _call_moved(data: dict[str, Any]) -> None:
+    data["changes"][0]["calls"][0]["body"]["name"] = "elsewhere"
+
+
+def _value_changed(data: dict[str, Any]) -> None:
+    data["changes"][0]["after"]["allowConcurrentUse"] = False
+
+
+def _change_added(data: dict[str, Any]) -> None:
+    extra = json.loads(json.dumps(data["changes"][0]))
+    extra["id"], extra["key"] = "profilePools/c", "c"
+    extra["calls"][0]["body"]["name"] = "c"
+    data["changes"].append(extra)
+
+
+def _change_removed(data: dict[str, Any]) -> None:
+    del data["changes"][1]
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        (_call_moved, "profilePools/a: calls differ"),
+        (_value_changed, "profilePools/a: after differs"),
+        (_change_added, "profilePools/c is not a change the files and the service imply"),
+        (_change_removed, "profilePools/b is missing from the saved plan"),
+    ],
+)
+def test_an_edited_plan_file_is_refused_before_any_write(
+    service: Service, two_pools: Path, edit: Callable[[dict[str, Any]], None], named: str
+) -> None:
+    """The file is an assertion, not a script: apply makes the plan again and runs
+    it only when it is exactly the saved one."""
+    text = forged(saved_plan(service, two_pools, {}), edit)
+    service.log.reset()
+    with pytest.raises(StalePlanError, match=re.escape(named)):
+        apply_saved(service, two_pools, text, {})
+    assert service.log.writes() == []
+
+
+def test_a_forged_call_to_another_object_is_refused(service: Service, ws: Path) -> None:
+    """show would display the reviewed change while apply sent the forged call."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: saved\n",
+            "pools.yaml": "profilePools:\n  - {name: a, allowConcurrentUse: true}\n  - {name: b}\n",
+        },
+    )
+    service.seed_live({"profilePools": [{"name": "a"}, {"name": "b"}]})
+    text = saved_plan(service, ws, {})
+
+    def retarget(data: dict[str, Any]) -> None:
+        (change,) = data["changes"]
+        call = change["calls"][0]
+        call["path"] = call["path"].rsplit("/", 1)[0] + "/00000000-0000-4000-8000-000000000000"
+
+    service.log.reset()
+    with pytest.raises(StalePlanError, match="profilePools/a: calls differ"):
+        apply_saved(service, ws, forged(text, retarget), {})
+    assert service.log.writes() == []
+
+
+def test_a_plan_made_with_an_allowance_applies_with_it(service: Service, ws: Path) -> None:
+    """What the person planning allowed travels with the plan: apply makes the plan
+    again with the same allowances, not the ones of its own command line."""
+    from datetime import UTC, datetime
+
+    from agentform.kinds.context import PlanOptions
+
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: saved\n",
+            "batches.yaml": "batches:\n  - name: late\n    agent: support-agent\n"
+            "    startAt: 2020-01-01T00:00:00Z\n"
+            "    config: {type: timeBatching, batchSize: 1, batchInterval: 60}\n"
+            "    items: [{inputs: {n: 1}}]\n",
+        },
+    )
+    workspace = load_workspace(ws)
+    plan = service.plan(ws, PlanOptions(allow_past_start=True, now=datetime.now(UTC)))
+    assert [c.action for c in plan.changes] == ["create"] and plan.allowPastStart
+    text = dump_plan(plan, workspace.secrets)
+    assert apply_saved(service, ws, text, {}).ok

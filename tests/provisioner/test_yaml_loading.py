@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from agentform.config.loader import load_workspace
 from agentform.core import yamlpos
 from agentform.core.errors import DiagnosticsError
 from agentform.core.yamlpos import PURE_LOADER, Located, parse
@@ -151,3 +152,78 @@ def test_a_file_that_is_not_utf8_is_a_diagnostic(ws: Path) -> None:
     (ws / "pools.yaml").write_bytes(b"profilePools:\n  - name: caf\xe9\n")
     with pytest.raises(DiagnosticsError, match=r"pools.yaml: error: not UTF-8 text \(byte 27\)"):
         load(ws)
+
+
+def alias_bomb(levels: int = 9) -> str:
+    """Billion laughs: each level's list names the one before ten times."""
+    lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for n in range(1, levels + 1):
+        lines.append(f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 10) + "]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("loader", [None, PURE_LOADER])
+def test_an_alias_bomb_is_an_error_not_gigabytes(loader: type[Any] | None) -> None:
+    with pytest.raises(yaml.YAMLError) as info:
+        parse(alias_bomb(), loader)
+    message, position = yamlpos.problem_of(info.value)
+    assert message == (
+        f"aliases expand to more than {yamlpos.MAX_ALIAS_VALUES:,} values "
+        "(the limit of a workspace file)"
+    )
+    assert position == (5, 5)  # the list whose aliases pass the limit: a4's
+
+
+def test_aliases_within_the_limit_are_expanded() -> None:
+    assert parse(alias_bomb(levels=3)).data["a3"][0][0][0] == ["lol"] * 10
+
+
+@pytest.mark.parametrize("loader", [None, PURE_LOADER])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: " + "[" * 20_000 + "]" * 20_000 + "\n",
+        "- " * 20_000 + "x\n",
+        "a: " + "[" * 300 + "]" * 300 + "\n",
+        "a: " + "{b: " * 100 + "1" + "}" * 100 + "\n",
+    ],
+    ids=["flow-20000", "block-20000", "flow-300", "mapping-100"],
+)
+def test_deep_nesting_is_an_error_not_a_crash(loader: type[Any] | None, text: str) -> None:
+    with pytest.raises(yaml.YAMLError) as info:
+        parse(text, loader)
+    message, _ = yamlpos.problem_of(info.value)
+    assert message == f"nesting deeper than {yamlpos.MAX_DEPTH} levels"
+
+
+def test_nesting_within_the_limit_is_read() -> None:
+    depth = yamlpos.MAX_DEPTH - 1
+    data = parse("a: " + "[" * depth + "]" * depth + "\n").data["a"]
+    levels = 1
+    while data:
+        (data,) = data
+        levels += 1
+    assert levels == depth
+
+
+@pytest.mark.parametrize("name", ["pools.yaml", "agentform.yaml", "vars.yaml"])
+def test_a_hostile_file_is_a_diagnostic_at_its_line(ws: Path, name: str) -> None:
+    """The root file's vars and --var-file files are read by the same parser."""
+    files = {"agentform.yaml": "workspace: w\n", "vars.yaml": "region: eu\n"}
+    files[name] = ("workspace: w\n" if name == "agentform.yaml" else "") + alias_bomb()
+    write_workspace(ws, files)
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws, var_files=[ws / "vars.yaml"])
+    rendered = [d.render() for d in info.value.diagnostics]
+    assert any(
+        r.split(":")[0].endswith(name) and "aliases expand to more than" in r for r in rendered
+    ), rendered
+
+
+def test_merge_keys_of_merge_keys_stay_linear() -> None:
+    """Merging a mapping ten times at each of ten levels keeps its ten keys."""
+    lines = ["m0: &m0 {k0: v, k1: v, k2: v, k3: v, k4: v, k5: v, k6: v, k7: v, k8: v, k9: v}"]
+    for n in range(1, 10):
+        lines.append(f"m{n}: &m{n} {{<<: [" + ", ".join([f"*m{n - 1}"] * 10) + "]}")
+    data = parse("\n".join(lines) + "\n").data
+    assert [len(m) for m in data.values()] == [10] * 10

@@ -1,29 +1,132 @@
-"""What the workflow scripts share: running agentform on the workspace, and writing
-to the job's summary and outputs (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT).
+"""What the workflow scripts share: the settings (settings.toml beside this file),
+running agentform with a minimal environment, failing with one clear line, and
+writing to the job's summary and outputs (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT).
 
-Environment: AGENTFORM_WORKSPACE (the workspace directory, default `workspace`),
-AGENTFORM_OUT (where plans and reports are written, default `agentform-out`),
-AGENTFORM (the command, default `agentform`).
+agentform never sees the job's environment: it gets PATH, HOME, the locale, a CA
+bundle if one is set, AGENTFORM_ENDPOINT / AGENTFORM_RATE_LIMIT, the one API key
+the step may use (as AGENTFORM_API_KEY), and the variables settings.toml lists for
+secret() and env(). So GITHUB_TOKEN and every other secret of the job stay out of
+reach of a workspace template (`env('GITHUB_TOKEN')` is "not set").
+
+Environment: AGENTFORM_OUT (where plans and reports are written, default
+`agentform-out`), AGENTFORM (the command, default `agentform`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
-from urllib.parse import unquote
+from typing import Any
+from urllib.parse import quote, unquote
 
-WORKSPACE = os.environ.get("AGENTFORM_WORKSPACE", "workspace")
+HERE = Path(__file__).resolve().parent
+_settings_file = HERE / "settings.toml"
+SETTINGS: dict[str, Any] = (
+    tomllib.loads(_settings_file.read_text(encoding="utf-8")) if _settings_file.exists() else {}
+)
+WORKSPACE: str = SETTINGS.get("workspace", "workspace")
+SECRETS: list[str] = list(SETTINGS.get("secrets", []))
+PLAIN_ENV: list[str] = list(SETTINGS.get("env", []))
 OUT = Path(os.environ.get("AGENTFORM_OUT", "agentform-out"))
 
+READ_KEY = "AGENTFORM_READ_API_KEY"  # plan, drift, the apply workflow's prepare job
+WRITE_KEY = "AGENTFORM_API_KEY"  # only in the job gated by the `production` environment
 
-def agentform(*args: str) -> subprocess.CompletedProcess[str]:
-    """Runs agentform on the workspace; stdout is captured, stderr goes to the log."""
+# Passed through when set: what a process needs to run and reach the service.
+_BASE = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "SSL_CERT_DIR")
+_AGENTFORM = ("AGENTFORM_ENDPOINT", "AGENTFORM_RATE_LIMIT")
+
+_WHERE = {
+    READ_KEY: "a repository secret (Settings > Secrets and variables > Actions): "
+    "an API key of the service that may only read",
+    WRITE_KEY: "a secret of the `production` environment (Settings > Environments > "
+    "production): the service's API key that may write",
+}
+
+
+class Missing(Exception):
+    """A setting the job needs is not there: one line naming it."""
+
+
+def in_actions() -> bool:
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def required(name: str) -> str:
+    """The value of an environment variable the step must have; a secret that does not
+    exist reaches a step as an empty string, so empty counts as missing."""
+    value = os.environ.get(name, "")
+    if not value.strip():
+        where = _WHERE.get(name) or (
+            f"a secret named {name} (the workspace files use secret('{name}')), "
+            "passed in the `env:` of this step"
+            if name in SECRETS
+            else "passed in the `env:` of this step"
+        )
+        raise Missing(f"{name} is not set: it must be {where}")
+    return value
+
+
+def environment(key: str | None, secrets: bool = True) -> dict[str, str]:
+    """The whole environment agentform runs with. `key`: the variable holding the API
+    key this step may use (READ_KEY or WRITE_KEY), None for offline commands;
+    `secrets`: False for validate, which gets a placeholder for each secret()."""
+    env = {name: os.environ[name] for name in (*_BASE, *_AGENTFORM) if os.environ.get(name)}
+    env["NO_COLOR"] = "1"
+    if key is not None:
+        env["AGENTFORM_API_KEY"] = required(key)
+        endpoint = os.environ.get("AGENTFORM_ENDPOINT", "").strip()
+        if in_actions() and endpoint in ("", "local"):
+            # `endpoint: local` on a runner is an empty service that vanishes with the job
+            raise Missing(
+                "AGENTFORM_ENDPOINT is not set: it must be a repository variable "
+                "(Settings > Secrets and variables > Actions > Variables) holding the "
+                "service's base URL"
+            )
+    for name in SECRETS:
+        env[name] = required(name) if secrets else "(placeholder: validate gets no secrets)"
+    for name in PLAIN_ENV:
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
+
+
+def agentform(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Runs agentform on the workspace with exactly `env`; stdout is captured, stderr
+    goes to the log."""
     command = [*shlex.split(os.environ.get("AGENTFORM", "agentform")), "-C", WORKSPACE, *args]
     print("$ " + " ".join(shlex.quote(c) for c in command), file=sys.stderr, flush=True)
-    return subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
+    return subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False, env=env)
+
+
+def error(line: str) -> None:
+    """One line in the log (an annotation on GitHub), and in the job summary."""
+    print(f"::error title=agentform::{line}" if in_actions() else f"error: {line}", file=sys.stderr)
+    summary(f"> [!CAUTION]\n> {line}")
+
+
+def workspace_name() -> str:
+    """The `workspace:` of the workspace's agentform.yaml (for comment markers when
+    agentform could not run), or the directory's name."""
+    for name in ("agentform.yaml", "agentform.yml"):
+        path = Path(WORKSPACE) / name
+        if path.exists():
+            found = re.search(
+                r"""^workspace:\s*["']?([^"'#\s]+)""", path.read_text(encoding="utf-8"), re.M
+            )
+            if found:
+                return found.group(1)
+    return Path(WORKSPACE).resolve().name
+
+
+def marker(what: str, workspace: str | None = None) -> str:
+    """`<!-- agentform:WHAT workspace=NAME -->`, as agentform writes it."""
+    return f"<!-- agentform:{what} workspace={quote(workspace or workspace_name(), safe='._-')} -->"
 
 
 def write_out(name: str, text: str) -> Path:

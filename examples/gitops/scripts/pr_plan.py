@@ -1,10 +1,11 @@
-"""On a pull request (after the workflow's `agentform validate` step): plan with
---out, post or update one sticky comment with the markdown plan (found by its
-marker). The saved plan is left in $AGENTFORM_OUT/plan.json for the workflow to
-upload as an artifact.
+"""On a pull request (after validate.py): plan with the read-only key and --out,
+post or update one sticky comment with the markdown plan (found by its marker). The
+saved plan is left in $AGENTFORM_OUT/plan.json for the workflow to upload as an
+artifact; the apply workflow compares it with its own plan after the merge.
 
 Exit 0 when the plan was made (with or without changes), 1 when it failed (the
-comment then says why). Environment: PR_NUMBER, and GITHUB_* for the comment.
+comment then says why). Environment: PR_NUMBER, AGENTFORM_READ_API_KEY, the
+secret() variables of settings.toml, and GITHUB_* for the comment.
 """
 
 from __future__ import annotations
@@ -12,21 +13,45 @@ from __future__ import annotations
 import os
 import sys
 
-from github import GitHub
-from pipeline import OUT, agentform, output, summary, write_out
+from github import GitHub, GitHubError, fail
+from pipeline import (
+    OUT,
+    READ_KEY,
+    Missing,
+    agentform,
+    environment,
+    marker,
+    output,
+    summary,
+    write_out,
+)
 
 
 def main() -> int:
+    number = int(os.environ["PR_NUMBER"]) if os.environ.get("PR_NUMBER") else None
+    try:
+        env = environment(READ_KEY)
+    except Missing as exc:
+        return fail(f"agentform did not plan: {exc}", number, marker("plan"))
     OUT.mkdir(parents=True, exist_ok=True)
     plan = agentform(
-        "plan", "--format", "markdown", "--out", str(OUT / "plan.json"), "--detailed-exitcode"
+        "plan",
+        "--format",
+        "markdown",
+        "--out",
+        str(OUT / "plan.json"),
+        "--detailed-exitcode",
+        env=env,
     )
     markdown = plan.stdout
     write_out("plan.md", markdown)
     summary(markdown)
     output("changes", "true" if plan.returncode == 2 else "false")
-    if markdown and os.environ.get("PR_NUMBER"):
-        comment = GitHub().upsert_comment(int(os.environ["PR_NUMBER"]), markdown)
+    if markdown and number is not None:
+        try:
+            comment = GitHub().upsert_comment(number, markdown)
+        except GitHubError as exc:
+            return fail(str(exc), None, "")
         print(f"plan posted as comment {comment}", file=sys.stderr)
     return 1 if plan.returncode not in (0, 2) else 0
 

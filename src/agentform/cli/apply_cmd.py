@@ -20,7 +20,7 @@ from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError
 from agentform.engine.apply import ApplyReport, ApplyStop, apply_plan
 from agentform.engine.model import Plan
-from agentform.engine.planfile import check_fresh, read_plan, unmask
+from agentform.engine.planfile import read_plan, verified_plan
 from agentform.engine.planner import make_plan
 from agentform.kinds.context import PlanOptions
 from agentform.output.json_view import report_json
@@ -127,8 +127,7 @@ class _Applying:
     async def run(self, api: ApiClient, endpoint: str, saved: Plan | None) -> ApplyReport | None:
         """The apply's report; None when the plan was not approved."""
         if saved is not None:
-            await check_fresh(saved, self.workspace, api, self.options)
-            the_plan = unmask(saved, self.workspace)
+            the_plan = await verified_plan(saved, self.workspace, api, endpoint, self.options)
         else:
             the_plan = await make_plan(self.workspace, api, endpoint, self.options)
             self._show_plan(the_plan)

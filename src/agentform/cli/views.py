@@ -14,6 +14,7 @@ from agentform.cli.common import Options
 from agentform.cli.conventions import FORMATS, SuggestingChoice
 from agentform.config.loader import ROOT_FILE, Workspace
 from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.core.yamlpos import parse
 from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
 
@@ -66,7 +67,7 @@ def workspace_name(root: Path) -> str:
     """The workspace's name for a marker even when the files do not load: the
     `workspace:` of agentform.yaml if it can be read, else the directory's name."""
     try:
-        data = yaml.safe_load((root / ROOT_FILE).read_text())
+        data = parse((root / ROOT_FILE).read_text()).data
         if isinstance(data, dict) and isinstance(data.get("workspace"), str):
             return data["workspace"]
     except (OSError, yaml.YAMLError):

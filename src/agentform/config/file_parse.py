@@ -16,7 +16,7 @@ from agentform.config.document import allowed_keys, document_model
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.problems import AT, describe, did_you_mean, own_errors
 from agentform.core.sensitive import Sensitive
-from agentform.core.yamlpos import Located, PathKey, parse
+from agentform.core.yamlpos import Located, PathKey, parse, problem_of
 
 # errors about a Sensitive value that its type allowed (a length, a pattern)
 SENSITIVE_OK = ("string_too_long", "string_too_short", "string_pattern_mismatch")
@@ -57,19 +57,19 @@ def read_variables(
     """vars of agentform.yaml, then --var-file files, then --var (later wins)."""
     merged: dict[str, Any] = {}
     try:
-        raw = yaml.safe_load(root_path.read_text()) or {}
+        raw = parse(root_path.read_text()).data or {}
         if isinstance(raw, dict) and isinstance(raw.get("vars"), dict):
             merged.update(raw["vars"])
     except yaml.YAMLError:
         pass  # reported with its position when the file is parsed
     for path in var_files:
         try:
-            data = yaml.safe_load(path.read_text()) or {}
+            data = parse(path.read_text()).data or {}
         except OSError as exc:
             diags.error(f"cannot read var file: {exc.strerror or exc}", Position(str(path)))
             continue
         except yaml.YAMLError as exc:
-            message, line_column = yaml_problem(exc)
+            message, line_column = problem_of(exc)
             at = Position(str(path), *line_column) if line_column else Position(str(path))
             diags.error(f"invalid YAML in var file: {message}", at)
             continue
@@ -85,7 +85,7 @@ def parse_document(text: str, where: Where, diags: Diagnostics) -> Located | Non
     try:
         doc = parse(text)
     except yaml.YAMLError as exc:
-        message, line_column = yaml_problem(exc)
+        message, line_column = problem_of(exc)
         position = where.line(*line_column) if line_column else Position(where.file)
         diags.error(f"invalid YAML: {message}", position)
         return None
@@ -95,16 +95,6 @@ def parse_document(text: str, where: Where, diags: Diagnostics) -> Located | Non
         diags.error("a workspace file must be a mapping of kind lists", where.line(1, 1))
         return None
     return doc
-
-
-def yaml_problem(exc: yaml.YAMLError) -> tuple[str, tuple[int, int] | None]:
-    """PyYAML's problem in one line, and its (line, column) from 1 when it has one
-    (its own text adds several lines of context)."""
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        message = str(exc.problem or exc.context)
-        return message, (mark.line + 1, mark.column + 1) if mark else None
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__, None
 
 
 def validate_document(doc: Located, where: Where, diags: Diagnostics) -> Any:

@@ -9,6 +9,11 @@ libyaml's parser is used when PyYAML was built with it (ten times faster on
 large workspaces); the pure-Python parser is the fallback. A file that does not
 parse is parsed again with the pure-Python parser, so its error message and
 position are the same whichever parser is installed.
+
+A file is untrusted input, so the work it can ask for is bounded: nesting deeper
+than MAX_DEPTH and aliases expanding to more than MAX_ALIAS_VALUES values (a
+"billion laughs" file) are YAML errors with a position, never a RecursionError
+or gigabytes of memory.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from yaml.constructor import SafeConstructor
+from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentform.core.gcpause import collector_paused
@@ -28,6 +33,8 @@ PURE_LOADER: type[yaml.SafeLoader] = yaml.SafeLoader
 FAST_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 LIBYAML = FAST_LOADER is not PURE_LOADER
 STR_TAG = "tag:yaml.org,2002:str"
+MAX_DEPTH = 64  # levels of nesting; a workspace needs about six
+MAX_ALIAS_VALUES = 100_000  # values built again through aliases, in one document
 BOOL_TAG = "tag:yaml.org,2002:bool"
 
 
@@ -69,7 +76,21 @@ def _key_text(node: Node) -> str:
     shown as 'True' (and one key), and `007:` the number 7."""
     if isinstance(node, ScalarNode):
         return str(node.value)
-    return str(SafeConstructor().construct_object(node, deep=True))
+    return str(_Builder(Located(None)).build(node))  # bounded, as any value
+
+
+def problem_of(exc: yaml.YAMLError) -> tuple[str, tuple[int, int] | None]:
+    """PyYAML's problem in one line, and its (line, column) from 1 when it has one
+    (its own text adds several lines of context)."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        message = str(exc.problem or exc.context)
+        return message, (mark.line + 1, mark.column + 1) if mark else None
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__, None
+
+
+def _too_deep(mark: Any = None) -> yaml.MarkedYAMLError:
+    return ConstructorError(None, None, f"nesting deeper than {MAX_DEPTH} levels", mark)
 
 
 def parse(text: str, loader: type[Any] | None = None) -> Located:
@@ -80,12 +101,12 @@ def parse(text: str, loader: type[Any] | None = None) -> Located:
 
 def _parse(text: str, loader: type[Any] | None) -> Located:
     try:
-        node = yaml.compose(text, Loader=loader or FAST_LOADER)
-    except yaml.YAMLError:
-        if loader is not None or not LIBYAML:
+        node = _compose(text, loader or FAST_LOADER)
+    except yaml.YAMLError as exc:
+        if loader is not None or not LIBYAML or "nesting depth" in str(exc):
             raise
         # The pure-Python parser words errors better and both installs must agree.
-        node = yaml.compose(text, Loader=PURE_LOADER)
+        node = _compose(text, PURE_LOADER)
     out = Located(None, node)
     if node is None:
         out.data = {}
@@ -94,11 +115,27 @@ def _parse(text: str, loader: type[Any] | None) -> Located:
     return out
 
 
+def _compose(text: str, loader: type[Any]) -> Node | None:
+    """The node tree; libyaml's own depth limit and the pure parser's recursion both
+    come out as one error, worded as the builder's."""
+    try:
+        return yaml.compose(text, Loader=loader)
+    except RecursionError:
+        raise _too_deep() from None
+    except yaml.MarkedYAMLError as exc:
+        if "maximum nesting depth" in str(exc.problem):
+            raise _too_deep(exc.problem_mark) from None
+        raise
+
+
 def parse_all(text: str) -> list[Any]:
     """The data of every document of a YAML stream, read as `parse` reads one (keys as
     written); raises yaml.YAMLError when broken."""
     with collector_paused():
-        nodes = list(yaml.compose_all(text, Loader=FAST_LOADER))
+        try:
+            nodes = list(yaml.compose_all(text, Loader=FAST_LOADER))
+        except RecursionError:
+            raise _too_deep() from None
     return [_Builder(Located(None, node)).build(node) for node in nodes if node is not None]
 
 
@@ -114,8 +151,27 @@ class _Builder:
         self.out = out
         self.constructor = SafeConstructor()
         self.open: set[int] = set()  # containers being built: a recursive alias is an error
+        self.built: set[int] = set()  # nodes built once: another build is an alias's
+        self.again = 0  # values built again through aliases
+        self.alias_at: Node | None = None  # the container of the alias being expanded
 
-    def build(self, node: Node) -> Any:
+    def build(self, node: Node, depth: int = 0, parent: Node | None = None) -> Any:
+        if depth >= MAX_DEPTH:
+            raise _too_deep(node.start_mark)
+        if id(node) not in self.built:
+            self.built.add(id(node))
+            return self._build(node, depth)
+        outermost = self.alias_at is None
+        if outermost:
+            self.alias_at = parent or node
+        try:
+            self._count_again()
+            return self._build(node, depth)
+        finally:
+            if outermost:
+                self.alias_at = None
+
+    def _build(self, node: Node, depth: int) -> Any:
         if isinstance(node, ScalarNode):
             tag = node.tag
             if tag == STR_TAG:
@@ -124,24 +180,35 @@ class _Builder:
                 return SafeConstructor.bool_values[node.value.lower()]
             return self.constructor.construct_object(node, deep=True)
         if id(node) in self.open:
-            raise yaml.constructor.ConstructorError(
-                None, None, "found a recursive alias", node.start_mark
-            )
+            raise ConstructorError(None, None, "found a recursive alias", node.start_mark)
         self.open.add(id(node))
         try:
             if isinstance(node, MappingNode):
-                return self._mapping(node)
+                return self._mapping(node, depth + 1)
             assert isinstance(node, SequenceNode)
-            return [self.build(item) for item in node.value]
+            return [self.build(item, depth + 1, node) for item in node.value]
         finally:
             self.open.discard(id(node))
 
-    def _mapping(self, node: MappingNode) -> dict[str, Any]:
+    def _count_again(self) -> None:
+        self.again += 1
+        if self.again > MAX_ALIAS_VALUES:
+            where = self.alias_at
+            assert where is not None
+            raise ConstructorError(
+                None,
+                None,
+                f"aliases expand to more than {MAX_ALIAS_VALUES:,} values "
+                "(the limit of a workspace file)",
+                where.start_mark,
+            )
+
+    def _mapping(self, node: MappingNode, depth: int) -> dict[str, Any]:
         self.constructor.flatten_mapping(node)
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key = _key_text(key_node)
             if key in result:
                 self.out.duplicates.append((key, *_mark(key_node)))
-            result[key] = self.build(value_node)
+            result[key] = self.build(value_node, depth, node)
         return result

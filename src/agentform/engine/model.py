@@ -85,6 +85,10 @@ class Plan(Frozen):
     secretSalt: str = ""
     targets: tuple[str, ...] = ()  # a partial plan: its --target and --exclude globs
     excludes: tuple[str, ...] = ()
+    # What the person planning allowed (--allow-past-start, --allow-cancel-running):
+    # apply of the saved plan makes it again with the same allowances.
+    allowPastStart: bool = False
+    allowCancelRunning: bool = False
 
     @property
     def has_changes(self) -> bool:

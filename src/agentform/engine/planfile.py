@@ -1,15 +1,15 @@
-"""Saved plans: written with secret values masked, checked for staleness before apply.
+"""Saved plans: written with secret values masked; an assertion checked before apply.
 
-`apply plan.json` executes exactly the saved plan, but first re-reads what the
-plan touches and refuses, before any write, when a fingerprint moved, the
-files changed, or a secret's value is not the one the plan was made with.
+`apply plan.json` makes the plan again from the files and the live state and
+executes that, only when it is exactly the saved plan: an edited file can refuse
+an apply, never steer one. The words of the common refusals (the files changed,
+a live object moved, a secret's value is not the one the plan was made with)
+come first.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +18,12 @@ from pydantic import ValidationError
 from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError, StalePlanError
 from agentform.core.secrets import Secrets
-from agentform.core.sensitive import Part, SecretRef, Sensitive, as_marked
-from agentform.engine.fingerprint import fingerprint, secret_digest
+from agentform.core.sensitive import as_marked
+from agentform.engine.fingerprint import secret_digest
 from agentform.engine.model import FORMAT_VERSION, Plan
-from agentform.engine.planner import read_live
+from agentform.engine.planner import make_plan
 from agentform.kinds.base import Kind
 from agentform.kinds.context import PlanOptions
-from agentform.kinds.keys import Key
 
 
 def dump_plan(plan: Plan, secrets: Secrets) -> str:
@@ -67,86 +66,116 @@ def load_plan(text: str, not_a_plan: str = "the plan file is not an agentform pl
         raise AgentformError(f"the plan file is damaged: {exc.error_count()} problems") from None
 
 
-def unmask(plan: Plan, workspace: Workspace) -> Plan:
-    """The plan with its secret markers made Sensitive values again, from the values
-    resolved now (refused when a digest differs from the plan's)."""
+async def verified_plan(
+    saved: Plan,
+    workspace: Workspace,
+    api: Any,
+    endpoint: str,
+    allowed: PlanOptions | None = None,
+) -> Plan:
+    """The plan `apply PLANFILE` executes: made again from the files and the live
+    state, with the saved plan's targets and the allowances of the plan and of the
+    apply (`allowed`), and returned only when it is exactly the saved one (same
+    changes, same calls, same values). The file is an assertion, not a script:
+    nothing it holds is sent.
+
+    Refuses (StalePlanError, before any write) in the words of the common cases
+    first: another workspace or organization, changed files, a change that time has
+    made unsafe, a live object that moved, a secret whose value changed; then any
+    other difference, named by change and field."""
+    if saved.workspace != workspace.settings.workspace:
+        raise StalePlanError(
+            f"the plan is for workspace {saved.workspace}, not {workspace.settings.workspace}"
+        )
+    if saved.inputsDigest != workspace.inputs_digest:
+        raise StalePlanError("plan is stale: the workspace files changed since the plan was made")
+    allowed = allowed or PlanOptions()
+    options = PlanOptions(
+        allow_past_start=saved.allowPastStart or allowed.allow_past_start,
+        allow_cancel_running=saved.allowCancelRunning or allowed.allow_cancel_running,
+        now=allowed.now,
+        targets=saved.targets,
+        excludes=saved.excludes,
+    )
+    fresh = await make_plan(workspace, api, endpoint, options)
+    if fresh.organizationId != saved.organizationId:
+        raise StalePlanError(
+            f"the plan is for organization {saved.organizationId}, not {fresh.organizationId}"
+        )
+    _refuse_late(saved, options)
+    moved = sorted(
+        cid
+        for cid in {*saved.fingerprints, *fresh.fingerprints}
+        if saved.fingerprints.get(cid) != fresh.fingerprints.get(cid)
+    )
+    if moved:
+        raise StalePlanError(
+            f"plan is stale: {', '.join(moved)} changed since the plan was made; "
+            "nothing was written"
+        )
+    _refuse_changed_secrets(saved, workspace)
+    differences = plan_differences(saved, fresh)
+    if differences:
+        raise StalePlanError(
+            "the saved plan is not what the files and the service imply now: "
+            + "; ".join(differences)
+            + "; nothing was written"
+        )
+    return fresh
+
+
+def _refuse_late(saved: Plan, options: PlanOptions) -> None:
+    late = [
+        f"{change.id}: {why}"
+        for change in saved.changes
+        if (kind := Kind.registry.get(change.kind))
+        and (why := kind.stale_reason(change.action, change.calls, options))
+    ]
+    if late:
+        raise StalePlanError(f"plan is stale: {'; '.join(late)}; nothing was written")
+
+
+def _refuse_changed_secrets(saved: Plan, workspace: Workspace) -> None:
     values = workspace.secrets.values
     moved = [
         n
-        for n, d in plan.secretDigests.items()
-        if n not in values or secret_digest(plan.secretSalt, n, values[n]) != d
+        for n, d in saved.secretDigests.items()
+        if n not in values or secret_digest(saved.secretSalt, n, values[n]) != d
     ]
     if moved:
         raise StalePlanError(
             f"plan is stale: secret {', '.join(sorted(moved))} changed since the plan was made"
         )
-    return Plan.model_validate(_restored(plan.model_dump(), values))
 
 
-_MARKER = re.compile(r"\(\(secret:([^():]+)(:previous)?\)\)")
+_EXECUTED = ("changes", "cannotApply")
+"""What a saved plan asserts exactly. Its other parts (no-ops, counts of objects not
+managed, warnings) describe the organization and may move without changing a call."""
 
 
-def _restored(value: Any, values: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        if not _MARKER.search(value):
-            return value
-        parts: list[Part] = []
-        at = 0
-        for match in _MARKER.finditer(value):
-            if match.start() > at:
-                parts.append(value[at : match.start()])
-            parts.append(SecretRef(match.group(1), previous=bool(match.group(2))))
-            at = match.end()
-        if at < len(value):
-            parts.append(value[at:])
-        if any(isinstance(p, SecretRef) and (p.previous or p.name not in values) for p in parts):
-            return Sensitive(None, tuple(parts))  # an earlier value: shown masked, never sent
-        text = "".join(values[p.name] if isinstance(p, SecretRef) else p for p in parts)
-        return Sensitive(text, tuple(parts))
-    if isinstance(value, dict):
-        return {k: _restored(v, values) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_restored(v, values) for v in value]
-    return value
-
-
-async def check_fresh(
-    plan: Plan, workspace: Workspace, api: Any, options: PlanOptions | None = None
-) -> None:
-    """Refuses (StalePlanError, before any write) a saved plan that no longer holds:
-    another workspace or organization, changed files, a live object that moved, or
-    a change that time has made unsafe (a batch whose startAt has passed since)."""
-    if plan.workspace != workspace.settings.workspace:
-        raise StalePlanError(
-            f"the plan is for workspace {plan.workspace}, not {workspace.settings.workspace}"
-        )
-    if plan.inputsDigest != workspace.inputs_digest:
-        raise StalePlanError("plan is stale: the workspace files changed since the plan was made")
-    depth: dict[str, Container[Key]] = {
-        kind: {Key.parse(k) for k in keys} for kind, keys in plan.reads.items()
-    }
-    live = await read_live(workspace, api, depth)
-    if live.organization_id != plan.organizationId:
-        raise StalePlanError(
-            f"the plan is for organization {plan.organizationId}, not {live.organization_id}"
-        )
-    moved = []
-    for change in plan.changes:
-        obj = live.objects.get(change.kind, {}).get(Key.parse(change.key))
-        if fingerprint(obj.raw if obj else None) != plan.fingerprints.get(change.id):
-            moved.append(change.id)
-    if moved:
-        raise StalePlanError(
-            "plan is stale: "
-            + ", ".join(moved)
-            + " changed since the plan was made; nothing was written"
-        )
-    now = options or PlanOptions()
-    late = [
-        f"{change.id}: {why}"
-        for change in plan.changes
-        if (kind := Kind.registry.get(change.kind))
-        and (why := kind.stale_reason(change.action, change.calls, now))
-    ]
-    if late:
-        raise StalePlanError(f"plan is stale: {'; '.join(late)}; nothing was written")
+def plan_differences(saved: Plan, fresh: Plan) -> list[str]:
+    """Where `saved` is not `fresh`, by change and field (secrets compared by their
+    `((secret:NAME))` markers, so no value is needed or shown)."""
+    said, now = (
+        json.loads(p.model_dump_json(include=set(_EXECUTED), fallback=as_marked))
+        for p in (saved, fresh)
+    )
+    found: list[str] = []
+    for part in _EXECUTED:
+        old = {c["id"]: c for c in said[part]}
+        new = {c["id"]: c for c in now[part]}
+        found += [
+            f"{cid} is not a change the files and the service imply"
+            for cid in old.keys() - new.keys()
+        ]
+        found += [f"{cid} is missing from the saved plan" for cid in new.keys() - old.keys()]
+        for cid in sorted(old.keys() & new.keys()):
+            fields = sorted(
+                f for f in old[cid].keys() | new[cid].keys() if old[cid].get(f) != new[cid].get(f)
+            )
+            if fields:
+                one = len(fields) == 1 and not fields[0].endswith("s")
+                found.append(f"{cid}: {', '.join(fields)} {'differs' if one else 'differ'}")
+        if not found and [c["id"] for c in said[part]] != [c["id"] for c in now[part]]:
+            found.append("the order of the changes differs")
+    return sorted(found)

@@ -306,4 +306,6 @@ def diff_plan(
             n: secret_digest(salt, n, v) for n, v in sorted(workspace.secrets.values.items())
         },
         secretSalt=salt,
+        allowPastStart=ctx.options.allow_past_start,
+        allowCancelRunning=ctx.options.allow_cancel_running,
     )

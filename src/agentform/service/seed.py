@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agentform.core.problems import problems_from
-from agentform.core.yamlpos import parse
+from agentform.core.yamlpos import parse, problem_of
 from agentform.service.db import Database, iso
 from agentform.service.executions.script import Script
 from agentform.service.store import (
@@ -143,9 +143,8 @@ def read_seed(path: str | Path) -> Seed:
     except OSError as exc:
         raise SeedError(f"{path}: error: cannot read: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        problem = getattr(exc, "problem", None) or exc
+        problem, line_column = problem_of(exc)
+        at = f"{path}:{line_column[0]}:{line_column[1]}" if line_column else str(path)
         raise SeedError(f"{at}: error: not valid YAML: {problem}") from None
     try:
         return Seed.model_validate(doc.data)
