@@ -35,7 +35,8 @@ from click.testing import CliRunner
 
 from agentform.api.client import RetryPolicy
 from agentform.cli.main import cli
-from agentform.core.sensitive import MASK, Secrets
+from agentform.core.secrets import Secrets
+from agentform.core.sensitive import MASK
 from agentform.service import create_app
 from agentform.service.seed import Seed
 from tests.loopback import serving

@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from agentform.api.client import ApiClient
-from agentform.api.connect import LOCAL_BASE_URL
 from agentform.cli.cassette import cassette_vcr
+from agentform.cli.endpoint import LOCAL_BASE_URL
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
-from agentform.core.sensitive import Secrets
+from agentform.core.secrets import Secrets
 from agentform.engine.apply import apply_plan
 from agentform.engine.planner import make_plan
 from agentform.service import DEMO_ADMIN_KEY

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from agentform.api.connect import Endpoint, open_client
+from agentform.api.connect import Endpoint
+from agentform.cli.endpoint import open_client
 from agentform.cli.main import cli
 from agentform.core.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY

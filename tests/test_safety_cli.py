@@ -202,14 +202,15 @@ def test_the_api_key_is_marked_sensitive_from_where_it_is_read(
 ) -> None:
     """The key is a Sensitive from --api-key-file or AGENTFORM_API_KEY on: the endpoint
     and client objects, their reprs and any message built from them never hold it."""
-    from agentform.api.connect import Endpoint, open_client, resolve_api_key
+    from agentform.api.connect import Endpoint, resolve_api_key
+    from agentform.cli.endpoint import open_client
     from agentform.core.sensitive import Sensitive
 
     key = 'cnryKey-"q\\z-7Xw'
     key_file = tmp_path / "key"
     key_file.write_text(key)
     monkeypatch.setenv("AGENTFORM_API_KEY", key)
-    resolved = resolve_api_key(key_file if source == "file" else None, local=False)
+    resolved = resolve_api_key(key_file if source == "file" else None)
     assert isinstance(resolved, Sensitive) and resolved.reveal() == key
     endpoint = Endpoint("http://127.0.0.1:9/agents/v2", resolved)
     assert key not in repr(endpoint) and key not in str(endpoint)

@@ -489,7 +489,8 @@ def behind_the_back(repo: Repo) -> None:
     code = """
 import asyncio, sys
 from pathlib import Path
-from agentform.api.connect import Endpoint, open_client
+from agentform.api.connect import Endpoint
+from agentform.cli.endpoint import open_client
 from agentform.core.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY
 

@@ -130,3 +130,44 @@ def test_apply_on_a_local_endpoint_makes_its_calls_and_runs_no_due_work(
     assert "create profilePools/new-pool: done" in result.output
     assert _state(db) == before
     assert received == []
+
+
+def test_the_api_layer_serves_local_only_through_a_transport_it_is_given(tmp_path: Path) -> None:
+    """api/ knows no service: `connect` to `local` without the CLI's in-process
+    transport is refused; with a transport, requests go to the base URL given."""
+    from agentform.api.connect import Endpoint, connect
+    from agentform.cli.endpoint import LOCAL_BASE_URL, open_client
+    from agentform.core.sensitive import Sensitive
+
+    endpoint = Endpoint("local", Sensitive(DEMO_ADMIN_KEY))
+    with pytest.raises(ValueError, match="in-process"):
+        connect(endpoint)
+    client = open_client(endpoint, tmp_path)
+    assert client.sender.base_url == LOCAL_BASE_URL
+    assert (tmp_path / ".agentform" / "service.db").exists()
+
+
+def test_a_local_endpoint_without_a_key_is_refused_before_its_database_is_made(
+    tmp_path: Path,
+) -> None:
+    from agentform.api.connect import Endpoint
+    from agentform.cli.endpoint import open_client
+    from agentform.core.errors import AgentformError
+
+    with pytest.raises(AgentformError, match="no API key"):
+        open_client(Endpoint("local", None), tmp_path)
+    assert not (tmp_path / ".agentform").exists()
+
+
+def test_the_local_service_gives_its_demo_key_when_none_is_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentform.cli.endpoint import api_key_for
+
+    monkeypatch.delenv("AGENTFORM_API_KEY", raising=False)
+    local = api_key_for("local", None)
+    assert local is not None and local.reveal() == DEMO_ADMIN_KEY
+    assert api_key_for("http://127.0.0.1:9/agents/v2", None) is None
+    monkeypatch.setenv("AGENTFORM_API_KEY", "own-key")
+    own = api_key_for("local", None)
+    assert own is not None and own.reveal() == "own-key"

@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from agentform.config.loader import load_workspace
-from agentform.core.sensitive import MASK, SecretRef, Secrets, Sensitive, reveal
+from agentform.core.secrets import Secrets
+from agentform.core.sensitive import MASK, SecretRef, Sensitive, reveal
 from agentform.engine.export import export_live
 from agentform.engine.planfile import dump_plan
 from agentform.output.text import TextView

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from agentform.api.connect import Endpoint, open_client
+from agentform.api.connect import Endpoint
+from agentform.cli.endpoint import open_client
 from agentform.core.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.db import Conn

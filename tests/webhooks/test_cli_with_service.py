@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from agentform.api.connect import Endpoint, open_client
+from agentform.api.connect import Endpoint
+from agentform.cli.endpoint import open_client
 from agentform.cli.main import cli
 from agentform.core.sensitive import Sensitive
 from agentform.rules.signatures import verify
@@ -84,7 +85,7 @@ def test_webhook_test_paces_as_every_command_does(
         made.append(kwargs)
         return open_client(*args, **kwargs)
 
-    monkeypatch.setattr("agentform.api.connect.open_client", seen)
+    monkeypatch.setattr("agentform.cli.endpoint.open_client", seen)
     args = ["webhook", "test", "ops", "-C", str(workspace), "--parallelism", "3"]
     result = CliRunner().invoke(cli, args, env={"AGENTFORM_RATE_LIMIT": "120/min"})
     assert "EXECUTION_TEST to ops" in result.output, result.output

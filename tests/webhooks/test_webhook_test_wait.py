@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from agentform.api.client import ApiClient
-from agentform.api.connect import LOCAL_BASE_URL
+from agentform.cli.endpoint import LOCAL_BASE_URL
 from agentform.cli.webhook.test import send_test
+from agentform.output.webhook_lines import delivery_line
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.inprocess import InProcessTransport
@@ -58,5 +59,6 @@ def test_wait_follows_the_retries_to_the_outcome(
     with running_receiver(answers[-1]) as rx:
         rx.answer(*answers)
         outcome = outcome_of(tmp_path, rx, wait)
-    assert outcome.describe() == f"EXECUTION_TEST to ops-alerts ({rx.url}): {shown}"
+    line = delivery_line(outcome.name, outcome.url, outcome.delivery)
+    assert line == f"EXECUTION_TEST to ops-alerts ({rx.url}): {shown}"
     assert len(rx.received) == outcome.delivery["attempts"]

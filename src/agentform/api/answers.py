@@ -97,3 +97,14 @@ def _not_a_page(path: str, got: str) -> UnexpectedAnswer:
     return UnexpectedAnswer(
         "GET", path, 200, f"expected a page of items from GET {path}, got {got}"
     )
+
+
+def error_message(response: httpx.Response) -> str:
+    """The error's `message`, or the status's reason (a body that is not JSON, or
+    JSON of another shape: a gateway's own error page)."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    message = body.get("message") if isinstance(body, dict) else None
+    return str(message or response.reason_phrase or "error")

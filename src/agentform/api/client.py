@@ -22,40 +22,25 @@ sends it.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import math
-import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import httpx
 
-from agentform.api.answers import base_path_hint, decoded, page_of
+from agentform.api.answers import base_path_hint, decoded, error_message, page_of
 from agentform.api.clock import Clock, SkippedWaits, SystemClock
 from agentform.api.concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
 from agentform.api.endpoint_url import shown_endpoint
 from agentform.api.ratelimit import RateLimiter
+from agentform.api.retries import AGAIN, Attempts, Lookup, RetryPolicy
 from agentform.api.together import all_or_none
 from agentform.api.transport import Sender
-from agentform.core.errors import ApiError, ReadError
+from agentform.core.errors import ReadError
 from agentform.core.sensitive import Sensitive, reveal
 
 PAGE_SIZE = 100
-Lookup = Callable[[], Awaitable[Any]]
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 5
-    base_delay: float = 0.25
-    max_delay: float = 8.0  # cap on one wait, Retry-After included
-    throttled_attempts: int = 20  # 429s in a row one request may meet
-
-    def backoff(self, attempt: int) -> float:
-        return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * random.uniform(0.5, 1)
 
 
 class ApiClient:
@@ -118,7 +103,7 @@ class ApiClient:
             if "Retry-After" in response.headers:
                 # the service said when it can take more: the whole run waits, whether
                 # or not this request is sent again (a create after a 503 is not)
-                self.limiter.pause(self._wait(response, 1))
+                self.limiter.pause(self.retry.wait(response, 1))
         elif response.status_code < 500:
             self.concurrency.succeeded(ticket, latency, handed_over)
         return response, handed_over
@@ -147,64 +132,78 @@ class ApiClient:
             if idempotent is None
             else idempotent
         )
-        may_have_applied = False
-        attempt = throttled = 0  # failures, and 429s in a row
+        call = Attempts(method, path, safe, lookup)
         while True:
             try:
                 response, handed_over = await self._send(
-                    method, path, json, params, attempt + throttled > 0, sending
+                    method, path, json, params, call.again, sending
                 )
             except httpx.DecodingError:
                 # a body that is not what its Content-Encoding says (a proxy's doing):
                 # it would be the same again
                 reason = "the answer could not be decoded (its Content-Encoding is wrong)"
-                raise ApiError(method, path, None, reason, retried=may_have_applied) from None
+                raise call.failed(None, reason) from None
             except httpx.TransportError as exc:
-                attempt += 1
-                last = attempt >= self.retry.attempts
-                never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-                reason = f"cannot reach the service at {self.shown_url} ({type(exc).__name__})"
-                if last or not (safe or never_sent or lookup):
-                    raise ApiError(method, path, None, reason, retried=may_have_applied) from None
-                if not never_sent:
-                    may_have_applied = True
-                    if lookup and not safe and (found := await lookup()) is not None:
-                        return found
-                await self.clock.sleep(self.retry.backoff(attempt))
-                continue
-            status = response.status_code
-            if status == 429:  # refused before any processing: always safe to send again
-                throttled += 1
-                if throttled < self.retry.throttled_attempts:
-                    if "Retry-After" not in response.headers:  # (else paused already)
-                        self.limiter.pause(self.retry.backoff(throttled))
-                    continue
-            elif status >= 500:
-                attempt += 1
-                throttled = 0
-                if attempt < self.retry.attempts and (safe or lookup):
-                    may_have_applied = True
-                    if lookup and not safe and (found := await lookup()) is not None:
-                        return found
-                    if status != 503 or "Retry-After" not in response.headers:
-                        await self.clock.sleep(self._wait(response, attempt))
-                    continue  # (a 503's Retry-After paused the whole run already)
-            if status == 404 and method == "DELETE" and may_have_applied:
-                return None  # an earlier attempt deleted it
-            if status >= 400:
-                message = _message(response) + base_path_hint(self.sender.base_url, status)
-                raise ApiError(method, path, status, message, retried=may_have_applied)
-            if handed_over:
-                await _successor_first()  # after any pause this answer asks for
-            return decoded(response, method)
+                outcome = await self._unreached(call, exc)
+            else:
+                outcome = await self._answered(call, response, handed_over)
+            if outcome is not AGAIN:
+                return outcome
 
-    def _wait(self, response: httpx.Response, attempt: int) -> float:
-        """Retry-After (seconds, or an HTTP date), capped; else the backoff."""
-        header = response.headers.get("Retry-After")
-        seconds = _retry_after(header) if header else None
-        if seconds is None:
-            return self.retry.backoff(attempt)
-        return min(self.retry.max_delay, max(0.0, seconds))
+    async def _unreached(self, call: Attempts, exc: httpx.TransportError) -> Any:
+        """After a transport error: AGAIN, what an earlier attempt made, or ApiError."""
+        call.failures += 1
+        last = call.failures >= self.retry.attempts
+        never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+        reason = f"cannot reach the service at {self.shown_url} ({type(exc).__name__})"
+        if last or not (call.safe or never_sent or call.lookup):
+            raise call.failed(None, reason) from None
+        if not never_sent:
+            call.may_have_applied = True
+            if (found := await call.found_earlier()) is not None:
+                return found
+        await self.clock.sleep(self.retry.backoff(call.failures))
+        return AGAIN
+
+    async def _answered(self, call: Attempts, response: httpx.Response, handed_over: bool) -> Any:
+        """After an answer: AGAIN, the decoded answer, or ApiError."""
+        status = response.status_code
+        if status == 429:  # refused before any processing: always safe to send again
+            if self._throttled_again(call, response):
+                return AGAIN
+        elif status >= 500 and (outcome := await self._after_failure(call, response)) is not None:
+            return outcome
+        if status == 404 and call.method == "DELETE" and call.may_have_applied:
+            return None  # an earlier attempt deleted it
+        if status >= 400:
+            message = error_message(response) + base_path_hint(self.sender.base_url, status)
+            raise call.failed(status, message)
+        if handed_over:
+            await _successor_first()  # after any pause this answer asks for
+        return decoded(response, call.method)
+
+    def _throttled_again(self, call: Attempts, response: httpx.Response) -> bool:
+        """Whether a 429 is sent again (fewer than `throttled_attempts` in a row)."""
+        call.throttled += 1
+        if call.throttled >= self.retry.throttled_attempts:
+            return False
+        if "Retry-After" not in response.headers:  # (else the whole run is paused already)
+            self.limiter.pause(self.retry.backoff(call.throttled))
+        return True
+
+    async def _after_failure(self, call: Attempts, response: httpx.Response) -> Any:
+        """After a 5xx: AGAIN, what an earlier attempt made, or None when the call
+        is not sent again (its error is the answer's)."""
+        call.failures += 1
+        call.throttled = 0
+        if call.failures >= self.retry.attempts or not (call.safe or call.lookup):
+            return None
+        call.may_have_applied = True
+        if (found := await call.found_earlier()) is not None:
+            return found
+        if response.status_code != 503 or "Retry-After" not in response.headers:
+            await self.clock.sleep(self.retry.wait(response, call.failures))
+        return AGAIN  # (a 503's Retry-After paused the whole run already)
 
     def scope_to(self, organization_id: str) -> None:
         """Name this organization in every list and create (a key reaching several)."""
@@ -298,30 +297,3 @@ async def _successor_first() -> None:
     second the answers are worked on while their successors are in flight."""
     await asyncio.sleep(0)
     await asyncio.sleep(0)
-
-
-def _retry_after(header: str) -> float | None:
-    """The seconds a Retry-After asks for: a number, or an HTTP date (from the wall
-    clock: the date is the service's); None when it is neither."""
-    try:
-        return float(header)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(header)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        return None
-    return (when - datetime.now(UTC)).total_seconds()
-
-
-def _message(response: httpx.Response) -> str:
-    """The error's `message`, or the status's reason (a body that is not JSON, or
-    JSON of another shape: a gateway's own error page)."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    message = body.get("message") if isinstance(body, dict) else None
-    return str(message or response.reason_phrase or "error")

@@ -1,4 +1,9 @@
-"""Building the client for a workspace: a URL endpoint, or `local` in-process."""
+"""Building the client for an endpoint: its key, its checks, the client itself.
+
+An endpoint is `local` or an http(s) URL. This layer does not know what `local`
+is served by: the command line builds the in-process transport for it and hands
+it to `connect` (cli/endpoint.py); a URL endpoint needs no transport.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +17,8 @@ from agentform.api.client import ApiClient, RetryPolicy
 from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.api.endpoint_url import endpoint_password, endpoint_problem, shown_endpoint
 from agentform.core.errors import AgentformError
-from agentform.core.sensitive import Secrets, Sensitive
-
-LOCAL_BASE_URL = "http://agentform.local/agents/v2"
+from agentform.core.secrets import Secrets
+from agentform.core.sensitive import Sensitive
 
 
 @dataclass(frozen=True)
@@ -36,8 +40,8 @@ class Endpoint:
         return self
 
 
-def resolve_api_key(api_key_file: Path | None, local: bool) -> Sensitive | None:
-    """From --api-key-file or AGENTFORM_API_KEY; the local service defaults to its demo key."""
+def resolve_api_key(api_key_file: Path | None) -> Sensitive | None:
+    """From --api-key-file or AGENTFORM_API_KEY; None when neither gives one."""
     if api_key_file is not None:
         try:
             # utf-8-sig: a leading byte order mark, as editors on Windows write it, is not the key's
@@ -52,10 +56,6 @@ def resolve_api_key(api_key_file: Path | None, local: bool) -> Sensitive | None:
     key = os.environ.get("AGENTFORM_API_KEY")
     if key:
         return _header_safe(key, "AGENTFORM_API_KEY")
-    if local:
-        from agentform.service import DEMO_ADMIN_KEY
-
-        return Sensitive(DEMO_ADMIN_KEY)
     return None
 
 
@@ -70,34 +70,33 @@ def _header_safe(key: str, source: str) -> Sensitive:
     return Sensitive(key)
 
 
-def open_client(
-    endpoint: Endpoint,
-    workspace_root: Path,
-    retry: RetryPolicy | None = None,
-    concurrency: int = DEFAULT_PARALLELISM,
-    rate_limit: float | None = None,
-    run_due_work: bool = False,
-) -> ApiClient:
-    """The run's client: at most `concurrency` requests in flight, `rate_limit` a second.
-
-    On `local`, the in-process service runs its runtime (due executions, batches,
-    webhook deliveries) only with `run_due_work`: the provisioner's commands make
-    their calls and nothing else; `agentform service run` is what runs due work."""
+def check_endpoint(endpoint: Endpoint) -> Sensitive:
+    """The key to call the endpoint with; an error when the endpoint is not one, or
+    there is no key."""
     if problem := endpoint_problem(endpoint.url):
         raise AgentformError(f"endpoint {problem}")
     if endpoint.api_key is None:
         raise AgentformError("no API key: set AGENTFORM_API_KEY or use --api-key-file")
-    transport: httpx.AsyncBaseTransport | None = None
-    base_url = endpoint.url
-    if endpoint.url == "local":
-        from agentform.service import create_app
-        from agentform.service.inprocess import InProcessTransport
+    return endpoint.api_key
 
-        app = create_app(workspace_root / ".agentform" / "service.db", runtime=run_due_work)
-        transport, base_url = InProcessTransport(app), LOCAL_BASE_URL
+
+def connect(
+    endpoint: Endpoint,
+    transport: httpx.AsyncBaseTransport | None = None,
+    base_url: str | None = None,
+    retry: RetryPolicy | None = None,
+    concurrency: int = DEFAULT_PARALLELISM,
+    rate_limit: float | None = None,
+) -> ApiClient:
+    """The client of `endpoint`: at most `concurrency` requests in flight, `rate_limit`
+    a second. With `transport`, requests go through it to `base_url` (`local`: the
+    in-process service the command line builds), else over HTTP to the endpoint's URL."""
+    api_key = check_endpoint(endpoint)
+    if transport is None and endpoint.url == "local":
+        raise ValueError("endpoint 'local' is served in-process: the caller gives its transport")
     return ApiClient(
-        base_url,
-        endpoint.api_key,
+        base_url or endpoint.url,
+        api_key,
         transport=transport,
         retry=retry,
         concurrency=concurrency,

@@ -16,6 +16,7 @@ from agentform.cli.interrupts import stopping_on_signals
 from agentform.cli.lock import lock_timeout_option, workspace_lock
 from agentform.cli.plan_options import plan_options
 from agentform.cli.views import format_option, markdown_errors, markdown_view, text_view
+from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError
 from agentform.engine.apply import ApplyReport, ApplyStop, apply_plan
 from agentform.engine.model import Plan
@@ -86,46 +87,78 @@ def apply(
     with markdown_errors(opts, fmt, "apply"):
         workspace = load(opts)
         endpoint = endpoint_of(opts, workspace).shown
-        view = text_view(opts, workspace)
+        applying = _Applying(opts, workspace, fmt, options, auto_approve)
         saved = read_plan(planfile) if planfile else None
 
-        async def go(api: ApiClient) -> tuple[Plan, ApplyReport | None]:
-            if saved is not None:
-                the_plan = await verified_plan(saved, workspace, api, endpoint, options)
-            else:
-                the_plan = await make_plan(workspace, api, endpoint, options)
-                if fmt == "text":
-                    opts.echo(view.plan(the_plan), nl=False)
-                elif not auto_approve:
-                    click.echo(view.plan(the_plan), nl=False, err=True)
-                if not the_plan.has_changes:
-                    return the_plan, ApplyReport()
-                if not auto_approve and not confirm(the_plan):
-                    return the_plan, None
-            progress: AbstractContextManager[Any] = progress_for(
-                opts, view, fmt, len(the_plan.changes)
-            )
-            values = workspace.sensitive_values()
-            stop = ApplyStop()
-            say = lambda message: click.echo(message, err=True)  # noqa: E731
-            with progress as hooks, stopping_on_signals(stop, say):
-                return the_plan, await apply_plan(
-                    the_plan, api, opts.parallelism, hooks, values, stop
-                )
+        async def go(api: ApiClient) -> ApplyReport | None:
+            return await applying.run(api, endpoint, saved)
 
         locked = workspace_lock(
             workspace.root, lock_timeout, "apply", lambda m: click.echo(m, err=True)
         )
         with locked:
-            _, report = with_api(opts, workspace, go)
+            report = with_api(opts, workspace, go)
     if report is None:
         click.echo("Apply cancelled; nothing was changed.", err=True)
         return 1
-    name = workspace.settings.workspace
-    if fmt == "json":
-        opts.echo(report_json(report, name, workspace.secrets), nl=False)
-    elif fmt == "markdown":
-        opts.echo(markdown_view(opts, workspace).report(report, name), nl=False)
-    elif report.results or saved is not None:  # a live apply said "No changes." already
-        opts.echo(view.report(report))
+    applying.show_report(report, saved_plan=saved is not None)
     return 0 if report.ok else 1
+
+
+class _Applying:
+    """One apply: the plan (a saved one checked fresh, or a new one shown for
+    approval), its calls with progress, and the report in the chosen format."""
+
+    def __init__(
+        self,
+        opts: Options,
+        workspace: Workspace,
+        fmt: str,
+        options: PlanOptions,
+        auto_approve: bool,
+    ) -> None:
+        self.opts = opts
+        self.workspace = workspace
+        self.fmt = fmt
+        self.options = options
+        self.auto_approve = auto_approve
+        self.view = text_view(opts, workspace)
+
+    async def run(self, api: ApiClient, endpoint: str, saved: Plan | None) -> ApplyReport | None:
+        """The apply's report; None when the plan was not approved."""
+        if saved is not None:
+            the_plan = await verified_plan(saved, self.workspace, api, endpoint, self.options)
+        else:
+            the_plan = await make_plan(self.workspace, api, endpoint, self.options)
+            self._show_plan(the_plan)
+            if not the_plan.has_changes:
+                return ApplyReport()
+            if not self.auto_approve and not confirm(the_plan):
+                return None
+        return await self._carry_out(the_plan, api)
+
+    def _show_plan(self, the_plan: Plan) -> None:
+        """On stdout in text; else on stderr, to approve it by (the report is the output)."""
+        if self.fmt == "text":
+            self.opts.echo(self.view.plan(the_plan), nl=False)
+        elif not self.auto_approve:
+            click.echo(self.view.plan(the_plan), nl=False, err=True)
+
+    async def _carry_out(self, the_plan: Plan, api: ApiClient) -> ApplyReport:
+        progress: AbstractContextManager[Any] = progress_for(
+            self.opts, self.view, self.fmt, len(the_plan.changes)
+        )
+        values = self.workspace.sensitive_values()
+        stop = ApplyStop()
+        say = lambda message: click.echo(message, err=True)  # noqa: E731
+        with progress as hooks, stopping_on_signals(stop, say):
+            return await apply_plan(the_plan, api, self.opts.parallelism, hooks, values, stop)
+
+    def show_report(self, report: ApplyReport, saved_plan: bool) -> None:
+        name = self.workspace.settings.workspace
+        if self.fmt == "json":
+            self.opts.echo(report_json(report, name, self.workspace.secrets), nl=False)
+        elif self.fmt == "markdown":
+            self.opts.echo(markdown_view(self.opts, self.workspace).report(report, name), nl=False)
+        elif report.results or saved_plan:  # a live apply said "No changes." already
+            self.opts.echo(self.view.report(report))

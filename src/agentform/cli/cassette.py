@@ -20,7 +20,8 @@ from vcr.serializers import compat
 
 from agentform.api.endpoint_url import shown_endpoint
 from agentform.core.errors import AgentformError
-from agentform.core.sensitive import Secrets, Sensitive, reveal
+from agentform.core.secrets import Secrets
+from agentform.core.sensitive import Sensitive, reveal
 
 REDACTED = "REDACTED"
 CREDENTIAL_HEADERS = ("x-api-key", "x-service-agents-api-key", "authorization", "cookie")

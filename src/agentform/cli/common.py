@@ -151,11 +151,11 @@ def load(opts: Options, unset_secrets_allowed: bool = False) -> Workspace:
 
 
 def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
-    from agentform.api.connect import Endpoint, resolve_api_key
+    from agentform.api.connect import Endpoint
+    from agentform.cli.endpoint import api_key_for
 
     url = opts.endpoint or workspace.settings.endpoint
-    key = resolve_api_key(opts.api_key_file, url == "local")
-    return Endpoint(url, key).register(workspace.secrets)
+    return Endpoint(url, api_key_for(url, opts.api_key_file)).register(workspace.secrets)
 
 
 @contextmanager
@@ -175,7 +175,7 @@ def with_api(
     fn: Callable[[ApiClient], Awaitable[T]],
 ) -> T:
     """Runs fn with the workspace's client (inside a cassette recording when asked)."""
-    from agentform.api.connect import open_client
+    from agentform.cli.endpoint import open_client
 
     endpoint = endpoint_of(opts, workspace)
 

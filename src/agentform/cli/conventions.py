@@ -93,6 +93,11 @@ def global_options() -> list[Callable[[Any], Any]]:
     None of them has a default here, so a value given after the command can be told
     from one given before it (after wins); `Options` fills in the defaults.
     """
+    return [*_workspace_and_service(), *_the_run()]
+
+
+def _workspace_and_service() -> list[Callable[[Any], Any]]:
+    """Which workspace, and the service it is applied to."""
     return [
         click.option(
             "-C",
@@ -117,6 +122,13 @@ def global_options() -> list[Callable[[Any], Any]]:
             callback=lambda _, __, value: str(value) if value else None,
             help="The organization the key must belong to (a UUID).",
         ),
+    ]
+
+
+def _the_run() -> list[Callable[[Any], Any]]:
+    """What the run records, the variables its files are rendered with, how hard it
+    presses the service, and what it shows."""
+    return [
         click.option(
             "--record-cassette",
             type=click.Path(dir_okay=False, path_type=Path),

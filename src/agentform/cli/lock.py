@@ -20,14 +20,10 @@ from pathlib import Path
 
 import click
 
-from agentform.core.errors import AgentformError
+from agentform.core.errors import WorkspaceLocked
 
 sleep = time.sleep  # replaced in tests, so waiting needs no real time
 POLL = 0.5
-
-
-class WorkspaceLocked(AgentformError):
-    """Another run holds the workspace lock."""
 
 
 def duration(text: str) -> float:

@@ -17,7 +17,7 @@ import time
 from contextvars import ContextVar
 from pathlib import Path
 
-from agentform.core.sensitive import Secrets
+from agentform.core.secrets import Secrets
 
 _run: ContextVar[Secrets | None] = ContextVar("agentform_run_secrets", default=None)
 

@@ -4,30 +4,33 @@ positions, validated, merged; every problem reported at once, before any API cal
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import ValidationError
-
-from agentform.config.document import SETTINGS, allowed_keys, document_model
+from agentform.config.document import SETTINGS
+from agentform.config.file_parse import (
+    Where,
+    dotted,
+    parse_document,
+    read_variables,
+    validate_document,
+)
 from agentform.config.files import IGNORE_FILE, root_file, workspace_files
 from agentform.config.protect import check_protected
 from agentform.config.render import Renderer
 from agentform.config.secret_tokens import substitute
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
 from agentform.core.gcpause import collector_paused
-from agentform.core.problems import AT, describe, did_you_mean, own_errors
-from agentform.core.sensitive import MIN_SEARCHED, Secrets, Sensitive
-from agentform.core.yamlpos import Located, PathKey, parse, problem_of
+from agentform.core.problems import did_you_mean
+from agentform.core.secrets import MIN_SEARCHED, Secrets
+from agentform.core.sensitive import Sensitive
+from agentform.core.yamlpos import Located
 from agentform.kinds import Kind, kinds_in_order
 from agentform.kinds.base import Declared, top_level_kinds
 
 ROOT_FILE = "agentform.yaml"
-# errors about a Sensitive value that its type allowed (a length, a pattern)
-SENSITIVE_OK = ("string_too_long", "string_too_short", "string_pattern_mismatch")
 
 
 @dataclass
@@ -86,6 +89,19 @@ def _load(
 ) -> Workspace:
     diags = Diagnostics()
     root = root.resolve()
+    root_path = _root_file(root, diags)
+    variables = read_variables(root_path, cli_vars or {}, var_files or [], diags)
+    renderer = Renderer(root, environ, secrets, unset_secrets_allowed)
+    loading = _Loading(root, root_path, renderer, diags)
+    files = workspace_files(root, var_files or [])
+    for path in files:
+        loading.read(path, variables)
+    loading.check()
+    return loading.workspace([relative(f, root) for f in files])
+
+
+def _root_file(root: Path, diags: Diagnostics) -> Path:
+    """The workspace's agentform.yaml; an error when there is none."""
     if not root.is_dir():
         diags.error(f"no workspace directory {root} (agentform init creates one)")
         diags.raise_if_errors()
@@ -94,84 +110,120 @@ def _load(
         diags.error(f"no {ROOT_FILE} in {root} (agentform init creates one)")
         diags.raise_if_errors()
     assert root_path is not None
-    variables = _variables(root_path, cli_vars or {}, var_files or [], diags)
-    renderer = Renderer(root, environ, secrets, unset_secrets_allowed)
-    declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
-    settings: Settings | None = None
-    digest = hashlib.sha256()
-    files = workspace_files(root, var_files or [])
-    for path in files:
-        name = relative(path, root)
-        workspace = settings.workspace if settings else None
-        rendered = renderer.render(path, variables, workspace, diags)
+    return root_path
+
+
+class _Loading:
+    """One load of a workspace: the files read so far, what they declare, the
+    settings (from the root file, read first) and the digest of every input."""
+
+    def __init__(self, root: Path, root_path: Path, renderer: Renderer, diags: Diagnostics):
+        self.root = root
+        self.root_path = root_path
+        self.renderer = renderer
+        self.diags = diags
+        self.declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
+        self.settings: Settings | None = None
+        self.digest = hashlib.sha256()
+
+    def read(self, path: Path, variables: Mapping[str, Any]) -> None:
+        """One file: rendered, parsed, its secrets substituted, validated, declared."""
+        name = relative(path, self.root)
+        workspace = self.settings.workspace if self.settings else None
+        rendered = self.renderer.render(path, variables, workspace, self.diags)
         if rendered is None:
-            continue  # values rendered from missing variables would only add noise
-        digest.update(name.encode() + b"\0" + renderer.tokens.replace(rendered.text).encode())
-        digest.update(b"\0")
-        where = _Where(name, rendered.source_line, rendered.text)
-        doc = _parse(rendered.text, where, diags)
+            return  # values rendered from missing variables would only add noise
+        tokens = self.renderer.tokens
+        self.digest.update(name.encode() + b"\0" + tokens.replace(rendered.text).encode())
+        self.digest.update(b"\0")
+        where = Where(name, rendered.source_line, rendered.text)
+        doc = parse_document(rendered.text, where, self.diags)
         if doc is None:
-            continue
+            return
         where.doc = doc
-        if renderer.tokens.loose.search(rendered.text):  # the file calls secret()
-            short: list[tuple[tuple[str | int, ...], set[str]]] = []
-            doc.data, problems = substitute(doc.data, renderer.tokens, short=short)
-            for at, message in problems:
-                shown = renderer.tokens.replace(_dotted(at), "source")  # never the token
-                diags.error(f"{shown}: {message}", where(at))
-            for at, names in short:
-                diags.warning(
-                    f"secret {', '.join(sorted(names))} is shorter than {MIN_SEARCHED} "
-                    f"characters and fills {_dotted(at)} alone: it is masked in every view, "
-                    "but too short to be scrubbed from cassettes and logs",
-                    where(at),
-                )
-        if path != root_path and doc.data and not meant_for_agentform(doc.data):
-            diags.error(
+        if tokens.loose.search(rendered.text):  # the file calls secret()
+            self._substitute_secrets(doc, where)
+        if path != self.root_path and not self._fits_beside_the_root(doc, where):
+            return
+        model = validate_document(doc, where, self.diags)
+        if model is None:
+            return
+        if path == self.root_path:
+            self.settings = _settings(model, name, self.diags)
+        self._declare(model, path, where)
+        where.doc = None  # positions asked for later parse the text again (errors only)
+
+    def _substitute_secrets(self, doc: Located, where: Where) -> None:
+        """The secret() tokens of `doc` become Sensitive values, or problems."""
+        tokens = self.renderer.tokens
+        short: list[tuple[tuple[str | int, ...], set[str]]] = []
+        doc.data, problems = substitute(doc.data, tokens, short=short)
+        for at, message in problems:
+            shown = tokens.replace(dotted(at), "source")  # never the token
+            self.diags.error(f"{shown}: {message}", where(at))
+        for at, names in short:
+            self.diags.warning(
+                f"secret {', '.join(sorted(names))} is shorter than {MIN_SEARCHED} "
+                f"characters and fills {dotted(at)} alone: it is masked in every view, "
+                "but too short to be scrubbed from cassettes and logs",
+                where(at),
+            )
+
+    def _fits_beside_the_root(self, doc: Located, where: Where) -> bool:
+        """Whether a file other than agentform.yaml is a workspace file; a setting in
+        it is an error, reported as the file is read on."""
+        if doc.data and not meant_for_agentform(doc.data):
+            self.diags.error(
                 "not a workspace file: none of its keys is a kind or a setting "
                 f"(if it is not one, list it in {IGNORE_FILE})",
-                Position(name, 1, 1),
+                Position(where.file, 1, 1),
             )
-            continue
-        if path != root_path:
-            for key in SETTINGS:
-                if key in doc.data:
-                    diags.error(
-                        f"'{key}' is a workspace setting: it belongs in {root_path.name}",
-                        where((key,)),
-                    )
-        model = _validate(doc, where, diags)
-        if model is None:
-            continue
-        if path == root_path:
-            settings = _settings(model, name, diags)
+            return False
+        for key in SETTINGS:
+            if key in doc.data:
+                self.diags.error(
+                    f"'{key}' is a workspace setting: it belongs in {self.root_path.name}",
+                    where((key,)),
+                )
+        return True
+
+    def _declare(self, model: Any, path: Path, where: Where) -> None:
+        """The objects of a validated file, with their children, and the digest of
+        the files they read (an items file)."""
         for kind in top_level_kinds():
             for i, item in enumerate(getattr(model, kind.name) or []):
                 written = Declared(item, where((kind.name, i)), locate=where.inside(kind.name, i))
-                parent, read = kind.expand(written, path.parent, diags)
+                parent, read = kind.expand(written, path.parent, self.diags)
                 for extra, content in read:
-                    digest.update(relative(extra, root).encode() + b"\0" + content + b"\0")
-                declared[kind.name].append(parent)
-                _declare_children(kind, parent, (kind.name, i), where, declared, diags)
-        where.doc = None  # positions asked for later parse the text again (errors only)
-    _check_unique(declared, diags)
-    if settings is not None:
-        check_protected(settings.protect, declared, diags)
-    for kind in kinds_in_order():
-        kind.check(declared[kind.name], diags)
-        for name, value in kind.sensitive_values(declared[kind.name]).items():
-            renderer.secrets.add(name, value, marks=False)  # scrubbed as secret() values are
-    diags.raise_if_errors()
-    assert settings is not None
-    return Workspace(
-        root,
-        settings,
-        declared,
-        renderer.secrets,
-        digest.hexdigest(),
-        [relative(f, root) for f in files],
-        diags.warnings,
-    )
+                    self.digest.update(
+                        relative(extra, self.root).encode() + b"\0" + content + b"\0"
+                    )
+                self.declared[kind.name].append(parent)
+                _declare_children(kind, parent, (kind.name, i), where, self.declared, self.diags)
+
+    def check(self) -> None:
+        """The checks across files; DiagnosticsError with every problem found."""
+        _check_unique(self.declared, self.diags)
+        if self.settings is not None:
+            check_protected(self.settings.protect, self.declared, self.diags)
+        for kind in kinds_in_order():
+            kind.check(self.declared[kind.name], self.diags)
+            for name, value in kind.sensitive_values(self.declared[kind.name]).items():
+                # scrubbed as secret() values are
+                self.renderer.secrets.add(name, value, marks=False)
+        self.diags.raise_if_errors()
+
+    def workspace(self, files: list[str]) -> Workspace:
+        assert self.settings is not None  # a root file without one is an error, raised
+        return Workspace(
+            self.root,
+            self.settings,
+            self.declared,
+            self.renderer.secrets,
+            self.digest.hexdigest(),
+            files,
+            self.diags.warnings,
+        )
 
 
 def _known_keys() -> set[str]:
@@ -189,7 +241,7 @@ def _declare_children(
     kind: Kind,
     parent: Declared,
     path: tuple[str | int, ...],
-    where: _Where,
+    where: Where,
     declared: dict[str, list[Declared]],
     diags: Diagnostics,
 ) -> None:
@@ -207,121 +259,6 @@ def _declare_children(
             at = (*path, field_name, j)
             child_declared = Declared(child, where(at), parent, locate=where.inside(*at))
             declared[child_kind].append(child_declared)
-
-
-class _Where:
-    """Positions in one file: lines of the rendered text mapped to the file's lines.
-    The parsed document is kept while the file is loaded; a position asked for
-    later (a plan-time error inside an object) parses the rendered text again."""
-
-    def __init__(self, file: str, source_line: Callable[[int], int], text: str) -> None:
-        self.file = file
-        self.source_line = source_line
-        self.text = text
-        self.doc: Located | None = None
-
-    def line(self, line: int, column: int = 1) -> Position:
-        return Position(self.file, self.source_line(line), column)
-
-    def __call__(self, path: PathKey, at_key: bool = True) -> Position:
-        if self.doc is None:
-            self.doc = parse(self.text)
-        line, column = self.doc.where(path, at_key=at_key)
-        return self.line(line, column)
-
-    def inside(self, *base: str | int) -> Callable[[PathKey], Position]:
-        """Where values inside the object at `base` were written (by their path in it)."""
-        return lambda path: self((*base, *path), at_key=False)
-
-
-def _dotted(path: PathKey) -> str:
-    return ".".join(str(p) for p in path)
-
-
-def _variables(
-    root_path: Path, cli_vars: Mapping[str, Any], var_files: list[Path], diags: Diagnostics
-) -> dict[str, Any]:
-    """vars of agentform.yaml, then --var-file files, then --var (later wins)."""
-    merged: dict[str, Any] = {}
-    try:
-        raw = parse(root_path.read_text()).data or {}
-        if isinstance(raw, dict) and isinstance(raw.get("vars"), dict):
-            merged.update(raw["vars"])
-    except yaml.YAMLError:
-        pass  # reported with its position when the file is parsed
-    for path in var_files:
-        try:
-            data = parse(path.read_text()).data or {}
-        except OSError as exc:
-            diags.error(f"cannot read var file: {exc.strerror or exc}", Position(str(path)))
-            continue
-        except yaml.YAMLError as exc:
-            message, line_column = problem_of(exc)
-            at = Position(str(path), *line_column) if line_column else Position(str(path))
-            diags.error(f"invalid YAML in var file: {message}", at)
-            continue
-        if not isinstance(data, dict):
-            diags.error("a var file must be a mapping of names to values", Position(str(path)))
-            continue
-        merged.update(data)
-    merged.update(cli_vars)
-    return merged
-
-
-def _parse(text: str, where: _Where, diags: Diagnostics) -> Located | None:
-    try:
-        doc = parse(text)
-    except yaml.YAMLError as exc:
-        message, line_column = problem_of(exc)
-        position = where.line(*line_column) if line_column else Position(where.file)
-        diags.error(f"invalid YAML: {message}", position)
-        return None
-    for key, line, col in doc.duplicates:
-        diags.error(f"duplicate key '{key}'", where.line(line, col))
-    if not isinstance(doc.data, dict):
-        diags.error("a workspace file must be a mapping of kind lists", where.line(1, 1))
-        return None
-    return doc
-
-
-def _validate(doc: Located, where: _Where, diags: Diagnostics) -> Any:
-    try:
-        return document_model().model_validate(doc.data)
-    except ValidationError as exc:
-        for err in own_errors(exc.errors()):  # not a list emptied by its own bad entries
-            loc = tuple(err["loc"])
-            for part, detail in (err.get("ctx") or {}).get(AT, ()):  # a rule's, part by part
-                inner = (*loc, *part)
-                diags.error(f"{'.'.join(str(p) for p in inner)}: {detail}", where(inner, True))
-            if not (err.get("ctx") or {}).get(AT):
-                at_key = err["type"] == "extra_forbidden"
-                diags.error(_message(err, loc), where(loc, at_key=at_key))
-        return None
-
-
-def _message(err: Any, loc: tuple[Any, ...]) -> str:
-    where = ".".join(str(p) for p in loc)
-    if isinstance(err.get("input"), Sensitive) and err["type"] not in SENSITIVE_OK:
-        return (
-            f"{where}: a secret() value cannot be used here: only in text fields "
-            "(descriptions, hints, instructions, members, header values), not in names, "
-            "labels, keys or choices"
-        )
-    if err["type"] == "extra_forbidden":  # the path ends with the key: named once
-        return f"{where}: unknown key" + did_you_mean(str(loc[-1]), allowed_keys(loc))
-    if err["type"] in ("model_type", "model_attributes_type", "dict_type"):
-        # pydantic's message names the model class, which is no concern of the files
-        return f"{where}: should be a mapping (key: value lines), not {_kind_of(err.get('input'))}"
-    return f"{where}: {describe(err, where)}"  # the service's words, its "did you mean"
-
-
-def _kind_of(value: Any) -> str:
-    """What a YAML value is, in the files' terms."""
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "empty"
-    return "a single value" if not isinstance(value, dict) else "a mapping"
 
 
 def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:

@@ -23,7 +23,7 @@ import jinja2
 from agentform.config.lines import instrument, line_map
 from agentform.config.secret_tokens import SecretTokens
 from agentform.core.diagnostics import Diagnostics, Position, relative
-from agentform.core.sensitive import Secrets
+from agentform.core.secrets import Secrets
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")  # what Jinja2 turns into "\n"
 __all__ = ["Rendered", "Renderer", "Secrets"]
@@ -145,83 +145,8 @@ class Renderer:
             message = self.tokens.replace(exc.message or str(exc), "source")
             diagnostics.error(f"template error: {message}", Position(name, exc.lineno or 0, 1))
             return None
-        filename = template.filename or ""
-        seen: set[tuple[str, int]] = set()
-
-        lines = source.splitlines()
-
-        def line_here(call: str | None) -> Position:
-            """Where the template is now; at the column of `call` (a function's name)
-            when that line holds it once."""
-            frame = sys._getframe(2)
-            while frame is not None:
-                if frame.f_code.co_filename == filename:
-                    line = template.get_corresponding_lineno(frame.f_lineno)
-                    text = lines[line - 1] if 0 < line <= len(lines) else ""
-                    found = [m.start() for m in re.finditer(rf"\b{call}\(", text)] if call else []
-                    return Position(name, line, found[0] + 1 if len(found) == 1 else 1)
-                frame = frame.f_back  # type: ignore[assignment]
-            return Position(name)
-
-        unknown_values = [0]  # problems that leave a value unknown, not the text wrong
-
-        def problem(message: str, value_unknown: bool = False, call: str | None = None) -> None:
-            where = line_here(call)
-            if (message, where.line) not in seen:
-                seen.add((message, where.line))
-                diagnostics.error(message, where)
-                unknown_values[0] += value_unknown
-
-        def named(function: str, var: Any, extra: tuple[Any, ...]) -> bool:
-            """Whether `var` names a variable; else a problem said in the files' terms
-            (a Python TypeError would name this module's functions)."""
-            if isinstance(var, str) and var and not extra:
-                return True
-            problem(f"{function}() needs the variable's name: {function}('NAME')", call=function)
-            return False
-
-        def env(var: Any = None, default: str | None = None, *extra: Any) -> str:
-            if not named("env", var, extra):
-                return ""
-            value = self.environ.get(var, default)
-            if value is None:
-                problem(f"environment variable {var} is not set{self._mistyped(var)}", call="env")
-                return ""
-            return value
-
-        def secret(var: Any = None, *extra: Any) -> str:
-            if not named("secret", var, extra):
-                return ""
-            value = self.environ.get(var)
-            if value is None:
-                self.secrets.unset.add(var)
-                if not self.unset_secrets_allowed:
-                    # The run stops before any call, but the file is still read with the
-                    # value unknown (as export reads it), so its other problems show too.
-                    message = f"secret {var}: environment variable is not set"
-                    problem(message + self._mistyped(var), value_unknown=True, call="secret")
-            else:
-                self.secrets.add(var, value)
-            return self.tokens.token(var)
-
-        context: dict[str, Any] = {"vars": dict(variables), "env": env, "secret": secret}
-        if workspace is not None:
-            context["workspace"] = workspace
-        errors_before = len(diagnostics.items)
-        token = _on_undefined.set(lambda message: problem(f"template error: {message}"))
-        try:
-            text = template.render(context)
-        except Exception as exc:  # a template may fail in any way: it is the user's input
-            line = _template_line(exc.__traceback__, filename)
-            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-            message = self.tokens.replace(self.secrets.scrub(message), "source")
-            diagnostics.error(f"template error: {message}", Position(name, line, 1))
-            return None
-        finally:
-            _on_undefined.reset(token)
-        if len(diagnostics.items) - unknown_values[0] > errors_before:
-            return None  # values rendered from missing names would only add noise
-        return Rendered(text, self._line_map(source, context, text))
+        rendering = _FileRendering(self, name, template, source, diagnostics)
+        return rendering.rendered(variables, workspace)
 
     def _mistyped(self, var: str) -> str:
         """A hint naming a set variable close to `var` (names are not secret; values
@@ -244,6 +169,105 @@ class Renderer:
         finally:
             _on_undefined.reset(token)
         return line_map(marked, text)
+
+
+class _FileRendering:
+    """One file's rendering: its template's functions (`env`, `secret`) and the
+    problems they find, each recorded once at the template line being rendered."""
+
+    def __init__(
+        self,
+        renderer: Renderer,
+        name: str,
+        template: jinja2.Template,
+        source: str,
+        diagnostics: Diagnostics,
+    ) -> None:
+        self.renderer = renderer
+        self.name = name
+        self.template = template
+        self.filename = template.filename or ""
+        self.source = source
+        self.lines = source.splitlines()
+        self.diagnostics = diagnostics
+        self.seen: set[tuple[str, int]] = set()
+        self.unknown_values = 0  # problems that leave a value unknown, not the text wrong
+
+    def rendered(self, variables: Mapping[str, Any], workspace: str | None) -> Rendered | None:
+        context: dict[str, Any] = {"vars": dict(variables), "env": self.env, "secret": self.secret}
+        if workspace is not None:
+            context["workspace"] = workspace
+        errors_before = len(self.diagnostics.items)
+        token = _on_undefined.set(lambda message: self.problem(f"template error: {message}"))
+        try:
+            text = self.template.render(context)
+        except Exception as exc:  # a template may fail in any way: it is the user's input
+            line = _template_line(exc.__traceback__, self.filename)
+            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            renderer = self.renderer
+            message = renderer.tokens.replace(renderer.secrets.scrub(message), "source")
+            self.diagnostics.error(f"template error: {message}", Position(self.name, line, 1))
+            return None
+        finally:
+            _on_undefined.reset(token)
+        if len(self.diagnostics.items) - self.unknown_values > errors_before:
+            return None  # values rendered from missing names would only add noise
+        return Rendered(text, self.renderer._line_map(self.source, context, text))
+
+    def line_here(self, call: str | None) -> Position:
+        """Where the template is now; at the column of `call` (a function's name)
+        when that line holds it once."""
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_code.co_filename == self.filename:
+                line = self.template.get_corresponding_lineno(frame.f_lineno)
+                text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+                found = [m.start() for m in re.finditer(rf"\b{call}\(", text)] if call else []
+                return Position(self.name, line, found[0] + 1 if len(found) == 1 else 1)
+            frame = frame.f_back  # type: ignore[assignment]
+        return Position(self.name)
+
+    def problem(self, message: str, value_unknown: bool = False, call: str | None = None) -> None:
+        where = self.line_here(call)
+        if (message, where.line) not in self.seen:
+            self.seen.add((message, where.line))
+            self.diagnostics.error(message, where)
+            self.unknown_values += value_unknown
+
+    def named(self, function: str, var: Any, extra: tuple[Any, ...]) -> bool:
+        """Whether `var` names a variable; else a problem said in the files' terms
+        (a Python TypeError would name this module's functions)."""
+        if isinstance(var, str) and var and not extra:
+            return True
+        self.problem(f"{function}() needs the variable's name: {function}('NAME')", call=function)
+        return False
+
+    def env(self, var: Any = None, default: str | None = None, *extra: Any) -> str:
+        if not self.named("env", var, extra):
+            return ""
+        value = self.renderer.environ.get(var, default)
+        if value is None:
+            mistyped = self.renderer._mistyped(var)
+            self.problem(f"environment variable {var} is not set{mistyped}", call="env")
+            return ""
+        return value
+
+    def secret(self, var: Any = None, *extra: Any) -> str:
+        if not self.named("secret", var, extra):
+            return ""
+        renderer = self.renderer
+        value = renderer.environ.get(var)
+        if value is None:
+            renderer.secrets.unset.add(var)
+            if not renderer.unset_secrets_allowed:
+                # The run stops before any call, but the file is still read with the
+                # value unknown (as export reads it), so its other problems show too.
+                message = f"secret {var}: environment variable is not set"
+                problem = message + renderer._mistyped(var)
+                self.problem(problem, value_unknown=True, call="secret")
+        else:
+            renderer.secrets.add(var, value)
+        return renderer.tokens.token(var)
 
 
 def _template_line(tb: TracebackType | None, filename: str) -> int:

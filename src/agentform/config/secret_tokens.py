@@ -14,7 +14,8 @@ import re
 import secrets as pysecrets
 from typing import Any
 
-from agentform.core.sensitive import MIN_SEARCHED, Part, SecretRef, Secrets, Sensitive
+from agentform.core.secrets import MIN_SEARCHED, Secrets
+from agentform.core.sensitive import Part, SecretRef, Sensitive
 
 _PREFIX = "agentform-secret-"
 

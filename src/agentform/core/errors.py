@@ -53,3 +53,23 @@ class ReadError(AgentformError):
 
 class StalePlanError(AgentformError):
     """The live workspace changed since the plan was made; nothing was written."""
+
+
+class UnresolvedSecret(AgentformError):
+    """A secret whose variable is not set was needed for its value."""
+
+
+class Conflict(AgentformError):
+    """An object of the name exists and is not what the files ask for."""
+
+
+class WorkspaceLocked(AgentformError):
+    """Another run holds the workspace lock."""
+
+
+class MigrationError(AgentformError):
+    """The database cannot be brought to this code's schema; the message says why."""
+
+
+class PortInUse(AgentformError):
+    """The address to serve on is taken (or not ours to take)."""

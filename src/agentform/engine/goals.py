@@ -16,14 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agentform.core.errors import AgentformError, ApiError
+from agentform.core.errors import ApiError, Conflict
 from agentform.kinds import Kind
 from agentform.kinds.base import ApiCall
 from agentform.kinds.keys import Key
-
-
-class Conflict(AgentformError):
-    """An object of the name exists and is not what the files ask for."""
 
 
 @dataclass(frozen=True)

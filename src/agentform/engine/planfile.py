@@ -17,7 +17,8 @@ from pydantic import ValidationError
 
 from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError, StalePlanError
-from agentform.core.sensitive import Secrets, as_marked
+from agentform.core.secrets import Secrets
+from agentform.core.sensitive import as_marked
 from agentform.engine.fingerprint import secret_digest
 from agentform.engine.model import FORMAT_VERSION, Plan
 from agentform.engine.planner import make_plan

@@ -16,7 +16,8 @@ from typing import Any
 from agentform.config.loader import Workspace
 from agentform.config.protect import is_protected
 from agentform.core.diagnostics import Diagnostics
-from agentform.core.sensitive import Secrets, contains_sensitive
+from agentform.core.secrets import Secrets
+from agentform.core.sensitive import contains_sensitive
 from agentform.engine.fingerprint import fingerprint, secret_digest
 from agentform.engine.live import LiveState, managed_keys, read_live
 from agentform.engine.model import Change, NoOp, Plan, PlanWarning, summarise

@@ -7,8 +7,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentform.core.errors import UnresolvedSecret
 from agentform.core.problems import did_you_mean
-from agentform.core.sensitive import Sensitive, UnresolvedSecret
+from agentform.core.sensitive import Sensitive
 
 
 @dataclass

@@ -23,7 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agentform.service.store.migrations import MigrationError, upgrade
+from agentform.core.errors import MigrationError
+from agentform.service.store.migrations import upgrade
 
 T = TypeVar("T")
 

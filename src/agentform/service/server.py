@@ -13,7 +13,7 @@ from types import FrameType
 
 import uvicorn
 
-from agentform.core.errors import AgentformError
+from agentform.core.errors import PortInUse
 from agentform.service.app import BASE_PATH, create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.runtime import Runner
@@ -116,10 +116,6 @@ class StoppableServer(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         await self.runner.stop()
         await super().shutdown(sockets)
-
-
-class PortInUse(AgentformError):
-    """The address to serve on is taken (or not ours to take)."""
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

@@ -52,6 +52,7 @@ def verify_cmd(public_key: Path, signature: str | None, bodyfile: IO[bytes]) -> 
     Exit 0 when it verifies, 1 when it does not.
     """
     from agentform.cli.webhook.listen import read_capture
+    from agentform.output.webhook_lines import verify_line
     from agentform.rules.signatures import SIGNATURE_HEADER, verify
 
     pem = _read_key(public_key)
@@ -72,20 +73,18 @@ def verify_cmd(public_key: Path, signature: str | None, bodyfile: IO[bytes]) -> 
         ok = verify(body, signature, pem)
     except ValueError as exc:
         raise AgentformError(f"{public_key}: {exc}") from None
-    if ok:
-        click.echo(f"verified: the signature matches the {len(body)} bytes of {name}")
-        return 0
-    click.echo(f"NOT verified: the signature does not match the {len(body)} bytes of the body")
-    return 1
+    click.echo(verify_line(ok, len(body), name))
+    return 0 if ok else 1
 
 
 def _service(opts: Options) -> tuple[Endpoint, Path]:
     """The endpoint and key of the workspace (with --endpoint, no workspace is needed:
     these commands manage nothing), and the directory of a local service's state."""
-    from agentform.api.connect import Endpoint, resolve_api_key
+    from agentform.api.connect import Endpoint
+    from agentform.cli.endpoint import api_key_for
 
     if opts.endpoint:
-        key = resolve_api_key(opts.api_key_file, opts.endpoint == "local")
+        key = api_key_for(opts.endpoint, opts.api_key_file)
         return Endpoint(opts.endpoint, key).register(run_secrets()), opts.workspace_dir.resolve()
     if not (opts.workspace_dir / "agentform.yaml").is_file():
         raise AgentformError(
@@ -103,7 +102,7 @@ def _with_client(
     fn: Callable[[Any], Awaitable[T]],
     run_due_work: bool = False,
 ) -> T:
-    from agentform.api.connect import open_client
+    from agentform.cli.endpoint import open_client
 
     async def go() -> T:
         client = open_client(
@@ -152,6 +151,7 @@ def listen(
 ) -> int:
     """Receive notifications locally: verify, print one line each, optionally forward."""
     from agentform.cli.webhook.listen import Listener, bind, run
+    from agentform.output.webhook_lines import listening_lines
     from agentform.rules.signatures import load_public_key
 
     if forward_to and not forward_to.startswith(("http://", "https://")):
@@ -166,7 +166,7 @@ def listen(
     except OSError as exc:
         raise AgentformError(str(exc)) from None
     try:
-        note = None
+        local_db = None
         if public_key is not None:
             pem, source = _read_key(public_key), str(public_key)
         else:
@@ -176,11 +176,7 @@ def listen(
             )
             pem, source = key["publicKeyPem"], f"signing key {key['keyId']}"
             if endpoint.url == "local":
-                db = root / ".agentform" / "service.db"
-                note = (
-                    f"(endpoint local: notifications come from a service on {db}, such as "
-                    f"`agentform service run --db {db}`)"
-                )
+                local_db = root / ".agentform" / "service.db"
         try:
             load_public_key(pem)
         except ValueError as exc:
@@ -190,11 +186,8 @@ def listen(
         listener = Listener(pem, click.echo, forward_to, save_dir)
         bound = sock.getsockname()
         url = f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/"
-        click.echo(f"Listening on {url} (verifying with {source}); Ctrl-C stops.")
-        if note:
-            click.echo(note)
-        if forward_to:
-            click.echo(f"Forwarding every notification to {forward_to}")
+        for line in listening_lines(url, source, local_db, forward_to):
+            click.echo(line)
     except BaseException:
         sock.close()
         raise
@@ -220,13 +213,14 @@ def test_cmd(opts: Options, name: str, wait: float) -> int:
     Exit 0 when it was delivered (the receiver answered 2xx), 1 otherwise.
     """
     from agentform.cli.webhook.test import send_test
+    from agentform.output.webhook_lines import WAIT_HINT, delivery_line
 
     endpoint, root = _service(opts)
     # On `local` the in-process service's runtime makes the attempt (and any other due work).
     outcome = _with_client(
         opts, endpoint, root, lambda api: send_test(api, name, wait), run_due_work=True
     )
-    click.echo(outcome.describe())
+    click.echo(delivery_line(outcome.name, outcome.url, outcome.delivery))
     if not outcome.settled:
-        click.echo("(--wait SECONDS follows the delivery through its retries to the outcome)")
+        click.echo(WAIT_HINT)
     return 0 if outcome.delivered else 1

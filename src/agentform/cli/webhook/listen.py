@@ -34,6 +34,7 @@ from typing import Any
 import httpx
 
 from agentform.core.sensitive import Sensitive, reveal
+from agentform.output.webhook_lines import forward_line, notification_line
 from agentform.rules.signatures import SIGNATURE_HEADER, verify
 from agentform.rules.webhooks import REFUSED_HEADERS
 
@@ -86,25 +87,6 @@ def read_capture(data: bytes) -> tuple[dict[str, str], bytes] | None:
     return None
 
 
-def describe(body: bytes) -> str:
-    """The notification in a few words: event, execution or batch, agent."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return f"(not JSON, {len(body)} bytes)"
-    info = data.get("info") if isinstance(data, dict) else None
-    if not isinstance(info, dict):
-        return f"(unwrapped result, {len(body)} bytes)"
-    parts = [str(info.get("event", "?")).ljust(37)]
-    if info.get("batch_id"):
-        parts.append(f"batch {info['batch_id']}")
-    elif info.get("execution_id"):
-        parts.append(f"execution {info['execution_id']}")
-    if info.get("agent_name"):
-        parts.append(f"agent {info['agent_name']}")
-    return "  ".join(parts)
-
-
 @dataclass
 class Listener:
     """The receiving end; `say` prints a line (the CLI flushes each one)."""
@@ -133,11 +115,8 @@ class Listener:
         number = next(self._numbers)
         if self.save_dir is not None:
             write_capture(self.save_dir / f"{number:05d}.http", headers, body)
-        if verified:
-            verdict = "verified"
-        else:
-            verdict = "NOT VERIFIED: " + ("no signature" if not signature else "bad signature")
-        self.say(f"{time.strftime('%H:%M:%S')}  {path}  {describe(body)}  {verdict}")
+        clock = time.strftime("%H:%M:%S")
+        self.say(notification_line(clock, path, body, verified, signed=bool(signature)))
         if verified:
             return 204, b"", True
         message = "missing signature" if not signature else "invalid signature"
@@ -164,9 +143,9 @@ class Listener:
         sent = {k: reveal(v) for k, v in headers.items() if k.lower() not in _HOP_HEADERS}
         try:
             response = await self._forwarder.post(self.forward_to, content=body, headers=sent)
-            self.say(f"  -> {self.forward_to}: {response.status_code}")
+            self.say(forward_line(self.forward_to, response.status_code))
         except httpx.HTTPError as exc:
-            self.say(f"  -> {self.forward_to}: failed ({type(exc).__name__})")
+            self.say(forward_line(self.forward_to, None, failure=type(exc).__name__))
 
     def asgi_app(self) -> Any:
         from starlette.applications import Starlette

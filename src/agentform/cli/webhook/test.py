@@ -20,7 +20,6 @@ from typing import Any
 from agentform.api.client import ApiClient
 from agentform.core.errors import AgentformError
 from agentform.core.problems import did_you_mean
-from agentform.core.words import counted
 
 POLL_SECONDS = 0.25
 
@@ -34,20 +33,6 @@ class TestOutcome:
     @property
     def delivered(self) -> bool:
         return self.delivery.get("status") == "delivered"
-
-    def describe(self) -> str:
-        d = self.delivery
-        attempts = d.get("attempts", 0)
-        tries = counted(attempts, "attempt")
-        head = f"EXECUTION_TEST to {self.name} ({self.url}): "
-        if self.delivered:
-            return head + f"delivered, answered {d.get('lastResponseStatus')} ({tries})"
-        why = d.get("lastError") or "no attempt finished yet"
-        if d.get("status") == "failed":
-            return head + f"failed after {tries}: {why}"
-        if attempts == 0:
-            return head + "pending: the service has not made the first attempt yet"
-        return head + f"not delivered yet ({tries}: {why}); the service retries"
 
     @property
     def settled(self) -> bool:

@@ -26,14 +26,10 @@ from datetime import UTC, datetime
 from importlib import import_module
 from types import ModuleType
 
-from agentform.core.errors import AgentformError
+from agentform.core.errors import MigrationError
 
 STEP_NAME = re.compile(r"^m(\d{3})_(\w+)$")
 ADOPTED = "adopted: written by release 0.1"
-
-
-class MigrationError(AgentformError):
-    """The database cannot be brought to this code's schema; the message says why."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,63 @@
+"""The workspace's client, for the commands: an endpoint URL, or `local`.
+
+`endpoint: local` is the embedded Agent Service run in this process. The API
+layer knows only that a client may be handed a transport; this module is what
+builds that transport, the service's app on the workspace's database, and the
+demo key the local service accepts when no key is given. The service is loaded
+only when a command talks to `local`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.concurrency import DEFAULT_PARALLELISM
+from agentform.api.connect import Endpoint, check_endpoint, connect, resolve_api_key
+from agentform.core.sensitive import Sensitive
+
+LOCAL = "local"
+LOCAL_BASE_URL = "http://agentform.local/agents/v2"
+"""The base URL of the in-process service: never resolved, the transport answers it."""
+
+
+def api_key_for(url: str, api_key_file: Path | None) -> Sensitive | None:
+    """The key from --api-key-file or AGENTFORM_API_KEY; the local service defaults
+    to its demo key."""
+    key = resolve_api_key(api_key_file)
+    if key is None and url == LOCAL:
+        from agentform.service import DEMO_ADMIN_KEY
+
+        return Sensitive(DEMO_ADMIN_KEY)
+    return key
+
+
+def open_client(
+    endpoint: Endpoint,
+    workspace_root: Path,
+    retry: RetryPolicy | None = None,
+    concurrency: int = DEFAULT_PARALLELISM,
+    rate_limit: float | None = None,
+    run_due_work: bool = False,
+) -> ApiClient:
+    """The run's client: at most `concurrency` requests in flight, `rate_limit` a second.
+
+    On `local`, the in-process service runs its runtime (due executions, batches,
+    webhook deliveries) only with `run_due_work`: the provisioner's commands make
+    their calls and nothing else; `agentform service run` is what runs due work."""
+    # Checked before the local service is built: building it creates its database.
+    check_endpoint(endpoint)
+    if endpoint.url != LOCAL:
+        return connect(endpoint, retry=retry, concurrency=concurrency, rate_limit=rate_limit)
+    from agentform.service import create_app
+    from agentform.service.inprocess import InProcessTransport
+
+    app = create_app(workspace_root / ".agentform" / "service.db", runtime=run_due_work)
+    return connect(
+        endpoint,
+        transport=InProcessTransport(app),
+        base_url=LOCAL_BASE_URL,
+        retry=retry,
+        concurrency=concurrency,
+        rate_limit=rate_limit,
+    )

@@ -1,0 +1,137 @@
+"""One workspace file's rendered text to a validated document, every problem at its
+position: YAML parsed with positions, then the document model's validation, each
+error said in the files' words at the line (of the file, not of the rendered
+text) where it was written. And the variables the files are rendered with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from agentform.config.document import allowed_keys, document_model
+from agentform.core.diagnostics import Diagnostics, Position
+from agentform.core.problems import AT, describe, did_you_mean, own_errors
+from agentform.core.sensitive import Sensitive
+from agentform.core.yamlpos import Located, PathKey, parse, problem_of
+
+# errors about a Sensitive value that its type allowed (a length, a pattern)
+SENSITIVE_OK = ("string_too_long", "string_too_short", "string_pattern_mismatch")
+
+
+class Where:
+    """Positions in one file: lines of the rendered text mapped to the file's lines.
+    The parsed document is kept while the file is loaded; a position asked for
+    later (a plan-time error inside an object) parses the rendered text again."""
+
+    def __init__(self, file: str, source_line: Callable[[int], int], text: str) -> None:
+        self.file = file
+        self.source_line = source_line
+        self.text = text
+        self.doc: Located | None = None
+
+    def line(self, line: int, column: int = 1) -> Position:
+        return Position(self.file, self.source_line(line), column)
+
+    def __call__(self, path: PathKey, at_key: bool = True) -> Position:
+        if self.doc is None:
+            self.doc = parse(self.text)
+        line, column = self.doc.where(path, at_key=at_key)
+        return self.line(line, column)
+
+    def inside(self, *base: str | int) -> Callable[[PathKey], Position]:
+        """Where values inside the object at `base` were written (by their path in it)."""
+        return lambda path: self((*base, *path), at_key=False)
+
+
+def dotted(path: PathKey) -> str:
+    return ".".join(str(p) for p in path)
+
+
+def read_variables(
+    root_path: Path, cli_vars: Mapping[str, Any], var_files: list[Path], diags: Diagnostics
+) -> dict[str, Any]:
+    """vars of agentform.yaml, then --var-file files, then --var (later wins)."""
+    merged: dict[str, Any] = {}
+    try:
+        raw = parse(root_path.read_text()).data or {}
+        if isinstance(raw, dict) and isinstance(raw.get("vars"), dict):
+            merged.update(raw["vars"])
+    except yaml.YAMLError:
+        pass  # reported with its position when the file is parsed
+    for path in var_files:
+        try:
+            data = parse(path.read_text()).data or {}
+        except OSError as exc:
+            diags.error(f"cannot read var file: {exc.strerror or exc}", Position(str(path)))
+            continue
+        except yaml.YAMLError as exc:
+            message, line_column = problem_of(exc)
+            at = Position(str(path), *line_column) if line_column else Position(str(path))
+            diags.error(f"invalid YAML in var file: {message}", at)
+            continue
+        if not isinstance(data, dict):
+            diags.error("a var file must be a mapping of names to values", Position(str(path)))
+            continue
+        merged.update(data)
+    merged.update(cli_vars)
+    return merged
+
+
+def parse_document(text: str, where: Where, diags: Diagnostics) -> Located | None:
+    try:
+        doc = parse(text)
+    except yaml.YAMLError as exc:
+        message, line_column = problem_of(exc)
+        position = where.line(*line_column) if line_column else Position(where.file)
+        diags.error(f"invalid YAML: {message}", position)
+        return None
+    for key, line, col in doc.duplicates:
+        diags.error(f"duplicate key '{key}'", where.line(line, col))
+    if not isinstance(doc.data, dict):
+        diags.error("a workspace file must be a mapping of kind lists", where.line(1, 1))
+        return None
+    return doc
+
+
+def validate_document(doc: Located, where: Where, diags: Diagnostics) -> Any:
+    try:
+        return document_model().model_validate(doc.data)
+    except ValidationError as exc:
+        for err in own_errors(exc.errors()):  # not a list emptied by its own bad entries
+            loc = tuple(err["loc"])
+            for part, detail in (err.get("ctx") or {}).get(AT, ()):  # a rule's, part by part
+                inner = (*loc, *part)
+                diags.error(f"{'.'.join(str(p) for p in inner)}: {detail}", where(inner, True))
+            if not (err.get("ctx") or {}).get(AT):
+                at_key = err["type"] == "extra_forbidden"
+                diags.error(_message(err, loc), where(loc, at_key=at_key))
+        return None
+
+
+def _message(err: Any, loc: tuple[Any, ...]) -> str:
+    where = ".".join(str(p) for p in loc)
+    if isinstance(err.get("input"), Sensitive) and err["type"] not in SENSITIVE_OK:
+        return (
+            f"{where}: a secret() value cannot be used here: only in text fields "
+            "(descriptions, hints, instructions, members, header values), not in names, "
+            "labels, keys or choices"
+        )
+    if err["type"] == "extra_forbidden":  # the path ends with the key: named once
+        return f"{where}: unknown key" + did_you_mean(str(loc[-1]), allowed_keys(loc))
+    if err["type"] in ("model_type", "model_attributes_type", "dict_type"):
+        # pydantic's message names the model class, which is no concern of the files
+        return f"{where}: should be a mapping (key: value lines), not {_kind_of(err.get('input'))}"
+    return f"{where}: {describe(err, where)}"  # the service's words, its "did you mean"
+
+
+def _kind_of(value: Any) -> str:
+    """What a YAML value is, in the files' terms."""
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "empty"
+    return "a single value" if not isinstance(value, dict) else "a mapping"

@@ -1,0 +1,295 @@
+"""The layers of agentform, and no import across them upwards or in a circle.
+
+Every module under src/agentform is read as a syntax tree, so imports inside
+functions (made there to keep startup fast) and under TYPE_CHECKING count as
+much as those at the top: each one is a dependency all the same. A failure
+names each offending import as `module -> imported (file:line)`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).parents[1] / "src"
+
+
+@dataclass(frozen=True)
+class Layers:
+    """Who may import whom, by the first name under the package (`core`, `cli`...)."""
+
+    stack: tuple[str, ...]  # bottom to top: each may import those below it
+    beside: dict[str, tuple[str, ...]] = field(default_factory=dict)  # off the stack
+    entry: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the package's own modules
+
+    def may_import(self, importer: str, imported: str) -> bool:
+        if importer == imported or importer == self.stack[-1]:
+            return True  # within a layer; the top layer wires everything together
+        if importer in self.entry:
+            return imported in self.entry[importer]
+        if importer in self.beside:
+            return imported in self.beside[importer]
+        if importer in self.stack and imported in self.stack:
+            return self.stack.index(imported) < self.stack.index(importer)
+        return False
+
+
+AGENTFORM = Layers(
+    # config sits above api: the files' `endpoint:` is checked by the client's own rule
+    # of what an endpoint is (api/endpoint_url.py, which parses it as httpx does).
+    stack=("core", "rules", "api", "kinds", "config", "engine", "output", "cli"),
+    # The embedded service enforces the shared rules and never the provisioner's code.
+    beside={"service": ("core", "rules")},
+    # `agentform` itself holds the version and imports nothing; `python -m` runs the CLI.
+    entry={"": (), "__main__": ("cli",)},
+)
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str
+    imported: str
+    file: Path
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.module} -> {self.imported} ({self.file}:{self.line})"
+
+
+def modules_of(src: Path, package: str) -> dict[str, Path]:
+    """Every module of `package` under `src`, by dotted name (a package by its own name)."""
+    found = {}
+    for path in sorted((src / package).rglob("*.py")):
+        parts = path.relative_to(src).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def imports_of(src: Path, package: str) -> list[Import]:
+    """Every import of one module of `package` by another, wherever it is written."""
+    modules = modules_of(src, package)
+    found = []
+    for module, path in modules.items():
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            for name in _names(node, module, is_package, modules):
+                if name == package or name.startswith(package + "."):
+                    found.append(Import(module, name, path.relative_to(src.parent), node.lineno))
+    return found
+
+
+def _names(
+    node: ast.Import | ast.ImportFrom, module: str, is_package: bool, modules: dict[str, Path]
+) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:  # relative (ruff bans them here, but a checker should not miss one)
+        anchor = module.split(".")[: len(module.split(".")) - node.level + is_package]
+        base = ".".join([*anchor, base] if base else anchor)
+    # `from pkg import mod` imports the module mod; `from mod import name`, mod
+    named = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+    return list(dict.fromkeys(named))
+
+
+def layer_of(module: str) -> str:
+    """The first name under the package: `agentform.engine.apply` is in `engine`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def upward(imports: Iterable[Import], layers: Layers) -> list[Import]:
+    """The imports that point up a layer, or to a layer the importer may not use."""
+    return [i for i in imports if not layers.may_import(layer_of(i.module), layer_of(i.imported))]
+
+
+def cycles(imports: Iterable[Import], packages: set[str]) -> list[list[Import]]:
+    """The imports that close a cycle between sibling packages (`a.b` and `a.c`, not a
+    package and one inside it): for each cycle, the imports between its packages."""
+    arrows: dict[tuple[str, str], list[Import]] = {}
+    for i in imports:
+        pair = _siblings(_package_of(i.module, packages), _package_of(i.imported, packages))
+        if pair:
+            arrows.setdefault(pair, []).append(i)
+    graph: dict[str, set[str]] = {}
+    for a, b in arrows:
+        graph.setdefault(a, set()).add(b)
+    return [
+        [i for (a, b), found in sorted(arrows.items()) if a in ring and b in ring for i in found]
+        for ring in _rings(graph)
+    ]
+
+
+def _package_of(module: str, packages: set[str]) -> str:
+    return module if module in packages else module.rpartition(".")[0]
+
+
+def _siblings(a: str, b: str) -> tuple[str, str] | None:
+    """The two sibling packages that hold `a` and `b`, or None when one holds the other."""
+    left, right = a.split("."), b.split(".")
+    common = 0
+    while common < min(len(left), len(right)) and left[common] == right[common]:
+        common += 1
+    if common == len(left) or common == len(right):
+        return None
+    return ".".join(left[: common + 1]), ".".join(right[: common + 1])
+
+
+def _rings(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected sets of more than one package (Tarjan's algorithm)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    rings: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            ring = set()
+            while True:
+                member = stack.pop()
+                ring.add(member)
+                if member == node:
+                    break
+            if len(ring) > 1:
+                rings.append(ring)
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return rings
+
+
+def shown(found: Iterable[Import]) -> str:
+    return "\n".join(str(i) for i in found)
+
+
+def packages_of(src: Path, package: str) -> set[str]:
+    return {m for m, path in modules_of(src, package).items() if path.name == "__init__.py"}
+
+
+# -- agentform ---------------------------------------------------------------------
+
+IMPORTS = imports_of(SRC, "agentform")
+PACKAGES = packages_of(SRC, "agentform")
+SERVICE = "agentform.service"
+
+
+def test_the_reading_finds_the_imports_written_in_functions_too() -> None:
+    """Guards the checker's input: a function-level import the CLI makes to start fast."""
+    assert any(
+        i.module == "agentform.cli.common" and i.imported == "agentform.cli.endpoint"
+        for i in IMPORTS
+    )
+    assert {layer_of(m) for m in modules_of(SRC, "agentform")} >= {
+        *AGENTFORM.stack,
+        *AGENTFORM.beside,
+    }
+
+
+def test_no_import_points_up_a_layer() -> None:
+    found = upward(IMPORTS, AGENTFORM)
+    assert not found, "imports up a layer (layers in tests/test_layering.py):\n" + shown(found)
+
+
+def test_no_import_cycle_between_packages() -> None:
+    # The service's own sub-packages are checked below, while service/ is reorganised.
+    found = [
+        ring
+        for ring in cycles(IMPORTS, PACKAGES)
+        if not all(i.module.startswith(SERVICE + ".") for i in ring)
+    ]
+    assert not found, "import cycles:\n" + "\n\n".join(shown(ring) for ring in found)
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="service/ is being reorganised in a parallel branch (its store imports the "
+    "models of executions/ and batches/, which import the store); the lead removes "
+    "this mark after merging",
+)
+def test_no_import_cycle_between_the_service_packages() -> None:
+    found = cycles(IMPORTS, PACKAGES)
+    assert not found, "import cycles:\n" + "\n\n".join(shown(ring) for ring in found)
+
+
+# -- the checker, on a package planted with what it must catch -------------------
+
+
+def plant(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+PLANTED = Layers(stack=("low", "high"), beside={"side": ("low",)}, entry={"": ()})
+CLEAN = {
+    "pkg/__init__.py": "",
+    "pkg/low/__init__.py": "",
+    "pkg/low/base.py": "X = 1\n",
+    "pkg/high/__init__.py": "from pkg.low.base import X\n",
+    "pkg/side/__init__.py": "",
+    "pkg/side/one/__init__.py": "",
+    "pkg/side/one/a.py": "from pkg.low import base\n",
+    "pkg/side/two/__init__.py": "",
+    "pkg/side/two/b.py": "import pkg.side.one.a\n",
+}
+
+
+def test_the_checker_passes_a_package_that_keeps_its_layers(tmp_path: Path) -> None:
+    src = plant(tmp_path, CLEAN)
+    found = imports_of(src, "pkg")
+    assert {(i.module, i.imported) for i in found} == {
+        ("pkg.high", "pkg.low.base"),
+        ("pkg.side.one.a", "pkg.low.base"),
+        ("pkg.side.two.b", "pkg.side.one.a"),
+    }
+    assert upward(found, PLANTED) == []
+    assert cycles(found, packages_of(src, "pkg")) == []
+
+
+def test_the_checker_catches_a_planted_upward_arrow(tmp_path: Path) -> None:
+    """An import in a function, up the stack, and one from beside into the stack's top."""
+    src = plant(
+        tmp_path,
+        {
+            **CLEAN,
+            "pkg/low/base.py": "X = 1\n\n\ndef late():\n    from pkg.high import thing\n",
+            "pkg/side/one/a.py": "from pkg.low import base\nimport pkg.high\n",
+        },
+    )
+    found = upward(imports_of(src, "pkg"), PLANTED)
+    assert [str(i) for i in found] == [
+        f"pkg.low.base -> pkg.high ({Path(tmp_path.name, 'pkg/low/base.py')}:5)",
+        f"pkg.side.one.a -> pkg.high ({Path(tmp_path.name, 'pkg/side/one/a.py')}:2)",
+    ]
+
+
+def test_the_checker_catches_a_planted_cycle(tmp_path: Path) -> None:
+    """side.one -> side.two -> side.one, the second arrow a relative import."""
+    src = plant(
+        tmp_path,
+        {**CLEAN, "pkg/side/one/c.py": "from ...side.two import b\n"},
+    )
+    found = cycles(imports_of(src, "pkg"), packages_of(src, "pkg"))
+    assert [[(i.module, i.imported, i.line) for i in ring] for ring in found] == [
+        [("pkg.side.one.c", "pkg.side.two.b", 1), ("pkg.side.two.b", "pkg.side.one.a", 1)]
+    ]
+    assert upward(imports_of(src, "pkg"), PLANTED) == []  # a cycle within one layer
