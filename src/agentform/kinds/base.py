@@ -127,6 +127,10 @@ class ApiCall(Frozen):
 
 KeyStatus = Literal["added", "removed", "changed", "unchanged"]
 
+# The JSON Schema text of a field whose model carries none: a description and
+# examples (possibly none), by "Model.field".
+FieldDocs = dict[str, tuple[str, list[Any]]]
+
 
 class FieldChange(Frozen):
     field: str
@@ -154,6 +158,8 @@ class Kind(ABC):
 
     name: ClassVar[str]  # the YAML list key, e.g. "profilePools"
     label: ClassVar[str]  # for messages, e.g. "pool"
+    summary: ClassVar[str]  # what its list in a workspace file holds (a child kind: none)
+    field_docs: ClassVar[FieldDocs] = {}  # for the fields its models describe nowhere
     desired_model: ClassVar[type[BaseModel]]
     collection: ClassVar[str]  # API path of the collection
     depends_on: ClassVar[tuple[str, ...]] = ()  # kinds whose objects this one names
@@ -168,6 +174,12 @@ class Kind(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__:
+            known = Kind.registry.get(cls.name)
+            if known is not None and _defined_at(type(known)) != _defined_at(cls):
+                raise TypeError(
+                    f"two kinds are named {cls.name!r}: {_defined_at(type(known))} "
+                    f"and {_defined_at(cls)}"
+                )
             Kind.registry[cls.name] = cls()
 
     # -- identity ------------------------------------------------------------
@@ -334,6 +346,10 @@ class Kind(ABC):
             if children.get(child_kind):
                 out[field] = children[child_kind]
         return out
+
+
+def _defined_at(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _holds(asked: Any, found: Any) -> bool:
