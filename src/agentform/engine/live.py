@@ -21,7 +21,7 @@ from agentform.kinds.context import Everything, LiveRead, PlanContext
 from agentform.kinds.keys import Key
 from agentform.kinds.references import References
 
-__all__ = ["Everything", "LiveState", "managed_keys", "read_live"]
+__all__ = ["Everything", "LiveState", "declares", "managed_keys", "read_live"]
 
 
 @dataclass
@@ -32,6 +32,12 @@ class LiveState:
     presets: dict[str, set[Key]]  # kind -> the keys of its presets (never managed)
     references: References
     reads: dict[str, set[Key]]  # kind -> keys read in depth (a child: parent keys)
+
+
+def declares(workspace: Workspace, kind: Kind) -> bool:
+    """Whether the files declare objects of `kind` (for a child kind: of its parent,
+    which may list children); a kind they do not is read in depth nowhere."""
+    return bool(workspace.declared[kind.parent or kind.name])
 
 
 def managed_keys(workspace: Workspace, kind: Kind, refs: References | None = None) -> set[Key]:

@@ -21,7 +21,7 @@ from agentform.core.sensitive import Part, SecretRef, Secrets, Sensitive, as_mar
 from agentform.engine.fingerprint import fingerprint, secret_digest
 from agentform.engine.model import FORMAT_VERSION, Plan
 from agentform.engine.planner import read_live
-from agentform.kinds.base import Kind
+from agentform.kinds.base import Kind, kinds_in_order
 from agentform.kinds.context import PlanOptions
 from agentform.kinds.keys import Key
 
@@ -121,9 +121,9 @@ async def check_fresh(
         )
     if plan.inputsDigest != workspace.inputs_digest:
         raise StalePlanError("plan is stale: the workspace files changed since the plan was made")
-    depth: dict[str, Container[Key]] = {
-        kind: {Key.parse(k) for k in keys} for kind, keys in plan.reads.items()
-    }
+    # a kind the plan does not list was read in depth nowhere (the files declare none)
+    depth: dict[str, Container[Key]] = {kind.name: set() for kind in kinds_in_order()}
+    depth.update({kind: {Key.parse(k) for k in keys} for kind, keys in plan.reads.items()})
     live = await read_live(workspace, api, depth)
     if live.organization_id != plan.organizationId:
         raise StalePlanError(

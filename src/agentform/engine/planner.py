@@ -18,7 +18,7 @@ from agentform.config.protect import is_protected
 from agentform.core.diagnostics import Diagnostics
 from agentform.core.sensitive import Secrets, contains_sensitive
 from agentform.engine.fingerprint import fingerprint, secret_digest
-from agentform.engine.live import LiveState, managed_keys, read_live
+from agentform.engine.live import LiveState, declares, managed_keys, read_live
 from agentform.engine.model import Change, NoOp, Plan, PlanWarning, summarise
 from agentform.engine.order import stages
 from agentform.engine.slots import ids_needed, seal, shown
@@ -300,7 +300,11 @@ def diff_plan(
         ),
         inputsDigest=workspace.inputs_digest,
         fingerprints={c.id: fingerprint(out.read_as[c.id]) for c in ordered},
-        reads={k: tuple(sorted(str(key) for key in keys)) for k, keys in live.reads.items()},
+        reads={
+            k: tuple(sorted(str(key) for key in keys))
+            for k, keys in live.reads.items()
+            if declares(workspace, Kind.registry[k])
+        },
         secretDigests={
             n: secret_digest(salt, n, v) for n, v in sorted(workspace.secrets.values.items())
         },
