@@ -10,21 +10,20 @@ is decided: their ids become slots, "(known after create)" in the plan.
 from __future__ import annotations
 
 import secrets as pysecrets
-from dataclasses import dataclass, field
 from typing import Any
 
 from agentform.config.loader import Workspace
 from agentform.config.protect import is_protected
 from agentform.core.diagnostics import Diagnostics
 from agentform.core.sensitive import Secrets, contains_sensitive
+from agentform.engine.decisions import Decisions
 from agentform.engine.fingerprint import fingerprint, secret_digest
 from agentform.engine.live import LiveState, declares, managed_keys, read_live
-from agentform.engine.model import Change, NoOp, Plan, PlanWarning, summarise
+from agentform.engine.model import NoOp, Plan, PlanWarning, summarise
 from agentform.engine.order import stages
-from agentform.engine.slots import ids_needed, seal, shown
 from agentform.engine.targets import check_patterns, select
 from agentform.kinds import Kind, kinds_in_order
-from agentform.kinds.base import Action, Decision, Declared, FieldChange, LiveObject, State
+from agentform.kinds.base import Declared, FieldChange, LiveObject, State
 from agentform.kinds.context import PlanContext, PlanOptions
 from agentform.kinds.keys import Key, address
 from agentform.kinds.references import References
@@ -46,82 +45,13 @@ async def make_plan(
     return select(plan, options.targets, options.excludes)
 
 
-@dataclass
-class _Decisions:
-    """What planning decided so far, kind by kind."""
-
-    ctx: PlanContext
-    forward: list[Change] = field(default_factory=list)
-    backward: list[list[Change]] = field(default_factory=list)  # per kind, in kind order
-    noops: list[NoOp] = field(default_factory=list)
-    cannot_apply: list[Change] = field(default_factory=list)
-    warnings: list[PlanWarning] = field(default_factory=list)
-    unmanaged: dict[str, int] = field(default_factory=dict)
-    # what each object read as, by change id: fingerprinted only for the changes
-    read_as: dict[str, Any] = field(default_factory=dict)
-
-    def record(
-        self,
-        kind: Kind,
-        key: Key,
-        intent: Action,
-        decision: Decision,
-        item: Declared | None,
-        live: LiveObject | None = None,
-        before: dict[str, Any] | None = None,
-        after: dict[str, Any] | None = None,
-        changed: list[FieldChange] | None = None,
-    ) -> None:
-        """`intent`: the action that makes the object match the files; the decision
-        takes it, another, or none (with a warning when the object then differs)."""
-        cid = address(kind.name, key)
-        if decision.warning:
-            self.warnings.append(
-                PlanWarning(
-                    message=decision.warning,
-                    address=cid,
-                    position=str(item.position) if item else None,
-                )
-            )
-        if decision.action is None:
-            self.noops.append(NoOp(kind=kind.name, key=str(key), reason=decision.reason))
-            if not decision.warning:
-                return  # nothing differs that matters (a finished batch is history)
-        elif decision.action in ("create", "replace"):
-            self.ctx.creating.add(cid)
-        calls = tuple(seal(call, cid) for call in decision.calls)
-        change = Change(
-            id=cid,
-            kind=kind.name,
-            key=str(key),
-            action=decision.action or intent,
-            reason=decision.reason,
-            liveId=live.id if live else None,
-            parent=address(kind.parent, kind.parent_key(key)) if kind.parent else None,
-            changedFields=tuple(
-                c.but(**{k: shown(getattr(c, k)) for k in ("before", "after", "added", "removed")})
-                for c in changed or []
-            ),
-            before=shown(before) if before is not None else None,
-            after=shown(after) if after is not None else None,
-            calls=calls,
-            dependsOn=tuple(sorted({d for c in calls for d in ids_needed(c)} - {cid})),
-        )
-        if decision.action is None:
-            self.cannot_apply.append(change)
-        elif decision.action in ("cancel", "delete"):
-            self.backward[-1].append(change)
-        else:
-            self.forward.append(change)
-
-
 def _declared(
     workspace: Workspace,
     kind: Kind,
     key: Key,
     item: Declared,
     obj: LiveObject | None,
-    out: _Decisions,
+    out: Decisions,
     preset: bool = False,  # a preset has the key (presets are never managed)
 ) -> None:
     """Decides one declared object: delete (declared absent), create, update, or nothing."""
@@ -162,7 +92,7 @@ def _declared_absent(
     key: Key,
     item: Declared,
     obj: LiveObject | None,
-    out: _Decisions,
+    out: Decisions,
 ) -> None:
     """An object declared `ensure: absent`: deleted when live, else nothing to do."""
     if obj is None:
@@ -179,7 +109,7 @@ def _create(
     key: Key,
     item: Declared,
     desired: State,
-    out: _Decisions,
+    out: Decisions,
     preset: bool,
 ) -> None:
     """A declared object not in live: created, unless it leaves out a field creating
@@ -226,7 +156,7 @@ def _hide_secrets(change: FieldChange, secrets: Secrets) -> FieldChange:
 
 
 def _undeclared(
-    workspace: Workspace, kind: Kind, obj: LiveObject, scopes: set[Key], out: _Decisions
+    workspace: Workspace, kind: Kind, obj: LiveObject, scopes: set[Key], out: Decisions
 ) -> None:
     cid = address(kind.name, obj.key)
     if kind.parent is not None:
@@ -273,7 +203,7 @@ def _keyed(
     return out
 
 
-def _decide_kind(workspace: Workspace, live: LiveState, kind: Kind, out: _Decisions) -> None:
+def _decide_kind(workspace: Workspace, live: LiveState, kind: Kind, out: Decisions) -> None:
     """Every declared object of `kind`, then every live one the files do not declare."""
     diags = out.ctx.diagnostics
     out.backward.append([])
@@ -310,7 +240,7 @@ def diff_plan(
 ) -> Plan:
     diags = Diagnostics()
     ctx = PlanContext(live.references, diags, options or PlanOptions(), live.objects)
-    out = _Decisions(ctx)
+    out = Decisions(ctx)
     for kind in kinds_in_order():
         _decide_kind(workspace, live, kind, out)
     diags.raise_if_errors()
