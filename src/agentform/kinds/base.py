@@ -23,14 +23,17 @@ Adding a kind takes, on the provisioner side, exactly this:
 3. Tests: golden cases `tests/cases/<kind>/NNN-name/desired.yaml` (optionally
    live.json, env.json, options.json, files/), their expected plan.txt,
    plan.json and plan.md written by `UPDATE_GOLDEN=1 pytest
-   tests/provisioner/test_golden.py` (read them), and the kind added to the
-   list in tests/provisioner/test_kind_discovery.py.
+   tests/provisioner/test_golden.py` (read them); the kind added to the list
+   in tests/provisioner/test_kind_discovery.py, and its file to the files
+   export writes in tests/test_cli.py (one per kind).
 4. `make schemas`: the JSON Schema in schemas/ is generated from the kinds, and
    a test fails while it is stale.
 
 No other file changes: a saved plan lists only the kinds its files declare
-(`Plan.reads`), so no existing golden plan moves. The service's half (its
-routes, store and migration for the new collection) is the service's own.
+(`Plan.reads`), so no existing golden plan moves, unless the test service's
+seed already holds objects of the new kind (then every plan rightly counts
+them as not managed). The service's half (its routes, store and migration for
+the new collection) is the service's own.
 """
 
 from __future__ import annotations
