@@ -52,7 +52,9 @@ def _ids(service: Service) -> dict[str, str]:
         collections += [(k.collection, k.name) for k in Kind.registry.values() if not k.parent]
         for path, kind in collections:
             for item in await api.list_all(path):
-                out[item["id"]] = f"<{kind}/{item['name']}>"
+                # the first name stays: a kind over a reference collection (profiles)
+                # must not rename the ids every other golden shows
+                out.setdefault(item["id"], f"<{kind}/{item['name']}>")
         return out
 
     return service.run(go)

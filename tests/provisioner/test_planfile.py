@@ -14,6 +14,7 @@ from agentform.config.loader import load_workspace
 from agentform.core.errors import AgentformError, StalePlanError
 from agentform.engine.apply import apply_plan
 from agentform.engine.planfile import dump_plan, load_plan, verified_plan
+from agentform.kinds import kinds_in_order
 from tests.provisioner.harness import Service, write_workspace
 
 SECRET = "s3cr3t-description-value"
@@ -132,6 +133,27 @@ def test_an_unchanged_saved_plan_applies_exactly(service: Service, ws: Path) -> 
     report = apply_saved(service, ws, text, {})
     assert report.ok
     assert [w[0] for w in service.log.writes()] == ["POST", "POST"]
+
+
+def test_reads_list_only_the_declared_kinds_and_older_plans_listing_all_still_apply(
+    service: Service, ws: Path
+) -> None:
+    """A kind the files do not declare is left out of `reads` (so a new kind changes
+    no saved plan); a plan listing every kind, as earlier releases wrote, applies."""
+    service.seed_live({"profilePools": [{"name": "a", "members": ["bot-2"]}]})
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: saved\n",
+            "pools.yaml": "profilePools:\n  - {name: a, members: [bot-1]}\n",
+        },
+    )
+    text = saved_plan(service, ws, {})
+    data = json.loads(text)
+    assert data["reads"] == {"profilePools": ["a"]}
+    every_kind = {kind.name: [] for kind in kinds_in_order()} | data["reads"]
+    older = json.dumps({**data, "reads": every_kind})
+    assert apply_saved(service, ws, older, {}).ok
 
 
 @pytest.mark.parametrize("text", ["not json", '{"formatVersion": 99}', '{"formatVersion": 1}'])

@@ -15,6 +15,9 @@ from typing import Any
 import click
 
 from agentform.config.document import document_model
+from agentform.core.errors import AgentformError
+from agentform.kinds import kinds_in_order
+from agentform.kinds.base import FieldDocs
 
 SCHEMA_FILE = "agentform.schema.json"
 SCHEMA_ID = "urn:agentform:workspace-schema:1"
@@ -33,78 +36,74 @@ EXAMPLE = {
 }
 
 
-# Descriptions (and examples) of the fields whose models do not carry one, by
-# "$defs model.field" ("WorkspaceFile.field" at the top). Every property of the
-# schema must end up with a description: tests/test_schemas.py checks it.
-FIELD_DOCS: dict[str, tuple[str, list[Any]]] = {
+# The settings' descriptions that their model (config/document.py) carries nowhere;
+# each kind carries its own (Kind.summary, Kind.field_docs).
+SETTING_DOCS: FieldDocs = {
     "WorkspaceFile.organizationId": (
         "The organization this workspace manages (a UUID); optional when the API key "
         "belongs to one organization.",
         ["5b6c0000-0000-4000-8000-000000000001"],
     ),
-    "WorkspaceFile.profilePools": ("Agent profile pools (API.md §6).", []),
-    "WorkspaceFile.profileGroups": ("Profile groups (API.md §6).", []),
-    "WorkspaceFile.vaultTemplates": ("Vault templates (API.md §7).", []),
-    "WorkspaceFile.webhooks": ("Webhook integrations and their attachments (API.md §8).", []),
-    "WorkspaceFile.batches": ("Scheduled execution batches (API.md §10).", []),
-    "ProfileSetDesired.name": (
-        "The name: the identity of the pool or group (unique in the organization).",
-        ["checkout-eu"],
-    ),
-    "ProfileSetDesired.selectionStrategy": (
-        "Which free profile an execution gets. Omit to leave it unmanaged.",
-        ["least_recently_used"],
-    ),
-    "ProfileSetDesired.allowConcurrentUse": (
-        "Whether one profile may serve several executions at once. Omit to leave it unmanaged.",
-        [False],
-    ),
-    "VaultTemplateDesired.name": (
-        "The name: the template's identity (unique in the organization).",
-        ["Shop login"],
-    ),
-    "VaultTemplateDesired.kind": ("What the template holds; needed to create it.", ["login"]),
-    "VaultTemplateDesired.description": (
-        "Free text (at most 4,000 characters); null or empty clears it.",
-        ["Sign-in for the shop's back office"],
-    ),
-    "VaultTemplateDesired.fields": (
-        "The ordered fields; needed to create the template. Omit to leave them unmanaged.",
-        [[{"type": "username", "label": "Username", "required": True}]],
-    ),
-    "VaultTemplateDesired.steps": (
-        "The ordered steps (at most 20), each naming the keys of the fields it fills.",
-        [[{"key": "sign-in", "title": "Sign in", "fieldKeys": ["USERNAME", "PASSWORD"]}]],
-    ),
-    "TemplateField.type": ("What the field holds.", ["password"]),
-    "TemplateField.label": (
-        "The label (1 to 200 characters); its UPPER_SNAKE form is the field's key.",
-        ["API key"],
-    ),
-    "TemplateField.required": ("Whether a vault item must fill the field.", [True]),
-    "TemplateField.hint": ("Help shown with the field (at most 500 characters).", []),
-    "TemplateStep.key": ("A lower-case slug unique in the template.", ["sign-in"]),
-    "TemplateStep.title": ("The step's title (1 to 200 characters).", ["Sign in"]),
-    "TemplateStep.instructions": ("What to do in this step (at most 4,000 characters).", []),
-    "TemplateStep.fieldKeys": (
-        "Keys of the fields filled in this step (a field is in at most one step); may be "
-        "empty only when there are instructions.",
-        [["USERNAME", "PASSWORD"]],
-    ),
 }
 
 
+class UndocumentedFields(AgentformError):
+    """A field of the workspace format has no description: every field editors show
+    needs one (a kind gives it in its models or in its summary and field_docs)."""
+
+
+def field_docs() -> FieldDocs:
+    """The settings' docs and every kind's: its list's summary and its field_docs."""
+    docs = dict(SETTING_DOCS)
+    for kind in kinds_in_order():
+        if kind.parent is None:
+            summary = getattr(kind, "summary", None)
+            if not summary:
+                raise UndocumentedFields(
+                    f"kind {kind.name} has no summary: say what its list holds "
+                    f"(Kind.summary), the description of WorkspaceFile.{kind.name}"
+                )
+            docs[f"WorkspaceFile.{kind.name}"] = (summary, [])
+        docs.update(kind.field_docs)
+    return docs
+
+
 def _documented(schema: dict[str, Any]) -> None:
-    """Descriptions and examples from FIELD_DOCS where a model carries none."""
+    """Descriptions and examples from the docs where a model carries none; a doc of
+    no field, or a field with no description, is refused (with the kinds at fault)."""
     models = {"WorkspaceFile": schema, **schema.get("$defs", {})}
-    for dotted, (description, examples) in FIELD_DOCS.items():
+    for dotted, (description, examples) in field_docs().items():
         model, _, name = dotted.partition(".")
         prop = models.get(model, {}).get("properties", {}).get(name)
         if prop is None:
-            continue  # a kind not in this build (its entry waits for it)
+            raise UndocumentedFields(f"field docs of {dotted}: the schema has no such field")
         prop.setdefault("description", description)
         if examples:
             prop.setdefault("examples", examples)
+    missing = [
+        f"{model}.{name}"
+        for model, node in models.items()
+        for name, prop in (node.get("properties") or {}).items()
+        if not prop.get("description")
+    ]
+    if missing:
+        raise UndocumentedFields(
+            "fields without a description: "
+            + ", ".join(f"{m} ({_owner(m)})" for m in missing)
+            + "; give each a Field(description=...) or an entry in its kind's field_docs"
+        )
+
+
+def _owner(dotted: str) -> str:
+    """Which kind's models hold the model of `dotted` ("Model.field"), for messages."""
+    model = dotted.partition(".")[0]
+    if model == "WorkspaceFile":
+        return "the workspace settings"
+    for kind in kinds_in_order():
+        schema = kind.desired_model.model_json_schema()
+        if model in (schema.get("title"), *schema.get("$defs", {})):
+            return f"kind {kind.name}"
+    return "no kind"
 
 
 def _title(name: str) -> str:
@@ -164,7 +163,10 @@ def schema(out: Path | None, check: bool, files: tuple[Path, ...]) -> None:
     `--check` with no FILE checks DIR/agentform.schema.json (--out), else the one of
     the current directory (a workspace made by `init`) or of schemas/.
     """
-    expected = render_schema()
+    try:
+        expected = render_schema()
+    except UndocumentedFields as exc:
+        raise click.ClickException(str(exc)) from None
     if not check:
         if files:
             raise click.UsageError("FILE arguments are for --check; use --out DIR to write")

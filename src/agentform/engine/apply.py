@@ -174,12 +174,7 @@ async def apply_plan(
     hooks = hooks or NoHooks()
     values = values or {}
     stop = stop or ApplyStop()
-    missing = sorted(sensitive_needed(plan) - set(values))
-    if missing:
-        raise AgentformError(
-            f"the workspace does not hold {', '.join(missing)}, which the plan sends; "
-            "nothing was written"
-        )
+    _refuse_missing_values(plan, values)
     ordered = stages(plan.changes)
     loop = asyncio.get_running_loop()
     done: dict[str, asyncio.Future[ChangeResult]] = {
@@ -191,26 +186,6 @@ async def apply_plan(
     # request is already waiting for it and goes out before that answer is worked on.
     working = asyncio.Semaphore(2 * max(1, parallelism))
 
-    async def attempt(change: Change) -> ChangeResult:
-        if stop.requested:
-            return ChangeResult(change, "not attempted", INTERRUPTED)
-        hooks.started(change)
-        under_way = asyncio.Event()  # set as its first request goes out
-        try:
-            made, in_place = await stop.unless_aborted(
-                _execute(change, api, created, values, under_way.set), under_way
-            )
-        except NotUnderWay:
-            return ChangeResult(change, "not attempted", INTERRUPTED)
-        except AgentformError as exc:
-            return ChangeResult(change, "failed", str(exc))
-        except asyncio.CancelledError:
-            if not stop.aborted.is_set():
-                raise  # cancelled from outside, not by the stop
-            return ChangeResult(change, "failed", CANCELLED)
-        status: Status = "already in place" if in_place and not made else "succeeded"
-        return ChangeResult(change, status, calls_made=made)
-
     async def run(change: Change) -> ChangeResult:
         before = [await done[d] for d in change.dependsOn]
         blocked = [r.change.id for r in before if r.status not in DONE]
@@ -220,7 +195,7 @@ async def apply_plan(
             )
         else:
             async with working:
-                result = await attempt(change)
+                result = await _attempt(change, api, created, values, hooks, stop)
         done[change.id].set_result(result)
         hooks.finished(result)
         return result
@@ -229,3 +204,42 @@ async def apply_plan(
     for stage in ordered:
         results += await asyncio.gather(*(run(c) for c in stage))
     return ApplyReport(results, interrupted=stop.requested)
+
+
+def _refuse_missing_values(plan: Plan, values: Mapping[str, Any]) -> None:
+    """Before any write: the plan sends no sensitive value the workspace lacks."""
+    missing = sorted(sensitive_needed(plan) - set(values))
+    if missing:
+        raise AgentformError(
+            f"the workspace does not hold {', '.join(missing)}, which the plan sends; "
+            "nothing was written"
+        )
+
+
+async def _attempt(
+    change: Change,
+    api: Any,
+    created: dict[str, str],
+    values: Mapping[str, Any],
+    hooks: ApplyHooks,
+    stop: ApplyStop,
+) -> ChangeResult:
+    """One change whose dependencies succeeded: its calls made, or why not."""
+    if stop.requested:
+        return ChangeResult(change, "not attempted", INTERRUPTED)
+    hooks.started(change)
+    under_way = asyncio.Event()  # set as its first request goes out
+    try:
+        made, in_place = await stop.unless_aborted(
+            _execute(change, api, created, values, under_way.set), under_way
+        )
+    except NotUnderWay:
+        return ChangeResult(change, "not attempted", INTERRUPTED)
+    except AgentformError as exc:
+        return ChangeResult(change, "failed", str(exc))
+    except asyncio.CancelledError:
+        if not stop.aborted.is_set():
+            raise  # cancelled from outside, not by the stop
+        return ChangeResult(change, "failed", CANCELLED)
+    status: Status = "already in place" if in_place and not made else "succeeded"
+    return ChangeResult(change, status, calls_made=made)

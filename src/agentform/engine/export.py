@@ -17,7 +17,7 @@ from agentform.config.loader import Workspace
 from agentform.core.diagnostics import Diagnostics
 from agentform.core.frozen import thaw
 from agentform.core.sensitive import SecretRef, Sensitive
-from agentform.engine.live import Everything, read_live
+from agentform.engine.live import Everything, LiveState, read_live
 from agentform.kinds import Kind, kinds_in_order
 from agentform.kinds.base import Declared, LiveObject
 from agentform.kinds.context import PlanContext
@@ -44,60 +44,84 @@ async def export_organization(
     either service's shape), and kind -> the YAML of each live object of it
     (presets left out, children written inside their parents), sorted by key.
     What export could not write as it is live is added to `warnings`."""
-    chosen = [
-        k
-        for k in kinds_in_order()
-        if kinds is None or k.name in kinds or (k.parent is not None and k.parent in kinds)
-    ]
+    chosen = _chosen(kinds)
     live = await read_live(
         workspace,
         api,
         depth={k.name: Everything() for k in chosen},
         references={r for k in chosen for r in (*k.references, *k.key_references)},
     )
-    ctx = PlanContext(live.references, Diagnostics(), live=live.objects)
-    said = warnings if warnings is not None else []
-    declared = {
-        k.name: {k.key_of(d, live.references): d for d in workspace.declared[k.name] if d.present}
-        for k in chosen
-    }
-
-    def exported(kind: Kind, key: Key, obj: LiveObject, inside: dict[str, Any]) -> dict[str, Any]:
-        # plain dicts and lists (states are frozen): what YAML writers and people expect
-        shown: dict[str, Any] = thaw(kind.export(obj, ctx, inside))
-        item = declared[kind.name].get(key)
-        desired = kind.desired_state(item, ctx, obj) if item is not None else None
-        if desired is not None:
-            where = f"{kind.name}/{key}"
-            shown = _as_declared(shown, kind.show(desired, ctx), where, said)
-        if item is not None:
-            shown = _declared_maps(kind, item, shown)
-        shown = workspace.secrets.mark(shown)
-        _warn_earlier(shown, f"{kind.name}/{key}", said)
-        return shown
-
-    children: dict[tuple[str, Key], dict[str, list[dict[str, Any]]]] = {}
-    for kind in chosen:
-        if kind.parent is None:
-            continue
-        for key, obj in sorted(live.objects[kind.name].items()):
-            owner = (kind.parent, kind.parent_key(key))
-            children.setdefault(owner, {}).setdefault(kind.name, []).append(
-                exported(kind, key, obj, {})
-            )
-
-    def written(kind: Kind, key: Key, obj: LiveObject) -> dict[str, Any]:
-        return exported(kind, key, obj, children.get((kind.name, key), {}))
-
+    writer = _Writer(workspace, live, chosen, warnings if warnings is not None else [])
+    children = writer.children()
     return live.organization_id, {
         k.name: [
-            written(k, key, obj)
+            writer.exported(k, key, obj, children.get((k.name, key), {}))
             for key, obj in sorted(live.objects[k.name].items())
             if k.exports(obj)
         ]
         for k in chosen
         if k.parent is None
     }
+
+
+def _chosen(kinds: list[str] | None) -> list[Kind]:
+    """The kinds exported, in order: those named (all without names), with their children."""
+    return [
+        k
+        for k in kinds_in_order()
+        if kinds is None or k.name in kinds or (k.parent is not None and k.parent in kinds)
+    ]
+
+
+class _Writer:
+    """Writes live objects of the chosen kinds as the files would: a value the
+    files fill with secret() as its secret() call, warnings where it is not live."""
+
+    def __init__(
+        self, workspace: Workspace, live: LiveState, chosen: list[Kind], warnings: list[str]
+    ) -> None:
+        self.workspace = workspace
+        self.live = live
+        self.chosen = chosen
+        self.warnings = warnings
+        self.ctx = PlanContext(live.references, Diagnostics(), live=live.objects)
+        self.declared = {
+            k.name: {
+                k.key_of(d, live.references): d for d in workspace.declared[k.name] if d.present
+            }
+            for k in chosen
+        }
+
+    def children(self) -> dict[tuple[str, Key], dict[str, list[dict[str, Any]]]]:
+        """The YAML of each child object, by its parent's (kind, key) and its kind."""
+        out: dict[tuple[str, Key], dict[str, list[dict[str, Any]]]] = {}
+        for kind in self.chosen:
+            if kind.parent is None:
+                continue
+            for key, obj in sorted(self.live.objects[kind.name].items()):
+                owner = (kind.parent, kind.parent_key(key))
+                out.setdefault(owner, {}).setdefault(kind.name, []).append(
+                    self.exported(kind, key, obj, {})
+                )
+        return out
+
+    def exported(
+        self, kind: Kind, key: Key, obj: LiveObject, inside: dict[str, Any]
+    ) -> dict[str, Any]:
+        """One live object's YAML, with `inside` (its children's) under their fields."""
+        ctx, said = self.ctx, self.warnings
+        # plain dicts and lists (states are frozen): what YAML writers and people expect
+        shown: dict[str, Any] = thaw(kind.export(obj, ctx, inside))
+        item = self.declared[kind.name].get(key)
+        desired = kind.desired_state(item, ctx, obj) if item is not None else None
+        if desired is not None:
+            where = f"{kind.name}/{key}"
+            shown = _as_declared(shown, kind.show(desired, ctx), where, said)
+        if item is not None:
+            shown = _declared_maps(kind, item, shown)
+        shown = self.workspace.secrets.mark(shown)
+        _warn_earlier(shown, f"{kind.name}/{key}", said)
+        return shown
 
 
 _SECRET = re.compile(r"""secret\(["']([^"']+)["']\)""")

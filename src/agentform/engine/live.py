@@ -21,7 +21,7 @@ from agentform.kinds.context import Everything, LiveRead, PlanContext
 from agentform.kinds.keys import Key
 from agentform.kinds.references import References
 
-__all__ = ["Everything", "LiveState", "managed_keys", "read_live"]
+__all__ = ["Everything", "LiveState", "declares", "managed_keys", "read_live"]
 
 
 @dataclass
@@ -32,6 +32,12 @@ class LiveState:
     presets: dict[str, set[Key]]  # kind -> the keys of its presets (never managed)
     references: References
     reads: dict[str, set[Key]]  # kind -> keys read in depth (a child: parent keys)
+
+
+def declares(workspace: Workspace, kind: Kind) -> bool:
+    """Whether the files declare objects of `kind` (for a child kind: of its parent,
+    which may list children); a kind they do not is read in depth nowhere."""
+    return bool(workspace.declared[kind.parent or kind.name])
 
 
 def managed_keys(workspace: Workspace, kind: Kind, refs: References | None = None) -> set[Key]:
@@ -71,14 +77,7 @@ async def _read_live(
     depth: dict[str, Container[Key]] | None,
     references: set[str] | None,
 ) -> LiveState:
-    settings = workspace.settings
-    organization = asyncio.ensure_future(
-        resolve_organization(api, settings.organization_id, settings.organization_from)
-    )
-    if settings.organization_id is not None:
-        # a key reaching several organizations makes the lists name the one chosen;
-        # without a choice it must reach one (or the run stops), so they go at once
-        await _first(organization)
+    organization = await _resolving_organization(workspace, api)
     kinds = kinds_in_order()
     refs = References(api)
     needed = (
@@ -93,13 +92,7 @@ async def _read_live(
 
     async def read(kind: Kind) -> None:
         try:
-            if depth is not None and kind.name in depth:
-                managed: Container[Key] = depth[kind.name]
-            else:
-                declared = workspace.declared[kind.parent or kind.name]
-                if kind.key_references and any(d.present for d in declared):
-                    await refs.load(kind.key_references)
-                managed = managed_keys(workspace, kind, refs) if depth is None else set()
+            managed = await _managed(workspace, kind, depth, refs)
             if isinstance(managed, set | frozenset):
                 reads[kind.name] = set(managed)
             parents: dict[Key, LiveObject] = {}
@@ -129,6 +122,35 @@ async def _read_live(
                 future.exception()  # retrieved: one error is the run's, raised once
     _learn_earlier_values(workspace, objects, refs)
     return LiveState(org.id, org.name, objects, presets, refs, reads)
+
+
+async def _resolving_organization(workspace: Workspace, api: Any) -> asyncio.Future[Organization]:
+    """The organization being resolved from /context, alongside the lists."""
+    settings = workspace.settings
+    organization = asyncio.ensure_future(
+        resolve_organization(api, settings.organization_id, settings.organization_from)
+    )
+    if settings.organization_id is not None:
+        # a key reaching several organizations makes the lists name the one chosen;
+        # without a choice it must reach one (or the run stops), so they go at once
+        await _first(organization)
+    return organization
+
+
+async def _managed(
+    workspace: Workspace,
+    kind: Kind,
+    depth: dict[str, Container[Key]] | None,
+    refs: References,
+) -> Container[Key]:
+    """The keys of `kind` to read in depth: the ones `depth` gives it, else the ones
+    the files manage (none when `depth` is given but leaves the kind out)."""
+    if depth is not None and kind.name in depth:
+        return depth[kind.name]
+    declared = workspace.declared[kind.parent or kind.name]
+    if kind.key_references and any(d.present for d in declared):
+        await refs.load(kind.key_references)
+    return managed_keys(workspace, kind, refs) if depth is None else set()
 
 
 async def _first(

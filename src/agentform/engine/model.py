@@ -79,7 +79,8 @@ class Plan(Frozen):
     summary: Summary
     inputsDigest: str
     fingerprints: StrMap  # "KIND/KEY" -> hash of the live object read, or "absent"
-    # kind -> keys read in depth (members, attachments, items), for re-reads
+    # kind -> keys read in depth (members, attachments, items), for re-reads; only
+    # the kinds the workspace declares (a kind left out is read in depth nowhere)
     reads: Annotated[dict[str, tuple[str, ...]], AfterValidator(freeze)] = {}
     secretDigests: StrMap = {}  # NAME -> salted digest of the value
     secretSalt: str = ""

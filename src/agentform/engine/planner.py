@@ -10,7 +10,6 @@ is decided: their ids become slots, "(known after create)" in the plan.
 from __future__ import annotations
 
 import secrets as pysecrets
-from dataclasses import dataclass, field
 from typing import Any
 
 from agentform.config.loader import Workspace
@@ -18,14 +17,14 @@ from agentform.config.protect import is_protected
 from agentform.core.diagnostics import Diagnostics
 from agentform.core.secrets import Secrets
 from agentform.core.sensitive import contains_sensitive
+from agentform.engine.decisions import Decisions
 from agentform.engine.fingerprint import fingerprint, secret_digest
-from agentform.engine.live import LiveState, managed_keys, read_live
-from agentform.engine.model import Change, NoOp, Plan, PlanWarning, summarise
+from agentform.engine.live import LiveState, declares, managed_keys, read_live
+from agentform.engine.model import NoOp, Plan, PlanWarning, summarise
 from agentform.engine.order import stages
-from agentform.engine.slots import ids_needed, seal, shown
 from agentform.engine.targets import check_patterns, select
 from agentform.kinds import Kind, kinds_in_order
-from agentform.kinds.base import Action, Decision, Declared, FieldChange, LiveObject
+from agentform.kinds.base import Declared, FieldChange, LiveObject, State
 from agentform.kinds.context import PlanContext, PlanOptions
 from agentform.kinds.keys import Key, address
 from agentform.kinds.references import References
@@ -47,118 +46,27 @@ async def make_plan(
     return select(plan, options.targets, options.excludes)
 
 
-@dataclass
-class _Decisions:
-    """What planning decided so far, kind by kind."""
-
-    ctx: PlanContext
-    forward: list[Change] = field(default_factory=list)
-    backward: list[list[Change]] = field(default_factory=list)  # per kind, in kind order
-    noops: list[NoOp] = field(default_factory=list)
-    cannot_apply: list[Change] = field(default_factory=list)
-    warnings: list[PlanWarning] = field(default_factory=list)
-    unmanaged: dict[str, int] = field(default_factory=dict)
-    # what each object read as, by change id: fingerprinted only for the changes
-    read_as: dict[str, Any] = field(default_factory=dict)
-
-    def record(
-        self,
-        kind: Kind,
-        key: Key,
-        intent: Action,
-        decision: Decision,
-        item: Declared | None,
-        live: LiveObject | None = None,
-        before: dict[str, Any] | None = None,
-        after: dict[str, Any] | None = None,
-        changed: list[FieldChange] | None = None,
-    ) -> None:
-        """`intent`: the action that makes the object match the files; the decision
-        takes it, another, or none (with a warning when the object then differs)."""
-        cid = address(kind.name, key)
-        if decision.warning:
-            self.warnings.append(
-                PlanWarning(
-                    message=decision.warning,
-                    address=cid,
-                    position=str(item.position) if item else None,
-                )
-            )
-        if decision.action is None:
-            self.noops.append(NoOp(kind=kind.name, key=str(key), reason=decision.reason))
-            if not decision.warning:
-                return  # nothing differs that matters (a finished batch is history)
-        elif decision.action in ("create", "replace"):
-            self.ctx.creating.add(cid)
-        calls = tuple(seal(call, cid) for call in decision.calls)
-        change = Change(
-            id=cid,
-            kind=kind.name,
-            key=str(key),
-            action=decision.action or intent,
-            reason=decision.reason,
-            liveId=live.id if live else None,
-            parent=address(kind.parent, kind.parent_key(key)) if kind.parent else None,
-            changedFields=tuple(
-                c.but(**{k: shown(getattr(c, k)) for k in ("before", "after", "added", "removed")})
-                for c in changed or []
-            ),
-            before=shown(before) if before is not None else None,
-            after=shown(after) if after is not None else None,
-            calls=calls,
-            dependsOn=tuple(sorted({d for c in calls for d in ids_needed(c)} - {cid})),
-        )
-        if decision.action is None:
-            self.cannot_apply.append(change)
-        elif decision.action in ("cancel", "delete"):
-            self.backward[-1].append(change)
-        else:
-            self.forward.append(change)
-
-
 def _declared(
     workspace: Workspace,
     kind: Kind,
     key: Key,
     item: Declared,
     obj: LiveObject | None,
-    out: _Decisions,
+    out: Decisions,
     preset: bool = False,  # a preset has the key (presets are never managed)
 ) -> None:
+    """Decides one declared object: delete (declared absent), create, update, or nothing."""
     ctx = out.ctx
-    cid = address(kind.name, key)
-    out.read_as[cid] = obj.raw if obj else None
+    out.read_as[address(kind.name, key)] = obj.raw if obj else None
     secrets = workspace.secrets
     if not item.present:  # protect was checked with the files
-        if obj is None:
-            out.noops.append(
-                NoOp(kind=kind.name, key=str(key), reason="declared absent, not in live")
-            )
-        else:
-            decision = kind.decide_delete(obj, "declared absent", ctx)
-            before = secrets.mark(kind.show(obj.state, ctx))
-            out.record(kind, key, "delete", decision, item, obj, before=before)
+        _declared_absent(secrets, kind, key, item, obj, out)
         return
     desired = kind.desired_state(item, ctx, obj)
     if desired is None:
         return
     if obj is None:
-        missing = [f for f in kind.required_to_create() if f not in desired.model_fields_set]
-        if missing:
-            needs = " and ".join(repr(f) for f in missing)
-            also = (
-                " (a preset of that name exists: presets are never changed, so this declares "
-                "one of your own)"
-                if preset
-                else ""
-            )
-            ctx.diagnostics.error(
-                f"{kind.label} {key} does not exist yet; creating it needs {needs}{also}",
-                item.position,
-            )
-            return
-        decision = kind.decide_create(desired, ctx, item)
-        out.record(kind, key, "create", decision, item, after=secrets.mark(kind.show(desired, ctx)))
+        _create(secrets, kind, key, item, desired, out, preset)
         return
     field_changes = [_hide_secrets(c, secrets) for c in kind.diff(desired, obj, ctx)]
     if not field_changes:
@@ -177,6 +85,53 @@ def _declared(
         after=after,
         changed=field_changes,
     )
+
+
+def _declared_absent(
+    secrets: Secrets,
+    kind: Kind,
+    key: Key,
+    item: Declared,
+    obj: LiveObject | None,
+    out: Decisions,
+) -> None:
+    """An object declared `ensure: absent`: deleted when live, else nothing to do."""
+    if obj is None:
+        out.noops.append(NoOp(kind=kind.name, key=str(key), reason="declared absent, not in live"))
+        return
+    decision = kind.decide_delete(obj, "declared absent", out.ctx)
+    before = secrets.mark(kind.show(obj.state, out.ctx))
+    out.record(kind, key, "delete", decision, item, obj, before=before)
+
+
+def _create(
+    secrets: Secrets,
+    kind: Kind,
+    key: Key,
+    item: Declared,
+    desired: State,
+    out: Decisions,
+    preset: bool,
+) -> None:
+    """A declared object not in live: created, unless it leaves out a field creating
+    it needs (an error at the declaration)."""
+    ctx = out.ctx
+    missing = [f for f in kind.required_to_create() if f not in desired.model_fields_set]
+    if missing:
+        needs = " and ".join(repr(f) for f in missing)
+        also = (
+            " (a preset of that name exists: presets are never changed, so this declares "
+            "one of your own)"
+            if preset
+            else ""
+        )
+        ctx.diagnostics.error(
+            f"{kind.label} {key} does not exist yet; creating it needs {needs}{also}",
+            item.position,
+        )
+        return
+    decision = kind.decide_create(desired, ctx, item)
+    out.record(kind, key, "create", decision, item, after=secrets.mark(kind.show(desired, ctx)))
 
 
 def _hide_secrets(change: FieldChange, secrets: Secrets) -> FieldChange:
@@ -202,7 +157,7 @@ def _hide_secrets(change: FieldChange, secrets: Secrets) -> FieldChange:
 
 
 def _undeclared(
-    workspace: Workspace, kind: Kind, obj: LiveObject, scopes: set[Key], out: _Decisions
+    workspace: Workspace, kind: Kind, obj: LiveObject, scopes: set[Key], out: Decisions
 ) -> None:
     cid = address(kind.name, obj.key)
     if kind.parent is not None:
@@ -249,29 +204,46 @@ def _keyed(
     return out
 
 
+def _decide_kind(workspace: Workspace, live: LiveState, kind: Kind, out: Decisions) -> None:
+    """Every declared object of `kind`, then every live one the files do not declare."""
+    diags = out.ctx.diagnostics
+    out.backward.append([])
+    existing = live.objects[kind.name]
+    keyed = _keyed(kind, workspace.declared[kind.name], live.references, diags)
+    for key, item in keyed:
+        preset = key in live.presets.get(kind.name, ())
+        if not item.present and preset:
+            diags.error(  # as a protected object declared absent is (config/protect.py)
+                f"{kind.name} {key} is declared absent but is a preset of the service: "
+                "presets are never deleted (remove it from the files)",
+                item.position,
+            )
+            continue
+        _declared(workspace, kind, key, item, existing.get(key), out, preset)
+    scopes = managed_keys(workspace, kind, live.references) if kind.parent else set()
+    for key in sorted(set(existing) - {k for k, _ in keyed}):
+        _undeclared(workspace, kind, existing[key], scopes, out)
+
+
+def _reads(workspace: Workspace, live: LiveState) -> dict[str, tuple[str, ...]]:
+    """The keys each kind the files declare was read in depth at: what a saved plan
+    reads again (a kind they do not declare is left out, so a new kind changes
+    no plan)."""
+    return {
+        kind: tuple(sorted(str(key) for key in keys))
+        for kind, keys in live.reads.items()
+        if declares(workspace, Kind.registry[kind])
+    }
+
+
 def diff_plan(
     workspace: Workspace, live: LiveState, endpoint: str, options: PlanOptions | None = None
 ) -> Plan:
     diags = Diagnostics()
     ctx = PlanContext(live.references, diags, options or PlanOptions(), live.objects)
-    out = _Decisions(ctx)
+    out = Decisions(ctx)
     for kind in kinds_in_order():
-        out.backward.append([])
-        existing = live.objects[kind.name]
-        keyed = _keyed(kind, workspace.declared[kind.name], live.references, diags)
-        for key, item in keyed:
-            preset = key in live.presets.get(kind.name, ())
-            if not item.present and preset:
-                diags.error(  # as a protected object declared absent is (config/protect.py)
-                    f"{kind.name} {key} is declared absent but is a preset of the service: "
-                    "presets are never deleted (remove it from the files)",
-                    item.position,
-                )
-                continue
-            _declared(workspace, kind, key, item, existing.get(key), out, preset)
-        scopes = managed_keys(workspace, kind, live.references) if kind.parent else set()
-        for key in sorted(set(existing) - {k for k, _ in keyed}):
-            _undeclared(workspace, kind, existing[key], scopes, out)
+        _decide_kind(workspace, live, kind, out)
     diags.raise_if_errors()
     loaded = [
         PlanWarning(
@@ -301,7 +273,7 @@ def diff_plan(
         ),
         inputsDigest=workspace.inputs_digest,
         fingerprints={c.id: fingerprint(out.read_as[c.id]) for c in ordered},
-        reads={k: tuple(sorted(str(key) for key in keys)) for k, keys in live.reads.items()},
+        reads=_reads(workspace, live),
         secretDigests={
             n: secret_digest(salt, n, v) for n, v in sorted(workspace.secrets.values.items())
         },

@@ -1,11 +1,39 @@
 """What a resource kind is: its YAML model, its key, how it reads live state, how
 it diffs, and which API calls create, update, replace, cancel and delete it.
 
-A kind registers itself by being defined (a subclass with a `name`); the
-engine, the loader, export and the JSON Schema iterate `Kind.registry`, so a
-new kind is one new module and nothing else. A child kind (`parent` set) is
-written inside its parent's YAML (the parent's `children` field) but is an
-object of its own in the API: it diffs, plans and applies as changes of its own.
+A kind registers itself by being defined (a subclass with a `name`), and the
+`agentform.kinds` package imports every module in it, so no list of kinds is
+edited anywhere: the engine, the loader, export and the JSON Schema iterate
+`Kind.registry`. A child kind (`parent` set) is written inside its parent's
+YAML (the parent's `children` field) but is an object of its own in the API:
+it diffs, plans and applies as changes of its own.
+
+Adding a kind takes, on the provisioner side, exactly this:
+
+1. `kinds/<kind>.py`: a `Kind` subclass setting `name` (its list's key in the
+   YAML), `label`, `summary` (what its list holds), `collection` and
+   `desired_model`, with `field_docs` for each field its models give no
+   `Field(description=...)` (`agentform schema` refuses a field without one),
+   and implementing `read_live`, `desired_state`, `create_calls` and
+   `update_calls`; everything else has a default to override. A kind naming
+   another kind's objects lists it in `depends_on`. Helpers shared by kinds may
+   sit beside them: a module that defines no named `Kind` registers nothing.
+2. `rules/<kind>.py`: the limits and rules the service enforces too (lengths,
+   enums, rules between fields), written once and imported by both halves.
+3. Tests: golden cases `tests/cases/<kind>/NNN-name/desired.yaml` (optionally
+   live.json, env.json, options.json, files/), their expected plan.txt,
+   plan.json and plan.md written by `UPDATE_GOLDEN=1 pytest
+   tests/provisioner/test_golden.py` (read them); the kind added to the list
+   in tests/provisioner/test_kind_discovery.py, and its file to the files
+   export writes in tests/test_cli.py (one per kind).
+4. `make schemas`: the JSON Schema in schemas/ is generated from the kinds, and
+   a test fails while it is stale.
+
+No other file changes: a saved plan lists only the kinds its files declare
+(`Plan.reads`), so no existing golden plan moves, unless the test service's
+seed already holds objects of the new kind (then every plan rightly counts
+them as not managed). The service's half (its routes, store and migration for
+the new collection) is the service's own.
 """
 
 from __future__ import annotations
@@ -127,6 +155,10 @@ class ApiCall(Frozen):
 
 KeyStatus = Literal["added", "removed", "changed", "unchanged"]
 
+# The JSON Schema text of a field whose model carries none: a description and
+# examples (possibly none), by "Model.field".
+FieldDocs = dict[str, tuple[str, list[Any]]]
+
 
 class FieldChange(Frozen):
     field: str
@@ -154,6 +186,8 @@ class Kind(ABC):
 
     name: ClassVar[str]  # the YAML list key, e.g. "profilePools"
     label: ClassVar[str]  # for messages, e.g. "pool"
+    summary: ClassVar[str]  # what its list in a workspace file holds (a child kind: none)
+    field_docs: ClassVar[FieldDocs] = {}  # for the fields its models describe nowhere
     desired_model: ClassVar[type[BaseModel]]
     collection: ClassVar[str]  # API path of the collection
     depends_on: ClassVar[tuple[str, ...]] = ()  # kinds whose objects this one names
@@ -168,6 +202,12 @@ class Kind(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__:
+            known = Kind.registry.get(cls.name)
+            if known is not None and _defined_at(type(known)) != _defined_at(cls):
+                raise TypeError(
+                    f"two kinds are named {cls.name!r}: {_defined_at(type(known))} "
+                    f"and {_defined_at(cls)}"
+                )
             Kind.registry[cls.name] = cls()
 
     # -- identity ------------------------------------------------------------
@@ -334,6 +374,10 @@ class Kind(ABC):
             if children.get(child_kind):
                 out[field] = children[child_kind]
         return out
+
+
+def _defined_at(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _holds(asked: Any, found: Any) -> bool:

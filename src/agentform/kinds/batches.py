@@ -93,6 +93,7 @@ def iso(moment: datetime) -> str:
 class Batches(Kind):
     name = "batches"
     label = "batch"
+    summary = "Scheduled execution batches (API.md §10)."
     collection = COLLECTION
     desired_model = BatchDesired
     depends_on = ("profilePools",)  # items name pools (by name or id)

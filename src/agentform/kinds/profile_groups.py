@@ -6,4 +6,5 @@ from agentform.kinds.profile_sets import ProfileSetKind
 class ProfileGroups(ProfileSetKind):
     name = "profileGroups"
     label = "profile group"
+    summary = "Profile groups (API.md §6)."
     collection = "/profile-groups"

@@ -10,7 +10,16 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from agentform.core.sensitive import Text, shown
-from agentform.kinds.base import ApiCall, Declared, DesiredModel, Kind, LiveObject, State, chunks
+from agentform.kinds.base import (
+    ApiCall,
+    Declared,
+    DesiredModel,
+    FieldDocs,
+    Kind,
+    LiveObject,
+    State,
+    chunks,
+)
 from agentform.kinds.context import LiveRead, PlanContext
 from agentform.kinds.keys import Key
 from agentform.rules.profile_sets import SelectionStrategy as Strategy
@@ -38,6 +47,20 @@ class ProfileSetKind(Kind):
     set_fields = ("members",)
     member_path: ClassVar[str] = "/members"
     SCALARS: ClassVar[tuple[str, ...]] = ("selectionStrategy", "allowConcurrentUse")
+    field_docs: ClassVar[FieldDocs] = {
+        "ProfileSetDesired.name": (
+            "The name: the identity of the pool or group (unique in the organization).",
+            ["checkout-eu"],
+        ),
+        "ProfileSetDesired.selectionStrategy": (
+            "Which free profile an execution gets. Omit to leave it unmanaged.",
+            ["least_recently_used"],
+        ),
+        "ProfileSetDesired.allowConcurrentUse": (
+            "Whether one profile may serve several executions at once. Omit to leave it unmanaged.",
+            [False],
+        ),
+    }
 
     def references_needed(self, declared: list[Declared]) -> set[str]:
         present = [d for d in declared if d.present]

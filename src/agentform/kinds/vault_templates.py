@@ -6,13 +6,22 @@ rules of `rules/vault_templates.py`, the ones the service enforces.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentform.core.diagnostics import Diagnostics
 from agentform.core.sensitive import AllowSensitive, Sensitive
-from agentform.kinds.base import ApiCall, Declared, DesiredModel, Kind, LiveObject, State, plain
+from agentform.kinds.base import (
+    ApiCall,
+    Declared,
+    DesiredModel,
+    FieldDocs,
+    Kind,
+    LiveObject,
+    State,
+    plain,
+)
 from agentform.kinds.context import LiveRead, PlanContext
 from agentform.kinds.keys import Key
 from agentform.rules import vault_templates as rules
@@ -56,6 +65,41 @@ class VaultTemplates(Kind):
     label = "vault template"
     collection = "/vault/templates"
     desired_model = VaultTemplateDesired
+    summary = "Vault templates (API.md §7)."
+    field_docs: ClassVar[FieldDocs] = {
+        "VaultTemplateDesired.name": (
+            "The name: the template's identity (unique in the organization).",
+            ["Shop login"],
+        ),
+        "VaultTemplateDesired.kind": ("What the template holds; needed to create it.", ["login"]),
+        "VaultTemplateDesired.description": (
+            "Free text (at most 4,000 characters); null or empty clears it.",
+            ["Sign-in for the shop's back office"],
+        ),
+        "VaultTemplateDesired.fields": (
+            "The ordered fields; needed to create the template. Omit to leave them unmanaged.",
+            [[{"type": "username", "label": "Username", "required": True}]],
+        ),
+        "VaultTemplateDesired.steps": (
+            "The ordered steps (at most 20), each naming the keys of the fields it fills.",
+            [[{"key": "sign-in", "title": "Sign in", "fieldKeys": ["USERNAME", "PASSWORD"]}]],
+        ),
+        "TemplateField.type": ("What the field holds.", ["password"]),
+        "TemplateField.label": (
+            "The label (1 to 200 characters); its UPPER_SNAKE form is the field's key.",
+            ["API key"],
+        ),
+        "TemplateField.required": ("Whether a vault item must fill the field.", [True]),
+        "TemplateField.hint": ("Help shown with the field (at most 500 characters).", []),
+        "TemplateStep.key": ("A lower-case slug unique in the template.", ["sign-in"]),
+        "TemplateStep.title": ("The step's title (1 to 200 characters).", ["Sign in"]),
+        "TemplateStep.instructions": ("What to do in this step (at most 4,000 characters).", []),
+        "TemplateStep.fieldKeys": (
+            "Keys of the fields filled in this step (a field is in at most one step); may be "
+            "empty only when there are instructions.",
+            [["USERNAME", "PASSWORD"]],
+        ),
+    }
 
     def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:
         """The service's template rules, offline: every problem, at the value at fault."""

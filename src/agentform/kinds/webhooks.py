@@ -126,6 +126,7 @@ def secret_names(webhooks: list[LiveObject]) -> dict[tuple[str, str], str]:
 class Webhooks(Kind):
     name = "webhooks"
     label = "webhook"
+    summary = "Webhook integrations and their attachments (API.md §8)."
     collection = COLLECTION
     desired_model = WebhookDesired
     children: ClassVar[dict[str, str]] = {"attachments": "webhookAttachments"}
