@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentform.service.db import Conn
-from agentform.service.models import TemplateFieldIn, TemplateStep
+from agentform.service.models.vault_templates import TemplateFieldIn, TemplateStep
 from agentform.service.store import vault_templates
 from agentform.service.vault_rules import build_template
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from agentform.rules.vault_templates import StepLike, field_key, template_problems
 from agentform.service.errors import bad_request
-from agentform.service.models import TemplateField, TemplateFieldIn
+from agentform.service.models.vault_templates import TemplateField, TemplateFieldIn
 
 
 def build_template(

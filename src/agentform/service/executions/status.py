@@ -7,18 +7,10 @@ does not allow, and a terminal status is never left.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import get_args
 
-Status = Literal[
-    "queued",
-    "starting",
-    "running",
-    "paused",
-    "awaiting_confirmation",
-    "completed",
-    "failed",
-    "cancelled",
-]
+from agentform.service.models.executions import Status
+
 STATUSES: tuple[Status, ...] = get_args(Status)
 
 TERMINAL: frozenset[Status] = frozenset({"completed", "failed", "cancelled"})

@@ -9,7 +9,7 @@ from fastapi import Depends
 from agentform.service.auth import Caller, caller, database
 from agentform.service.db import Database
 from agentform.service.gate import api_router
-from agentform.service.models import Agent
+from agentform.service.models.agents import Agent
 from agentform.service.paging import ListQuery, Page, agent_list_query
 from agentform.service.store import agents
 

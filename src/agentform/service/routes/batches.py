@@ -9,9 +9,9 @@ from fastapi import Depends, Query
 from agentform.rules.batches import BatchStatus
 from agentform.service.auth import Caller, caller, database
 from agentform.service.batches import lifecycle
-from agentform.service.batches.models import BatchCreate, BatchItem, ExecutionBatch
 from agentform.service.db import Database
 from agentform.service.gate import api_router
+from agentform.service.models.batches import BatchCreate, BatchItem, ExecutionBatch
 from agentform.service.paging import Page, PageParams, PageRequest, page_params
 from agentform.service.store import agents, batches
 

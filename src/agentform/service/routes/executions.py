@@ -17,15 +17,15 @@ from agentform.service.auth import Caller, caller, database
 from agentform.service.db import Conn, Database
 from agentform.service.errors import ServiceError, bad_request
 from agentform.service.executions import controls, lifecycle, stepping  # noqa: F401 (stepping registers the job handlers)
-from agentform.service.executions.models import (
+from agentform.service.executions.status import Status
+from agentform.service.gate import api_router
+from agentform.service.models.executions import (
     Execution,
     ExecutionCreated,
     StatusChange,
     UserMessage,
     UserMessageAccepted,
 )
-from agentform.service.executions.status import Status
-from agentform.service.gate import api_router
 from agentform.service.paging import Page, PageParams, PageRequest, page_params
 from agentform.service.store import executions
 

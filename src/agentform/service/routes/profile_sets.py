@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Path, Response
 from agentform.service.auth import Caller, caller, database
 from agentform.service.db import Database
 from agentform.service.gate import api_router
-from agentform.service.models import (
+from agentform.service.models.profile_sets import (
     Member,
     MembersRequest,
     ProfileSet,

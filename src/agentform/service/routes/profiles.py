@@ -9,7 +9,7 @@ from fastapi import Depends, Response
 from agentform.service.auth import Caller, caller, database
 from agentform.service.db import Database
 from agentform.service.gate import api_router
-from agentform.service.models import Profile, ProfileCreate, ProfileUpdate
+from agentform.service.models.profiles import Profile, ProfileCreate, ProfileUpdate
 from agentform.service.paging import ListQuery, Page, list_query
 from agentform.service.store import profiles
 

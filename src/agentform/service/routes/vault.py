@@ -9,7 +9,12 @@ from fastapi import Depends, Response
 from agentform.service.auth import Caller, caller, database
 from agentform.service.db import Database
 from agentform.service.gate import api_router
-from agentform.service.models import Template, TemplateCreate, TemplateStep, TemplateUpdate
+from agentform.service.models.vault_templates import (
+    Template,
+    TemplateCreate,
+    TemplateStep,
+    TemplateUpdate,
+)
 from agentform.service.paging import ListQuery, Page, search_query
 from agentform.service.store import vault_templates
 from agentform.service.vault_rules import build_template

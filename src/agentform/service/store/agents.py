@@ -7,10 +7,11 @@ import sqlite3
 from collections.abc import Sequence
 
 from agentform.service.db import Conn
-from agentform.service.models import Agent
+from agentform.service.models.agents import Agent
+from agentform.service.models.pages import Page
 from agentform.service.store.common import fetch_owned
 from agentform.service.store.organizations import service_user_id
-from agentform.service.store.pages import Page, PageRequest, read_page
+from agentform.service.store.pages import PageRequest, read_page
 
 
 def agent_from_row(row: sqlite3.Row) -> Agent:

@@ -15,29 +15,13 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import BaseModel
+from typing import Any
 
 from agentform.service.db import Conn
-from agentform.service.store.pages import Page, PageParams
+from agentform.service.models.deliveries import Delivery, DeliveryStatus
+from agentform.service.models.pages import Page
+from agentform.service.store.pages import PageParams
 from agentform.service.store.webhooks import integration_page
-
-DeliveryStatus = Literal["pending", "delivered", "failed"]
-
-
-class Delivery(BaseModel):
-    id: str
-    eventId: str
-    event: str
-    executionId: str | None = None
-    batchId: str | None = None
-    status: DeliveryStatus
-    attempts: int
-    lastResponseStatus: int | None = None
-    lastError: str | None = None
-    createdAt: str
-    updatedAt: str
 
 
 @dataclass(frozen=True)

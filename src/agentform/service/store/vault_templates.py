@@ -14,9 +14,10 @@ from pydantic import BaseModel
 
 from agentform.service.db import Conn, new_id
 from agentform.service.errors import ServiceError, not_found
-from agentform.service.models import Template, TemplateField, TemplateStep
+from agentform.service.models.pages import Page
+from agentform.service.models.vault_templates import Template, TemplateField, TemplateStep
 from agentform.service.store.common import fetch_row, unique_name
-from agentform.service.store.pages import Page, PageRequest, read_page
+from agentform.service.store.pages import PageRequest, read_page
 
 VISIBLE = "(organization_id = ? OR organization_id IS NULL)"
 
