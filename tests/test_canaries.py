@@ -36,7 +36,7 @@ from agentform.api.client import RetryPolicy
 from agentform.cli.main import cli
 from agentform.core.sensitive import MASK, Secrets
 from agentform.service import create_app
-from agentform.service.seed import Seed
+from agentform.service.startup.seed import Seed
 from tests.loopback import serving
 
 

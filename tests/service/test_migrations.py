@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from agentform.cli.main import cli
 from agentform.service import create_app
-from agentform.service.db import Database
+from agentform.service.store.database import Database
 from agentform.service.store.migrations import (
     ADOPTED,
     MigrationError,

@@ -91,7 +91,7 @@ def open_client(
     base_url = endpoint.url
     if endpoint.url == "local":
         from agentform.service import create_app
-        from agentform.service.inprocess import InProcessTransport
+        from agentform.service.http.inprocess import InProcessTransport
 
         app = create_app(workspace_root / ".agentform" / "service.db", runtime=run_due_work)
         transport, base_url = InProcessTransport(app), LOCAL_BASE_URL

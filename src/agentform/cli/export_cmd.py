@@ -138,7 +138,7 @@ def _copy_local_state(source: Path, out: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     for leftover in target.parent.glob("service.db*"):
         leftover.unlink()
-    from agentform.service.db import create_private
+    from agentform.service.store.database import create_private
 
     create_private(target)  # never readable by others, not even while it is copied
     src, dst = sqlite3.connect(db), sqlite3.connect(target)

@@ -48,7 +48,7 @@ def run(
 ) -> None:
     """Serve the Agent Service API until stopped (Ctrl-C)."""
     from agentform.service import SeedError
-    from agentform.service.server import serve
+    from agentform.service.http.server import serve
 
     try:
         serve(host, port, db_path, seed_path, rate_limit, say=click.echo)

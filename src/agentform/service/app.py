@@ -2,7 +2,7 @@
 
 The app's lifespan starts and stops its runtime runner (time-driven work). An
 ASGI server runs the lifespan; `httpx.ASGITransport` does not, so in-process
-clients use `service.inprocess.InProcessTransport`, which starts the runner on
+clients use `service.http.inprocess.InProcessTransport`, which starts the runner on
 the client's own event loop.
 """
 
@@ -16,17 +16,17 @@ from typing import Any
 from fastapi import FastAPI
 
 from agentform.service.batches.scheduler import fill_everywhere
-from agentform.service.db import Database
 from agentform.service.delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
 from agentform.service.errors import install_error_handlers
 from agentform.service.executions.lifecycle import dispatch_everywhere
-from agentform.service.gate import ServiceRoute
-from agentform.service.openapi import install_openapi
-from agentform.service.presets import install_presets
-from agentform.service.ratelimit import RateLimitMiddleware
+from agentform.service.http.gate import ServiceRoute
+from agentform.service.http.openapi import install_openapi
+from agentform.service.http.ratelimit import RateLimitMiddleware
 from agentform.service.routes import routers
 from agentform.service.runtime import Clock, Runner, WallClock
-from agentform.service.seed import DEMO_SEED, Seed, load_seed
+from agentform.service.startup.presets import install_presets
+from agentform.service.startup.seed import DEMO_SEED, Seed, load_seed
+from agentform.service.store.database import Database
 from agentform.service.store.organizations import load_keys
 
 BASE_PATH = "/agents/v2"

@@ -30,7 +30,6 @@ from typing import Any
 
 from agentform.rules.signatures import sign
 from agentform.rules.webhooks import BATCH_EVENTS, COMPLETED_EVENT, TEST_EVENT
-from agentform.service.db import Conn, new_id
 from agentform.service.delivery.envelope import (
     batch_envelope,
     encode,
@@ -46,6 +45,7 @@ from agentform.service.delivery.sender import (
 )
 from agentform.service.runtime import IoJobHandler, RunContext, current_context, io_job_handler
 from agentform.service.store import deliveries, jobs
+from agentform.service.store.database import Conn, new_id
 from agentform.service.store.events import Event, event_subscriber
 from agentform.service.store.jobs import Job
 from agentform.service.store.webhooks import (

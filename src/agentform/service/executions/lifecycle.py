@@ -25,7 +25,6 @@ from typing import Any
 
 from agentform.rules.execute import AgentVersions, ExecuteRequest, effective_version
 from agentform.rules.webhooks import EVENT_PAYLOAD_FIELDS
-from agentform.service.db import Conn, iso, new_id
 from agentform.service.errors import ServiceError
 from agentform.service.executions.capacity import slot_for, slot_for_request
 from agentform.service.executions.program import compile_program, failed_program
@@ -33,6 +32,7 @@ from agentform.service.executions.script import Script, ScriptError, render
 from agentform.service.executions.status import check_move
 from agentform.service.store import agent_scripts, agents, execution_capacity, jobs
 from agentform.service.store import executions as store
+from agentform.service.store.database import Conn, iso, new_id
 from agentform.service.store.events import append_event
 
 STEP_JOB = "execution.step"

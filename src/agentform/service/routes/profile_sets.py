@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 
 from fastapi import APIRouter, Depends, Path, Response
 
-from agentform.service.auth import Caller, caller, database
-from agentform.service.db import Conn, Database
-from agentform.service.gate import api_router
+from agentform.service.http.auth import Caller, caller, database
+from agentform.service.http.gate import api_router
+from agentform.service.http.paging import ListQuery, Page, PageParams, list_query, page_params
 from agentform.service.models.profile_sets import (
     Member,
     MembersRequest,
@@ -20,8 +20,8 @@ from agentform.service.models.profile_sets import (
     ProfileSetCreate,
     ProfileSetUpdate,
 )
-from agentform.service.paging import ListQuery, Page, PageParams, list_query, page_params
 from agentform.service.store import profile_sets
+from agentform.service.store.database import Conn, Database
 from agentform.service.store.profile_sets import GROUPS, POOLS, Collection
 
 

@@ -18,10 +18,10 @@ from starlette.concurrency import run_in_threadpool
 from agentform.rules.webhooks import (
     AttachmentSettings,
 )
-from agentform.service.auth import Caller, caller, database
-from agentform.service.db import Database
 from agentform.service.delivery.outbox import delivered_topic, enqueue_test
-from agentform.service.gate import api_router
+from agentform.service.http.auth import Caller, caller, database
+from agentform.service.http.gate import api_router
+from agentform.service.http.paging import ListQuery, Page, PageParams, page_params, search_query
 from agentform.service.models.deliveries import Delivery
 from agentform.service.models.webhooks import (
     Attachment,
@@ -31,9 +31,9 @@ from agentform.service.models.webhooks import (
     SigningKey,
     TestResult,
 )
-from agentform.service.paging import ListQuery, Page, PageParams, page_params, search_query
 from agentform.service.store import deliveries
 from agentform.service.store import webhooks as store
+from agentform.service.store.database import Database
 
 router = api_router(tags=["Webhooks"])
 INTEGRATIONS = "/webhook-integrations"

@@ -6,8 +6,8 @@ script, or removes it when the seed has none.
 
 from __future__ import annotations
 
-from agentform.service.db import Conn
 from agentform.service.executions.script import Script
+from agentform.service.store.database import Conn
 
 
 def set_agent_script(conn: Conn, org_id: str, agent_name: str, script: Script | None) -> None:

@@ -6,10 +6,10 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from agentform.service.db import Conn
 from agentform.service.models.agents import Agent
 from agentform.service.models.pages import Page
 from agentform.service.store.common import fetch_owned
+from agentform.service.store.database import Conn
 from agentform.service.store.organizations import service_user_id
 from agentform.service.store.pages import PageRequest, read_page
 

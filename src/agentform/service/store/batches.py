@@ -22,11 +22,11 @@ from agentform.rules.batches import (
     ItemStatus,
 )
 from agentform.rules.execute import ExecuteRequest
-from agentform.service.db import Conn, iso, new_id, parse_iso
 from agentform.service.errors import conflict
 from agentform.service.models.batches import BatchItem, ExecutionBatch
 from agentform.service.models.pages import Page
 from agentform.service.store.common import fetch_owned
+from agentform.service.store.database import Conn, iso, new_id, parse_iso
 from agentform.service.store.pages import PageParams, PageRequest, Sorting, read_page
 
 BATCHES = "execution_batches"

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentform.service.db import Conn
 from agentform.service.models.deliveries import Delivery, DeliveryStatus
 from agentform.service.models.pages import Page
+from agentform.service.store.database import Conn
 from agentform.service.store.pages import PageParams
 from agentform.service.store.webhooks import integration_page
 

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from agentform.service.db import Conn
 from agentform.service.models.pages import Page
+from agentform.service.store.database import Conn
 
 T = TypeVar("T")
 

@@ -10,7 +10,6 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentform.service.db import Conn, new_id
 from agentform.service.errors import conflict
 from agentform.service.models.pages import Page
 from agentform.service.models.profile_sets import (
@@ -21,6 +20,7 @@ from agentform.service.models.profile_sets import (
 )
 from agentform.service.store.batches import live_batch_naming
 from agentform.service.store.common import fetch_owned, fetch_row, unique_name
+from agentform.service.store.database import Conn, new_id
 from agentform.service.store.pages import PageParams, PageRequest, read_page
 from agentform.service.store.profiles import existing_profile_ids
 

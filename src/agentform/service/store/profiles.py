@@ -6,7 +6,6 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from agentform.service.db import Conn, new_id
 from agentform.service.errors import bad_request
 from agentform.service.models.pages import Page
 from agentform.service.models.profiles import (
@@ -19,6 +18,7 @@ from agentform.service.models.profiles import (
     ProfileUpdate,
 )
 from agentform.service.store.common import fetch_owned, fetch_row, unique_name
+from agentform.service.store.database import Conn, new_id
 from agentform.service.store.pages import PageRequest, read_page
 
 SECRET_MASK = "********"  # a credential's value is never answered

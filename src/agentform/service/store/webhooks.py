@@ -14,11 +14,11 @@ from typing import Any, TypeVar
 
 from agentform.rules.signatures import ALGORITHM, SigningKeyPair, generate_key_pair
 from agentform.rules.webhooks import AttachmentSettings, header_digest
-from agentform.service.db import Conn, Database, new_id
 from agentform.service.errors import ServiceError, not_found
 from agentform.service.models.pages import Page
 from agentform.service.models.webhooks import Attachment, HeaderDigest, Integration, SigningKey
 from agentform.service.store.common import fetch_owned, fetch_row, unique_name
+from agentform.service.store.database import Conn, Database, new_id
 from agentform.service.store.pages import PageParams, PageRequest, read_page
 
 T = TypeVar("T")

@@ -8,8 +8,8 @@ import time
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentform.service.auth import hash_key
 from agentform.service.errors import error_response
+from agentform.service.http.auth import hash_key
 
 
 class TokenBucket:

@@ -12,7 +12,7 @@ from typing import Literal
 
 from fastapi import Depends, Query
 
-from agentform.service.auth import Caller, caller
+from agentform.service.http.auth import Caller, caller
 from agentform.service.models.pages import Page
 from agentform.service.store.pages import (
     DEFAULT_PAGE_SIZE,
