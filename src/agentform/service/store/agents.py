@@ -36,6 +36,12 @@ def get_agent(conn: Conn, org_id: str, agent_id: object) -> Agent:
     return agent_from_row(fetch_owned(conn, "agents", agent_id, org_id, "agent"))
 
 
+def agent_name(conn: Conn, agent_id: str) -> str:
+    """The agent's name, or "" when it is gone (its notifications still go out)."""
+    row = conn.execute("SELECT name FROM agents WHERE id = ?", (agent_id,)).fetchone()
+    return str(row[0]) if row else ""
+
+
 def ensure_agent(
     conn: Conn,
     agent_id: str,
