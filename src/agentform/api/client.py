@@ -27,13 +27,12 @@ import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import httpx
 
 from agentform.api.answers import base_path_hint, decoded, page_of
-from agentform.api.clock import Clock, SkippedWaits, SystemClock
+from agentform.api.clock import Clock, SkippedWaits, SystemClock, wall_now
 from agentform.api.concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
 from agentform.api.endpoint_url import shown_endpoint
 from agentform.api.ratelimit import RateLimiter
@@ -313,7 +312,7 @@ def _retry_after(header: str) -> float | None:
         return None
     if when.tzinfo is None:
         return None
-    return (when - datetime.now(UTC)).total_seconds()
+    return (when - wall_now()).total_seconds()
 
 
 def _message(response: httpx.Response) -> str:

@@ -69,7 +69,7 @@ def create_app(
     install_error_handlers(app)
     install_openapi(app)
     if rate_limit:
-        app.add_middleware(RateLimitMiddleware, rate=rate_limit)
+        app.add_middleware(RateLimitMiddleware, rate=rate_limit, clock=clock)
     return app
 
 

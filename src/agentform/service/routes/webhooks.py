@@ -104,7 +104,7 @@ async def test_integration(
     while the runtime runs: a stopping service answers at once) and answers
     the delivery as it then is: `pending` with no responseStatus when the attempt
     has not finished (retries go on; /deliveries shows them)."""
-    delivery_id = deliveries.sequential_id()
+    delivery_id = deliveries.sequential_id(request.app.state.clock.now())
     wait = float(request.app.state.settings.get(TEST_WAIT, DEFAULT_TEST_WAIT))
     runner = request.app.state.runner
     if not runner.running:

@@ -11,10 +11,10 @@ import json
 import secrets
 import sqlite3
 import threading
-import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from agentform.service.models.deliveries import Delivery, DeliveryStatus
@@ -44,15 +44,16 @@ _sequence_lock = threading.Lock()
 _last_sequence = 0
 
 
-def sequential_id() -> str:
-    """A UUID (version 7 layout) whose text sorts in the order ids were made.
+def sequential_id(now: datetime) -> str:
+    """A UUID (version 7 layout, its time `now`: the service's clock) whose text
+    sorts in the order ids were made.
 
     Lists order by `createdAt`, then id; deliveries written at one instant (one
     event, several attachments; or a manual clock) so list in the order written.
     """
     global _last_sequence
     with _sequence_lock:
-        _last_sequence = max(_last_sequence + 1, (time.time_ns() // 1_000_000) << 12)
+        _last_sequence = max(_last_sequence + 1, (int(now.timestamp() * 1000)) << 12)
         sequence = _last_sequence
     millis, counter = sequence >> 12, sequence & 0xFFF
     value = (millis << 80) | (0x7 << 76) | (counter << 64) | (0b10 << 62) | secrets.randbits(62)
@@ -100,7 +101,7 @@ def insert_delivery(
     attempt sets; the first attempt's is chosen now, so `eventId` always shows
     the one sent last or next). Deliveries of one `lane` are sent one at a time,
     oldest first (default: a lane of its own)."""
-    delivery_id, now = delivery_id or sequential_id(), conn.now_iso()
+    delivery_id, now = delivery_id or sequential_id(conn.now()), conn.now_iso()
     conn.execute(
         "INSERT INTO webhook_deliveries VALUES "
         "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, NULL, NULL, ?, ?)",
