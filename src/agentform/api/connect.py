@@ -92,8 +92,9 @@ def open_client(
     if endpoint.url == "local":
         from agentform.service import create_app
         from agentform.service.http.inprocess import InProcessTransport
+        from agentform.service.store.database import DEFAULT_DB_PATH
 
-        app = create_app(workspace_root / ".agentform" / "service.db", runtime=run_due_work)
+        app = create_app(workspace_root / DEFAULT_DB_PATH, runtime=run_due_work)
         transport, base_url = InProcessTransport(app), LOCAL_BASE_URL
     return ApiClient(
         base_url,

@@ -17,10 +17,25 @@ Its layout, bottom up (a package imports only those below it):
   limit, the OpenAPI document, the server and the in-process transport.
 - `routes/`: the operations, one module per resource, found automatically.
 - `app.py`: `create_app`, the one place all of it is put together.
+
+The names below are imported on first use, so that a command that only needs
+a constant of the service (the database's default path) does not load FastAPI.
 """
 
-from agentform.service.app import BASE_PATH, create_app
-from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED, Seed, SeedError, read_seed
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentform.service.app import BASE_PATH, create_app
+    from agentform.service.startup.seed import (
+        DEMO_ADMIN_KEY,
+        DEMO_SEED,
+        Seed,
+        SeedError,
+        read_seed,
+    )
 
 __all__ = [
     "BASE_PATH",
@@ -31,3 +46,11 @@ __all__ = [
     "create_app",
     "read_seed",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("BASE_PATH", "create_app"):
+        return getattr(import_module("agentform.service.app"), name)
+    if name in __all__:
+        return getattr(import_module("agentform.service.startup.seed"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -176,7 +176,9 @@ def listen(
             )
             pem, source = key["publicKeyPem"], f"signing key {key['keyId']}"
             if endpoint.url == "local":
-                db = root / ".agentform" / "service.db"
+                from agentform.service.store.database import DEFAULT_DB_PATH
+
+                db = root / DEFAULT_DB_PATH
                 note = (
                     f"(endpoint local: notifications come from a service on {db}, such as "
                     f"`agentform service run --db {db}`)"

@@ -25,6 +25,10 @@ from typing import Any, TypeVar
 
 from agentform.service.store.migrations import MigrationError, upgrade
 
+DEFAULT_DB_PATH = Path(".agentform") / "service.db"
+"""Where a workspace keeps the embedded service's database, under its root: what
+`service run --db` defaults to and what `endpoint: local` opens."""
+
 T = TypeVar("T")
 
 
