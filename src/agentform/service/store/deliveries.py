@@ -19,6 +19,7 @@ from typing import Any
 
 from agentform.service.models.deliveries import Delivery, DeliveryStatus
 from agentform.service.models.pages import Page
+from agentform.service.store.common import model_from_row
 from agentform.service.store.database import Conn
 from agentform.service.store.pages import PageParams
 from agentform.service.store.webhooks import integration_page
@@ -61,19 +62,7 @@ def sequential_id(now: datetime) -> str:
 
 
 def delivery_from_row(row: sqlite3.Row) -> Delivery:
-    return Delivery(
-        id=row["id"],
-        eventId=row["event_id"],
-        event=row["event"],
-        executionId=row["execution_id"],
-        batchId=row["batch_id"],
-        status=row["status"],
-        attempts=row["attempts"],
-        lastResponseStatus=row["last_response_status"],
-        lastError=row["last_error"],
-        createdAt=row["created_at"],
-        updatedAt=row["updated_at"],
-    )
+    return model_from_row(Delivery, row)
 
 
 def list_deliveries(
