@@ -59,7 +59,7 @@ def page_latency(client: httpx.Client, page: int, rounds: int = 200) -> float:
 
 def storage_latency(db_path: Path, page: int, rounds: int = 300) -> float:
     """The page read inside the service (SQLite + rows to models), no HTTP: median ms."""
-    from agentform.service.db import Database
+    from agentform.service.store.database import Database
     from agentform.service.store.pages import PageParams, PageRequest
     from agentform.service.store.profile_sets import POOLS, list_sets
 

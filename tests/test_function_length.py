@@ -78,11 +78,6 @@ def test_no_function_over_60_lines_in(area: str) -> None:
     assert not found, f"functions over {LONGEST} lines:\n" + "\n".join(found)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="other areas are being split in parallel branches; "
-    "the lead removes this mark after merging",
-)
 def test_no_function_over_60_lines() -> None:
     found = long_functions(PACKAGE)
     assert not found, f"functions over {LONGEST} lines:\n" + "\n".join(found)

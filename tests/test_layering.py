@@ -13,8 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).parents[1] / "src"
 
 
@@ -217,12 +215,6 @@ def test_no_import_cycle_between_packages() -> None:
     assert not found, "import cycles:\n" + "\n\n".join(shown(ring) for ring in found)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="service/ is being reorganised in a parallel branch (its store imports the "
-    "models of executions/ and batches/, which import the store); the lead removes "
-    "this mark after merging",
-)
 def test_no_import_cycle_between_the_service_packages() -> None:
     found = cycles(IMPORTS, PACKAGES)
     assert not found, "import cycles:\n" + "\n\n".join(shown(ring) for ring in found)

@@ -21,7 +21,7 @@ from agentform.output.text import TextView
 from agentform.rules.signatures import SIGNATURE_HEADER, verify
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
-from agentform.service.inprocess import InProcessTransport
+from agentform.service.http.inprocess import InProcessTransport
 from agentform.service.runtime import ManualClock
 from tests.provisioner.harness import BASE_URL, write_workspace
 from tests.webhooks.receiver import Receiver, running_receiver

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from agentform.service.auth import KEY_HEADERS
+from agentform.service.http.auth import KEY_HEADERS
 from tests.service.conftest import Api, assert_error
 from tests.service.execution_support import (
     EXEC_KEY,

@@ -10,8 +10,8 @@ import pytest
 from fastapi import FastAPI
 
 from agentform.rules.execute import ExecuteRequest
-from agentform.service.db import Conn
 from agentform.service.executions import capacity, lifecycle
+from agentform.service.store.database import Conn
 from tests.service.conftest import Api, assert_error
 from tests.service.execution_support import (
     SMALL_KEY,

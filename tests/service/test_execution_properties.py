@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentform.service.executions.status import (
+from agentform.service.models.execution_status import (
     ACTIVE,
     CANCELLABLE,
     MESSAGEABLE,

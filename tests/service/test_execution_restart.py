@@ -8,8 +8,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from agentform.service import create_app
+from agentform.service.clock import MANUAL_START
 from agentform.service.runtime import ManualClock
-from agentform.service.runtime.clock import MANUAL_START
 from tests.service.execution_support import (
     EXEC_KEY,
     EXEC_SEED,

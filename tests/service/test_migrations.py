@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from agentform.cli.main import cli
 from agentform.core.errors import MigrationError
 from agentform.service import create_app
-from agentform.service.db import Database
+from agentform.service.store.database import Database
 from agentform.service.store.migrations import (
     ADOPTED,
     schema_versions,

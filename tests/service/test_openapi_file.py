@@ -6,7 +6,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from agentform.service.openapi import render_openapi
+from agentform.service.http.openapi import render_openapi
 
 CHECKED_IN = Path(__file__).parents[2] / "schemas" / "agent-service.openapi.json"
 

@@ -72,7 +72,7 @@ def test_a_valid_key_with_a_malformed_body_is_400(api: Api) -> None:
 def test_every_operation_goes_through_the_gate(app: FastAPI) -> None:
     """The gate is the route class: an operation added with a plain APIRoute would
     read its body before authenticating."""
-    from agentform.service.gate import ServiceRoute
+    from agentform.service.http.gate import ServiceRoute
 
     plain = [path for route, path, _ in api_routes(app) if not isinstance(route, ServiceRoute)]
     assert plain == []

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from agentform.service.db import Conn, Database
 from agentform.service.runtime import (
     IoJobHandler,
     JobHandlers,
@@ -21,8 +20,9 @@ from agentform.service.runtime import (
     Runner,
     current_context,
 )
-from agentform.service.seed import load_seed
+from agentform.service.startup.seed import load_seed
 from agentform.service.store import events, jobs
+from agentform.service.store.database import Conn, Database
 from agentform.service.store.jobs import Job
 from tests.service.conftest import ACME, TEST_SEED
 

@@ -15,10 +15,10 @@ from agentform.api.connect import Endpoint
 from agentform.cli.endpoint import open_client
 from agentform.core.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY, create_app
-from agentform.service.db import Conn
-from agentform.service.inprocess import InProcessTransport
+from agentform.service.http.inprocess import InProcessTransport
 from agentform.service.runtime import ManualClock, job_handler
 from agentform.service.store import events, jobs
+from agentform.service.store.database import Conn
 from agentform.service.store.jobs import Job
 from tests.service.conftest import ACME, ADMIN_KEY, TEST_SEED, running
 

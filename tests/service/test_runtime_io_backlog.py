@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agentform.service.db import Conn, Database
 from agentform.service.runtime import IoJobHandler, JobHandlers, ManualClock, RunContext, Runner
 from agentform.service.store import jobs
+from agentform.service.store.database import Conn, Database
 from agentform.service.store.jobs import Job
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,7 @@ import asyncio
 from datetime import datetime, timedelta
 from typing import Any
 
-from agentform.service.runtime.clock import WallClock
+from agentform.service.clock import WallClock
 
 
 class StubRunner:

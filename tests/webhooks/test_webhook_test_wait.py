@@ -16,7 +16,7 @@ from agentform.cli.webhook.test import send_test
 from agentform.output.webhook_lines import delivery_line
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
-from agentform.service.inprocess import InProcessTransport
+from agentform.service.http.inprocess import InProcessTransport
 from agentform.service.routes.webhooks import TEST_WAIT
 from agentform.service.runtime import ManualClock
 from tests.webhooks.receiver import Receiver, running_receiver

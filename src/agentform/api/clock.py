@@ -7,6 +7,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Protocol
 
 
@@ -23,6 +24,12 @@ class SystemClock:
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
+
+
+def wall_now() -> datetime:
+    """The client's one wall-clock read: an HTTP-date Retry-After is the service's
+    wall time, which a monotonic clock cannot be compared with."""
+    return datetime.now(UTC)
 
 
 class SkippedWaits:

@@ -7,11 +7,11 @@ import email.utils
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
+from agentform.api.clock import wall_now
 from agentform.core.errors import ApiError
 
 Lookup = Callable[[], Awaitable[Any]]
@@ -80,4 +80,4 @@ def retry_after(header: str) -> float | None:
         return None
     if when.tzinfo is None:
         return None
-    return (when - datetime.now(UTC)).total_seconds()
+    return (when - wall_now()).total_seconds()

@@ -50,9 +50,10 @@ def open_client(
     if endpoint.url != LOCAL:
         return connect(endpoint, retry=retry, concurrency=concurrency, rate_limit=rate_limit)
     from agentform.service import create_app
-    from agentform.service.inprocess import InProcessTransport
+    from agentform.service.http.inprocess import InProcessTransport
+    from agentform.service.store.database import DEFAULT_DB_PATH
 
-    app = create_app(workspace_root / ".agentform" / "service.db", runtime=run_due_work)
+    app = create_app(workspace_root / DEFAULT_DB_PATH, runtime=run_due_work)
     return connect(
         endpoint,
         transport=InProcessTransport(app),

@@ -131,15 +131,14 @@ def _say_secrets_needed(documents: dict[str, list[dict[str, Any]]]) -> None:
 
 def _copy_local_state(source: Path, out: Path) -> None:
     """The embedded service's state goes along, so the export plans clean there too."""
-    db = source / ".agentform" / "service.db"
-    target = out / ".agentform" / "service.db"
+    from agentform.service.store.database import DEFAULT_DB_PATH, create_private
+
+    db, target = source / DEFAULT_DB_PATH, out / DEFAULT_DB_PATH
     if not db.is_file() or db.resolve() == target.resolve():
         return
     target.parent.mkdir(parents=True, exist_ok=True)
-    for leftover in target.parent.glob("service.db*"):
+    for leftover in target.parent.glob(f"{target.name}*"):  # its -wal and -shm too
         leftover.unlink()
-    from agentform.service.db import create_private
-
     create_private(target)  # never readable by others, not even while it is copied
     src, dst = sqlite3.connect(db), sqlite3.connect(target)
     try:

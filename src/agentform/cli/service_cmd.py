@@ -8,6 +8,7 @@ import click
 
 from agentform.cli.conventions import parse_rate_option
 from agentform.core.errors import AgentformError
+from agentform.service.store.database import DEFAULT_DB_PATH
 
 
 @click.group("service")
@@ -27,7 +28,7 @@ def service() -> None:
 @click.option(
     "--db",
     "db_path",
-    default=".agentform/service.db",
+    default=str(DEFAULT_DB_PATH),
     show_default=True,
     type=click.Path(dir_okay=False, path_type=Path),
 )
@@ -48,7 +49,7 @@ def run(
 ) -> None:
     """Serve the Agent Service API until stopped (Ctrl-C)."""
     from agentform.service import SeedError
-    from agentform.service.server import serve
+    from agentform.service.http.server import serve
 
     try:
         serve(host, port, db_path, seed_path, rate_limit, say=click.echo)

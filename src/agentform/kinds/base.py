@@ -456,5 +456,5 @@ def kinds_in_order() -> list[Kind]:
     return sorted(Kind.registry.values(), key=lambda k: (levels[k.name], k.name))
 
 
-def chunks(items: list[str], size: int = 100) -> list[list[str]]:
+def chunks(items: list[str], size: int) -> list[list[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]

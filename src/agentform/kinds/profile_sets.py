@@ -22,11 +22,17 @@ from agentform.kinds.base import (
 )
 from agentform.kinds.context import LiveRead, PlanContext
 from agentform.kinds.keys import Key
+from agentform.rules.profile_sets import (
+    DEFAULT_ALLOW_CONCURRENT_USE,
+    DEFAULT_SELECTION_STRATEGY,
+    MEMBERS_PER_CALL,
+    Name,
+)
 from agentform.rules.profile_sets import SelectionStrategy as Strategy
 
 
 class ProfileSetDesired(DesiredModel):
-    name: str = Field(min_length=1, max_length=255)
+    name: Name
     selectionStrategy: Strategy | None = None
     allowConcurrentUse: bool | None = None
     members: list[Text] | None = Field(
@@ -36,8 +42,8 @@ class ProfileSetDesired(DesiredModel):
 
 class ProfileSetState(State):
     name: str
-    selectionStrategy: Strategy = "least_recently_used"
-    allowConcurrentUse: bool = False
+    selectionStrategy: Strategy = DEFAULT_SELECTION_STRATEGY
+    allowConcurrentUse: bool = DEFAULT_ALLOW_CONCURRENT_USE
     members: frozenset[str] = frozenset()  # profile ids
 
 
@@ -117,7 +123,7 @@ class ProfileSetKind(Kind):
         assert isinstance(desired, ProfileSetState)
         body = desired.model_dump(include=desired.model_fields_set - {"members"})
         calls = [ApiCall(method="POST", path=self.collection, body=body, creates=True)]
-        for chunk in chunks(sorted(desired.members)):
+        for chunk in chunks(sorted(desired.members), MEMBERS_PER_CALL):
             calls.append(
                 ApiCall(
                     method="POST",
@@ -134,7 +140,7 @@ class ProfileSetKind(Kind):
         patch = desired.model_dump(include=changed - {"members"})
         calls = [ApiCall(method="PATCH", path=path, body=patch)] if patch else []
         if "members" in changed:
-            for chunk in chunks(sorted(desired.members - live.state.members)):
+            for chunk in chunks(sorted(desired.members - live.state.members), MEMBERS_PER_CALL):
                 calls.append(
                     ApiCall(
                         method="POST",
@@ -143,7 +149,7 @@ class ProfileSetKind(Kind):
                         idempotent=True,
                     )
                 )
-            for chunk in chunks(sorted(live.state.members - desired.members)):
+            for chunk in chunks(sorted(live.state.members - desired.members), MEMBERS_PER_CALL):
                 calls.append(
                     ApiCall(method="DELETE", path=f"{path}/members", body={"profileIds": chunk})
                 )

@@ -48,7 +48,7 @@ class VaultTemplateDesired(DesiredModel):
     name: rules.Name
     kind: TemplateKind | None = None
     description: Annotated[str | Sensitive, AllowSensitive(rules.Description)] | None = None
-    fields: list[TemplateField] | None = Field(None, min_length=1)
+    fields: list[TemplateField] | None = Field(None, min_length=rules.MIN_FIELDS)
     steps: list[TemplateStep] | None = Field(None, max_length=rules.MAX_STEPS)
 
 

@@ -34,6 +34,7 @@ FieldType = Literal[
     "cardholder_name",
 ]
 
+MIN_FIELDS = 1  # a template has at least one field
 MAX_STEPS = 20
 STEP_KEY_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 

@@ -2,7 +2,7 @@
 
 The app's lifespan starts and stops its runtime runner (time-driven work). An
 ASGI server runs the lifespan; `httpx.ASGITransport` does not, so in-process
-clients use `service.inprocess.InProcessTransport`, which starts the runner on
+clients use `service.http.inprocess.InProcessTransport`, which starts the runner on
 the client's own event loop.
 """
 
@@ -16,28 +16,17 @@ from typing import Any
 from fastapi import FastAPI
 
 from agentform.service.batches.scheduler import fill_everywhere
-from agentform.service.db import Database
 from agentform.service.delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
 from agentform.service.errors import install_error_handlers
 from agentform.service.executions.lifecycle import dispatch_everywhere
-from agentform.service.openapi import install_openapi
-from agentform.service.presets import install_presets
-from agentform.service.ratelimit import RateLimitMiddleware
-from agentform.service.routes import (
-    agents,
-    batches,
-    context,
-    example_batch,
-    executions,
-    files,
-    profile_sets,
-    profiles,
-    temp_files,
-    vault,
-    webhooks,
-)
+from agentform.service.http.gate import ServiceRoute
+from agentform.service.http.openapi import install_openapi
+from agentform.service.http.ratelimit import RateLimitMiddleware
+from agentform.service.routes import routers
 from agentform.service.runtime import Clock, Runner, WallClock
-from agentform.service.seed import DEMO_SEED, Seed, load_seed
+from agentform.service.startup.presets import install_presets
+from agentform.service.startup.seed import DEMO_SEED, Seed, load_seed
+from agentform.service.store.database import Database
 from agentform.service.store.organizations import load_keys
 
 BASE_PATH = "/agents/v2"
@@ -60,17 +49,7 @@ def create_app(
     skipped, so reading the state changes none of it (`endpoint: local` commands).
     """
     clock = clock or WallClock()
-    db = Database(db_path, now=clock.now)
-    with db.write() as conn:
-        install_presets(conn)
-    if seed is not None:
-        load_seed(db, seed)
-    load_keys(db)
-    if runtime:
-        with db.write() as conn:
-            dispatch_everywhere(conn)
-            fill_everywhere(conn)
-
+    db = _open_database(db_path, seed, clock, runtime)
     app = FastAPI(
         title="Agent Service",
         version="v1",
@@ -86,26 +65,35 @@ def create_app(
     app.state.settings = dict(settings or {})
     app.state.runner = Runner(db, clock, settings=app.state.settings)
     app.state.runtime = runtime
-    for router in (
-        context.router,
-        agents.router,
-        profiles.router,
-        profile_sets.pools_router,
-        profile_sets.groups_router,
-        vault.router,
-        temp_files.router,
-        executions.router,
-        batches.router,
-        webhooks.router,
-    ):
-        app.include_router(router, prefix=BASE_PATH)
-    app.include_router(files.router)  # presigned links: outside the API, no key
-    app.include_router(example_batch.router)
+    _include_routes(app)
     install_error_handlers(app)
     install_openapi(app)
     if rate_limit:
-        app.add_middleware(RateLimitMiddleware, rate=rate_limit)
+        app.add_middleware(RateLimitMiddleware, rate=rate_limit, clock=clock)
     return app
+
+
+def _open_database(db_path: str | Path, seed: Seed | None, clock: Clock, runtime: bool) -> Database:
+    """The database with its presets, seed and keys loaded and, with the runtime,
+    the work that fell due while the service was down started."""
+    db = Database(db_path, now=clock.now)
+    with db.write() as conn:
+        install_presets(conn)
+    if seed is not None:
+        load_seed(db, seed)
+    load_keys(db)
+    if runtime:
+        with db.write() as conn:
+            dispatch_everywhere(conn)
+            fill_everywhere(conn)
+    return db
+
+
+def _include_routes(app: FastAPI) -> None:
+    """Every route module's router; a gated one serves under the base path."""
+    for router in routers():
+        gated = issubclass(router.route_class, ServiceRoute)
+        app.include_router(router, prefix=BASE_PATH if gated else "")
 
 
 @asynccontextmanager

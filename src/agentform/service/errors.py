@@ -14,24 +14,12 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentform.core.problems import Problem, own_errors, problems_of
 
 log = logging.getLogger("agentform.service")
-
-
-class ErrorDetail(BaseModel):
-    parameter: str
-    detail: str
-
-
-class ErrorBody(BaseModel):
-    code: int
-    message: str
-    errors: list[ErrorDetail] | None = None
 
 
 class ServiceError(Exception):

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agentform.service import create_app
+from agentform.service.clock import MANUAL_START
 from agentform.service.runtime import ManualClock
-from agentform.service.runtime.clock import MANUAL_START
 from tests.service.batches.support import (
     BATCH_SEED,
     SCHED_KEY,

@@ -176,7 +176,9 @@ def listen(
             )
             pem, source = key["publicKeyPem"], f"signing key {key['keyId']}"
             if endpoint.url == "local":
-                local_db = root / ".agentform" / "service.db"
+                from agentform.service.store.database import DEFAULT_DB_PATH
+
+                local_db = root / DEFAULT_DB_PATH
         try:
             load_public_key(pem)
         except ValueError as exc:

@@ -20,11 +20,11 @@ from agentform.rules.batches import (
 )
 from agentform.rules.execute import AgentVersions, ExecuteRequest
 from agentform.service.batches import scheduler
-from agentform.service.batches.models import BatchCreate, ExecutionBatch
-from agentform.service.db import Conn
 from agentform.service.errors import ServiceError, bad_request, conflict
+from agentform.service.models.batches import BatchCreate, ExecutionBatch
 from agentform.service.store import agents, batches
 from agentform.service.store.batches import BatchRow
+from agentform.service.store.database import Conn
 from agentform.service.store.executions import OrganizationData
 
 NOT_TRIGGERED: tuple[ItemStatus, ...] = ("pending", "awaiting_capacity", "batch_paused")

@@ -22,11 +22,11 @@ from collections.abc import Iterable
 
 from agentform.rules.batches import next_release_at, next_status, released_count
 from agentform.service.batches.triggering import Trigger, free_capacity
-from agentform.service.db import Conn
 from agentform.service.executions.lifecycle import on_capacity_freed
 from agentform.service.runtime import job_handler
 from agentform.service.store import batches, jobs
 from agentform.service.store.batches import BatchRow
+from agentform.service.store.database import Conn
 from agentform.service.store.events import append_event
 
 RELEASE_JOB = "batch.release"

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from agentform.core.problems import RuleViolation
 from agentform.rules.batches import CachedLookup
 from agentform.rules.execute import check_execute_request, parse_execute_request
-from agentform.service.db import Conn
 from agentform.service.executions.lifecycle import (
     AgentToRun,
     AtCapacity,
@@ -23,6 +22,7 @@ from agentform.service.executions.lifecycle import (
 )
 from agentform.service.store import execution_capacity
 from agentform.service.store.batches import WaitingItem
+from agentform.service.store.database import Conn
 from agentform.service.store.executions import OrganizationData
 
 

@@ -30,7 +30,6 @@ from typing import Any
 
 from agentform.rules.signatures import sign
 from agentform.rules.webhooks import BATCH_EVENTS, COMPLETED_EVENT, TEST_EVENT
-from agentform.service.db import Conn, new_id
 from agentform.service.delivery.envelope import (
     batch_envelope,
     encode,
@@ -45,7 +44,8 @@ from agentform.service.delivery.sender import (
     request_headers,
 )
 from agentform.service.runtime import IoJobHandler, RunContext, current_context, io_job_handler
-from agentform.service.store import deliveries, jobs
+from agentform.service.store import agents, deliveries, jobs
+from agentform.service.store.database import Conn, new_id
 from agentform.service.store.events import Event, event_subscriber
 from agentform.service.store.jobs import Job
 from agentform.service.store.webhooks import (
@@ -73,18 +73,13 @@ def delivered_topic(delivery_id: str) -> str:
 # -- writing deliveries ----------------------------------------------------------
 
 
-def _agent_name(conn: Conn, agent_id: str) -> str:
-    row = conn.execute("SELECT name FROM agents WHERE id = ?", (agent_id,)).fetchone()
-    return str(row[0]) if row else ""
-
-
 def notification_of(conn: Conn, event: Event) -> dict[str, Any]:
     """The envelope of an event, links relative, `event_id` set at each attempt."""
     common: dict[str, Any] = {
         "event_id": "",
         "timestamp": event.created_at,
         "agent_id": event.agent_id,
-        "agent_name": _agent_name(conn, event.agent_id),
+        "agent_name": agents.agent_name(conn, event.agent_id),
         "payload": event.payload,
         "platform_url": "",
     }
@@ -114,7 +109,7 @@ def enqueue(
     event_ref: str | None = None,
 ) -> str:
     """Writes a delivery and schedules its first attempt now, in the caller's transaction."""
-    delivery_id = delivery_id or deliveries.sequential_id()
+    delivery_id = delivery_id or deliveries.sequential_id(conn.now())
     lane = f"webhook:{integration_id}:{execution_id or batch_id or delivery_id}"
     deliveries.insert_delivery(
         conn,

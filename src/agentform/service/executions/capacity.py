@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentform.rules.execute import ExecuteRequest
-from agentform.service.db import Conn
 from agentform.service.store import execution_capacity as store
+from agentform.service.store.database import Conn
 
 
 @dataclass(frozen=True)

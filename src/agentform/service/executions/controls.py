@@ -7,7 +7,6 @@ from __future__ import annotations
 import sqlite3
 from datetime import timedelta
 
-from agentform.service.db import Conn, iso, parse_iso
 from agentform.service.errors import ServiceError
 from agentform.service.executions.lifecycle import (
     Actor,
@@ -18,7 +17,7 @@ from agentform.service.executions.lifecycle import (
     schedule_step,
     step_key,
 )
-from agentform.service.executions.status import (
+from agentform.service.models.execution_status import (
     CANCELLABLE,
     MESSAGEABLE,
     PAUSABLE,
@@ -27,6 +26,7 @@ from agentform.service.executions.status import (
 )
 from agentform.service.store import executions as store
 from agentform.service.store import jobs
+from agentform.service.store.database import Conn, iso, parse_iso
 
 
 def _refuse(row: sqlite3.Row, what: str) -> ServiceError:

@@ -25,14 +25,14 @@ from typing import Any
 
 from agentform.rules.execute import AgentVersions, ExecuteRequest, effective_version
 from agentform.rules.webhooks import EVENT_PAYLOAD_FIELDS
-from agentform.service.db import Conn, iso, new_id
 from agentform.service.errors import ServiceError
 from agentform.service.executions.capacity import slot_for, slot_for_request
 from agentform.service.executions.program import compile_program, failed_program
 from agentform.service.executions.script import Script, ScriptError, render
-from agentform.service.executions.status import check_move
+from agentform.service.models.execution_status import check_move
 from agentform.service.store import agent_scripts, agents, execution_capacity, jobs
 from agentform.service.store import executions as store
+from agentform.service.store.database import Conn, iso, new_id
 from agentform.service.store.events import append_event
 
 STEP_JOB = "execution.step"
@@ -64,13 +64,14 @@ class AgentToRun:
 def agent_to_run(conn: Conn, org_id: str, agent_id: object) -> AgentToRun:
     """The organization's agent with its script, else 404."""
     agent = agents.get_agent(conn, org_id, agent_id)
+    script = agent_scripts.agent_script(conn, agent.id)
     return AgentToRun(
         agent.id,
         agent.name,
         org_id,
         agent.versions,
         agent.publishedVersion,
-        agent_scripts.agent_script(conn, agent.id),
+        Script.model_validate_json(script) if script is not None else None,
     )
 
 

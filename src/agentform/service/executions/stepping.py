@@ -14,13 +14,13 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from agentform.service.db import Conn, iso
 from agentform.service.delivery.outbox import DEFAULT_PLATFORM_URL, PLATFORM_URL
 from agentform.service.executions import controls, lifecycle
 from agentform.service.executions.file_links import presigned_url
 from agentform.service.runtime import current_context, job_handler
 from agentform.service.store import execution_files
 from agentform.service.store import executions as store
+from agentform.service.store.database import Conn, iso
 from agentform.service.store.jobs import Job
 
 

@@ -6,12 +6,12 @@ import uuid
 
 from fastapi import Depends
 
-from agentform.service.auth import Caller, caller, database
-from agentform.service.db import Database
-from agentform.service.gate import api_router
-from agentform.service.models import Agent
-from agentform.service.paging import ListQuery, Page, agent_list_query
+from agentform.service.http.auth import Caller, caller, database
+from agentform.service.http.gate import api_router
+from agentform.service.http.paging import ListQuery, Page, agent_list_query
+from agentform.service.models.agents import Agent
 from agentform.service.store import agents
+from agentform.service.store.database import Database
 
 router = api_router(tags=["Agents"])
 

@@ -7,13 +7,13 @@ import uuid
 from fastapi import Depends, Query
 
 from agentform.rules.batches import BatchStatus
-from agentform.service.auth import Caller, caller, database
 from agentform.service.batches import lifecycle
-from agentform.service.batches.models import BatchCreate, BatchItem, ExecutionBatch
-from agentform.service.db import Database
-from agentform.service.gate import api_router
-from agentform.service.paging import Page, PageParams, PageRequest, page_params
+from agentform.service.http.auth import Caller, caller, database
+from agentform.service.http.gate import api_router
+from agentform.service.http.paging import Page, PageParams, PageRequest, page_params
+from agentform.service.models.batches import BatchCreate, BatchItem, ExecutionBatch
 from agentform.service.store import agents, batches
+from agentform.service.store.database import Database
 
 router = api_router(prefix="/execution-batches", tags=["Execution Batches"])
 

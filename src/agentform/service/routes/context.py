@@ -2,9 +2,9 @@
 
 from fastapi import Depends
 
-from agentform.service.auth import Caller, caller
-from agentform.service.gate import api_router
-from agentform.service.models import ApiKeyInfo, Context, OrganizationRef
+from agentform.service.http.auth import Caller, caller
+from agentform.service.http.gate import api_router
+from agentform.service.models.context import ApiKeyInfo, Context, OrganizationRef
 from agentform.service.store.organizations import service_user
 
 router = api_router(tags=["Context"])

@@ -13,10 +13,10 @@ from fastapi import APIRouter, Depends, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from agentform.rules.signatures import SIGNATURE_HEADER, verify
-from agentform.service.auth import database
-from agentform.service.db import Database
 from agentform.service.errors import ServiceError
-from agentform.service.gate import MAX_BODY
+from agentform.service.http.auth import database
+from agentform.service.http.gate import MAX_BODY
+from agentform.service.store.database import Database
 from agentform.service.store.webhooks import public_keys
 
 router = APIRouter(tags=["Documentation"])

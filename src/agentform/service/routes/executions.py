@@ -13,21 +13,21 @@ from fastapi import Body, Depends, Query, Response
 
 from agentform.core.problems import Problem
 from agentform.rules.execute import ExecuteRequest, check_execute_request
-from agentform.service.auth import Caller, caller, database
-from agentform.service.db import Conn, Database
 from agentform.service.errors import ServiceError, bad_request
 from agentform.service.executions import controls, lifecycle, stepping  # noqa: F401 (stepping registers the job handlers)
-from agentform.service.executions.models import (
+from agentform.service.http.auth import Caller, caller, database
+from agentform.service.http.gate import api_router
+from agentform.service.http.paging import Page, PageParams, PageRequest, page_params
+from agentform.service.models.execution_status import Status
+from agentform.service.models.executions import (
     Execution,
     ExecutionCreated,
     StatusChange,
     UserMessage,
     UserMessageAccepted,
 )
-from agentform.service.executions.status import Status
-from agentform.service.gate import api_router
-from agentform.service.paging import Page, PageParams, PageRequest, page_params
 from agentform.service.store import executions
+from agentform.service.store.database import Conn, Database
 
 router = api_router(tags=["Execution"])
 

@@ -12,11 +12,11 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from agentform.service.auth import database
-from agentform.service.db import Database
 from agentform.service.errors import ServiceError
 from agentform.service.executions.file_links import FILES_PATH, link_problem
+from agentform.service.http.auth import database
 from agentform.service.store import execution_files
+from agentform.service.store.database import Database
 
 router = APIRouter(tags=["Files"])
 

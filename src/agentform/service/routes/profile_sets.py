@@ -6,28 +6,35 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Sequence
 
 from fastapi import APIRouter, Depends, Path, Response
 
-from agentform.service.auth import Caller, caller, database
-from agentform.service.db import Database
-from agentform.service.gate import api_router
-from agentform.service.models import (
+from agentform.service.http.auth import Caller, caller, database
+from agentform.service.http.gate import api_router
+from agentform.service.http.paging import ListQuery, Page, PageParams, list_query, page_params
+from agentform.service.models.profile_sets import (
     Member,
     MembersRequest,
     ProfileSet,
     ProfileSetCreate,
     ProfileSetUpdate,
 )
-from agentform.service.paging import ListQuery, Page, PageParams, list_query, page_params
 from agentform.service.store import profile_sets
+from agentform.service.store.database import Conn, Database
 from agentform.service.store.profile_sets import GROUPS, POOLS, Collection
 
 
 def collection_router(of: Collection, prefix: str, param: str, tag: str) -> APIRouter:
+    """The operations of one collection: the sets themselves, then their members."""
     router = api_router(prefix=prefix, tags=[tag])
     item = "/{" + param + "}"
+    _add_set_routes(router, of, item, param)
+    _add_member_routes(router, of, item, param)
+    return router
 
+
+def _add_set_routes(router: APIRouter, of: Collection, item: str, param: str) -> None:
     @router.get("", response_model=Page[ProfileSet])
     def list_sets(
         query: ListQuery = Depends(list_query), db: Database = Depends(database)
@@ -72,6 +79,11 @@ def collection_router(of: Collection, prefix: str, param: str, tag: str) -> APIR
             profile_sets.delete_set(conn, of, who.organization_id, set_id)
         return Response(status_code=204)
 
+
+MemberChange = Callable[[Conn, Collection, str, object, Sequence[object]], None]
+
+
+def _add_member_routes(router: APIRouter, of: Collection, item: str, param: str) -> None:
     @router.get(item + "/members", response_model=Page[Member])
     def list_members(
         set_id: uuid.UUID = Path(alias=param),
@@ -82,30 +94,46 @@ def collection_router(of: Collection, prefix: str, param: str, tag: str) -> APIR
         with db.read() as conn:
             return profile_sets.list_members(conn, of, who.organization_id, set_id, paging)
 
-    @router.post(item + "/members", status_code=204, response_class=Response)
-    def add_members(
+    _add_member_change(router, of, item, param, "POST", "add_members", profile_sets.add_members)
+    _add_member_change(
+        router, of, item, param, "DELETE", "remove_members", profile_sets.remove_members
+    )
+
+
+def _add_member_change(
+    router: APIRouter,
+    of: Collection,
+    item: str,
+    param: str,
+    method: str,
+    name: str,
+    change: MemberChange,
+) -> None:
+    """Adding and removing members: one body, one answer (204), only the change differs.
+    `name` is the operation's (its operationId and summary in the document)."""
+
+    def change_members(
         body: MembersRequest,
         set_id: uuid.UUID = Path(alias=param),
         who: Caller = Depends(caller),
         db: Database = Depends(database),
     ) -> Response:
         with db.write() as conn:
-            profile_sets.add_members(conn, of, who.organization_id, set_id, body.profileIds)
+            change(conn, of, who.organization_id, set_id, body.profileIds)
         return Response(status_code=204)
 
-    @router.delete(item + "/members", status_code=204, response_class=Response)
-    def remove_members(
-        body: MembersRequest,
-        set_id: uuid.UUID = Path(alias=param),
-        who: Caller = Depends(caller),
-        db: Database = Depends(database),
-    ) -> Response:
-        with db.write() as conn:
-            profile_sets.remove_members(conn, of, who.organization_id, set_id, body.profileIds)
-        return Response(status_code=204)
-
-    return router
+    router.add_api_route(
+        item + "/members",
+        change_members,
+        methods=[method],
+        status_code=204,
+        response_class=Response,
+        name=name,
+    )
 
 
 pools_router = collection_router(POOLS, "/agent-profile-pools", "poolId", "Agent Profile Pools")
 groups_router = collection_router(GROUPS, "/profile-groups", "groupId", "Profile Groups")
+router = api_router()
+router.include_router(pools_router)
+router.include_router(groups_router)

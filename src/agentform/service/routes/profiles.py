@@ -6,12 +6,12 @@ import uuid
 
 from fastapi import Depends, Response
 
-from agentform.service.auth import Caller, caller, database
-from agentform.service.db import Database
-from agentform.service.gate import api_router
-from agentform.service.models import Profile, ProfileCreate, ProfileUpdate
-from agentform.service.paging import ListQuery, Page, list_query
+from agentform.service.http.auth import Caller, caller, database
+from agentform.service.http.gate import api_router
+from agentform.service.http.paging import ListQuery, Page, list_query
+from agentform.service.models.profiles import Profile, ProfileCreate, ProfileUpdate
 from agentform.service.store import profiles
+from agentform.service.store.database import Database
 
 router = api_router()
 

@@ -15,11 +15,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from agentform.service.auth import Caller, caller, database
-from agentform.service.db import Database
 from agentform.service.errors import ServiceError, bad_request
-from agentform.service.executions.models import TempFile, TempFiles
-from agentform.service.gate import api_router
+from agentform.service.http.auth import Caller, caller, database
+from agentform.service.http.gate import api_router
+from agentform.service.models.temp_files import TempFile, TempFiles
+from agentform.service.store.database import Database
 from agentform.service.store.temp_files import MAX_FILE_BYTES, stage_file
 
 router = api_router(tags=["Files"])

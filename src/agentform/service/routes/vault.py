@@ -6,13 +6,18 @@ import uuid
 
 from fastapi import Depends, Response
 
-from agentform.service.auth import Caller, caller, database
-from agentform.service.db import Database
-from agentform.service.gate import api_router
-from agentform.service.models import Template, TemplateCreate, TemplateStep, TemplateUpdate
-from agentform.service.paging import ListQuery, Page, search_query
+from agentform.service.http.auth import Caller, caller, database
+from agentform.service.http.gate import api_router
+from agentform.service.http.paging import ListQuery, Page, search_query
+from agentform.service.models.vault_templates import (
+    Template,
+    TemplateCreate,
+    TemplateStep,
+    TemplateUpdate,
+)
 from agentform.service.store import vault_templates
-from agentform.service.vault_rules import build_template
+from agentform.service.store.database import Database
+from agentform.service.store.vault_templates import build_template
 
 router = api_router(prefix="/vault/templates", tags=["Vault"])
 

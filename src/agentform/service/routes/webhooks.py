@@ -13,58 +13,45 @@ from typing import Any
 
 from fastapi import Depends, Response
 from fastapi import Request as HttpRequest
-from pydantic import BaseModel, ConfigDict
 from starlette.concurrency import run_in_threadpool
 
 from agentform.rules.webhooks import (
     AttachmentSettings,
-    HeaderMap,
-    IntegrationName,
-    IntegrationUrl,
-    PayloadVersion,
 )
-from agentform.service.auth import Caller, caller, database
-from agentform.service.db import Database
 from agentform.service.delivery.outbox import delivered_topic, enqueue_test
-from agentform.service.gate import api_router
-from agentform.service.models import Id, Request, omittable
-from agentform.service.paging import ListQuery, Page, PageParams, page_params, search_query
+from agentform.service.http.auth import Caller, caller, database
+from agentform.service.http.gate import api_router
+from agentform.service.http.paging import ListQuery, Page, PageParams, page_params, search_query
+from agentform.service.models.deliveries import Delivery
+from agentform.service.models.webhooks import (
+    Attachment,
+    Integration,
+    IntegrationCreate,
+    IntegrationUpdate,
+    SigningKey,
+    TestResult,
+)
 from agentform.service.store import deliveries
 from agentform.service.store import webhooks as store
+from agentform.service.store.database import Database
 
 router = api_router(tags=["Webhooks"])
 INTEGRATIONS = "/webhook-integrations"
 INTEGRATION = INTEGRATIONS + "/{integrationId}"
 
 
-class IntegrationCreate(Request):
-    model_config = ConfigDict(hide_input_in_errors=True)  # header values are secrets
-    name: IntegrationName
-    url: IntegrationUrl
-    headers: HeaderMap = {}
-    payloadVersion: PayloadVersion = "v2"
-    organizationId: Id | None = None
-
-
-class IntegrationUpdate(Request):
-    model_config = ConfigDict(hide_input_in_errors=True)
-    name: IntegrationName = omittable()
-    url: IntegrationUrl = omittable()
-    headers: HeaderMap = omittable()
-
-
-@router.get(INTEGRATIONS, response_model=Page[store.Integration])
+@router.get(INTEGRATIONS, response_model=Page[Integration])
 def list_integrations(
     query: ListQuery = Depends(search_query), db: Database = Depends(database)
-) -> Page[store.Integration]:
+) -> Page[Integration]:
     with db.read() as conn:
         return store.list_integrations(conn, query.who.organization_id, query.request)
 
 
-@router.post(INTEGRATIONS, status_code=201, response_model=store.Integration)
+@router.post(INTEGRATIONS, status_code=201, response_model=Integration)
 def create_integration(
     body: IntegrationCreate, who: Caller = Depends(caller), db: Database = Depends(database)
-) -> store.Integration:
+) -> Integration:
     who.check_organization(body.organizationId)
     with db.write() as conn:
         return store.create_integration(
@@ -72,21 +59,21 @@ def create_integration(
         )
 
 
-@router.get(INTEGRATION, response_model=store.Integration)
+@router.get(INTEGRATION, response_model=Integration)
 def get_integration(
     integrationId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
-) -> store.Integration:
+) -> Integration:
     with db.read() as conn:
         return store.get_integration(conn, who.organization_id, integrationId)
 
 
-@router.patch(INTEGRATION, response_model=store.Integration)
+@router.patch(INTEGRATION, response_model=Integration)
 def update_integration(
     body: IntegrationUpdate,
     integrationId: uuid.UUID,
     who: Caller = Depends(caller),
     db: Database = Depends(database),
-) -> store.Integration:
+) -> Integration:
     changes: dict[str, Any] = {k: getattr(body, k) for k in body.model_fields_set}
     with db.write() as conn:
         return store.update_integration(conn, who.organization_id, integrationId, changes)
@@ -99,12 +86,6 @@ def delete_integration(
     with db.write() as conn:
         store.delete_integration(conn, who.organization_id, integrationId)
     return Response(status_code=204)
-
-
-class TestResult(BaseModel):
-    deliveryId: str
-    status: deliveries.DeliveryStatus
-    responseStatus: int | None = None
 
 
 TEST_WAIT = "webhook_test_wait_seconds"
@@ -123,7 +104,7 @@ async def test_integration(
     while the runtime runs: a stopping service answers at once) and answers
     the delivery as it then is: `pending` with no responseStatus when the attempt
     has not finished (retries go on; /deliveries shows them)."""
-    delivery_id = deliveries.sequential_id()
+    delivery_id = deliveries.sequential_id(request.app.state.clock.now())
     wait = float(request.app.state.settings.get(TEST_WAIT, DEFAULT_TEST_WAIT))
     runner = request.app.state.runner
     if not runner.running:
@@ -162,54 +143,54 @@ def _enqueue_test(db: Database, org_id: str, integration_id: uuid.UUID, delivery
         enqueue_test(conn, org_id, integration_id, delivery_id)
 
 
-def _delivery(db: Database, delivery_id: str) -> deliveries.Delivery:
+def _delivery(db: Database, delivery_id: str) -> Delivery:
     with db.read() as conn:
         found = deliveries.get_delivery(conn, delivery_id)
     assert found is not None  # just written; only a delete of its integration removes it
     return found
 
 
-@router.get(INTEGRATION + "/deliveries", response_model=Page[deliveries.Delivery])
+@router.get(INTEGRATION + "/deliveries", response_model=Page[Delivery])
 def list_deliveries(
     integrationId: uuid.UUID,
     paging: PageParams = Depends(page_params),
     who: Caller = Depends(caller),
     db: Database = Depends(database),
-) -> Page[deliveries.Delivery]:
+) -> Page[Delivery]:
     with db.read() as conn:
         return deliveries.list_deliveries(conn, who.organization_id, integrationId, paging)
 
 
-@router.get(INTEGRATION + "/attachments", response_model=Page[store.Attachment])
+@router.get(INTEGRATION + "/attachments", response_model=Page[Attachment])
 def list_integration_attachments(
     integrationId: uuid.UUID,
     paging: PageParams = Depends(page_params),
     who: Caller = Depends(caller),
     db: Database = Depends(database),
-) -> Page[store.Attachment]:
+) -> Page[Attachment]:
     with db.read() as conn:
         return store.list_integration_attachments(conn, who.organization_id, integrationId, paging)
 
 
-@router.get("/agents/{agentId}/webhooks", response_model=Page[store.Attachment])
+@router.get("/agents/{agentId}/webhooks", response_model=Page[Attachment])
 def list_agent_attachments(
     agentId: uuid.UUID,
     paging: PageParams = Depends(page_params),
     who: Caller = Depends(caller),
     db: Database = Depends(database),
-) -> Page[store.Attachment]:
+) -> Page[Attachment]:
     with db.read() as conn:
         return store.list_agent_attachments(conn, who.organization_id, agentId, paging)
 
 
-@router.put("/agents/{agentId}/webhooks/{integrationId}", response_model=store.Attachment)
+@router.put("/agents/{agentId}/webhooks/{integrationId}", response_model=Attachment)
 def put_attachment(
     body: AttachmentSettings,
     agentId: uuid.UUID,
     integrationId: uuid.UUID,
     who: Caller = Depends(caller),
     db: Database = Depends(database),
-) -> store.Attachment:
+) -> Attachment:
     with db.write() as conn:
         return store.put_attachment(conn, who.organization_id, agentId, integrationId, body)
 
@@ -228,10 +209,8 @@ def delete_attachment(
     return Response(status_code=204)
 
 
-@router.get("/webhook-signing-key", response_model=store.SigningKey)
-def get_signing_key(
-    who: Caller = Depends(caller), db: Database = Depends(database)
-) -> store.SigningKey:
+@router.get("/webhook-signing-key", response_model=SigningKey)
+def get_signing_key(who: Caller = Depends(caller), db: Database = Depends(database)) -> SigningKey:
     with db.read() as conn:
         pair = store.signing_key(conn, who.organization_id)
     if pair is None:  # its first use: the key pair is made now, once

@@ -5,10 +5,10 @@
   due_at, payload, key=..., lane=...)` inside the caller's write transaction.
 - Handlers are registered per job kind (`@job_handler`, `@io_job_handler`).
 - The `Runner` is one asyncio task per app, started by the app's lifespan (or,
-  in-process, by `service.inprocess.InProcessTransport`), driven by the clock.
+  in-process, by `service.http.inprocess.InProcessTransport`), driven by the clock.
 """
 
-from agentform.service.runtime.clock import Clock, ManualClock, WallClock
+from agentform.service.clock import Clock, ManualClock, WallClock
 from agentform.service.runtime.handlers import (
     HANDLERS,
     IoJobHandler,

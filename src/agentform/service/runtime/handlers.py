@@ -26,7 +26,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from agentform.service.db import Conn
+from agentform.service.store.database import Conn
 from agentform.service.store.jobs import Job
 
 if TYPE_CHECKING:

@@ -20,10 +20,10 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from agentform.service.db import Conn, Database
-from agentform.service.runtime.clock import Clock
+from agentform.service.clock import Clock
 from agentform.service.runtime.handlers import HANDLERS, IoJobHandler, JobHandlers, TxHandler
 from agentform.service.store import jobs
+from agentform.service.store.database import Conn, Database
 from agentform.service.store.jobs import JOBS_CHANGED, Job
 
 log = logging.getLogger("agentform.service.runtime")

@@ -6,11 +6,12 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from agentform.service.db import Conn
-from agentform.service.models import Agent
+from agentform.service.models.agents import Agent
+from agentform.service.models.pages import Page
 from agentform.service.store.common import fetch_owned
+from agentform.service.store.database import Conn
 from agentform.service.store.organizations import service_user_id
-from agentform.service.store.pages import Page, PageRequest, read_page
+from agentform.service.store.pages import PageRequest, read_page
 
 
 def agent_from_row(row: sqlite3.Row) -> Agent:
@@ -33,6 +34,12 @@ def list_agents(conn: Conn, org_id: str, request: PageRequest) -> Page[Agent]:
 def get_agent(conn: Conn, org_id: str, agent_id: object) -> Agent:
     """The organization's agent, else 404."""
     return agent_from_row(fetch_owned(conn, "agents", agent_id, org_id, "agent"))
+
+
+def agent_name(conn: Conn, agent_id: str) -> str:
+    """The agent's name, or "" when it is gone (its notifications still go out)."""
+    row = conn.execute("SELECT name FROM agents WHERE id = ?", (agent_id,)).fetchone()
+    return str(row[0]) if row else ""
 
 
 def ensure_agent(

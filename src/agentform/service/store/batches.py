@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,11 +23,12 @@ from agentform.rules.batches import (
     ItemStatus,
 )
 from agentform.rules.execute import ExecuteRequest
-from agentform.service.batches.models import BatchItem, ExecutionBatch
-from agentform.service.db import Conn, iso, new_id, parse_iso
 from agentform.service.errors import conflict
-from agentform.service.store.common import fetch_owned
-from agentform.service.store.pages import Page, PageParams, PageRequest, Sorting, read_page
+from agentform.service.models.batches import BatchItem, ExecutionBatch
+from agentform.service.models.pages import Page
+from agentform.service.store.common import fetch_owned, model_from_row
+from agentform.service.store.database import Conn, iso, new_id, parse_iso
+from agentform.service.store.pages import PageParams, PageRequest, Sorting, read_page
 
 BATCHES = "execution_batches"
 ITEMS = "execution_batch_items"
@@ -69,23 +71,7 @@ def _config(row: sqlite3.Row) -> BatchConfig:
 
 
 def batch_from_row(row: sqlite3.Row) -> ExecutionBatch:
-    return ExecutionBatch(
-        id=row["id"],
-        agentId=row["agent_id"],
-        name=row["name"],
-        status=row["status"],
-        config=_config(row),
-        concurrencyGroupId=row["concurrency_group_id"],
-        startAt=row["start_at"],
-        createdAt=row["created_at"],
-        updatedAt=row["updated_at"],
-        totalCount=row["total_count"],
-        pendingCount=row["pending_count"],
-        awaitingCapacityCount=row["awaiting_capacity_count"],
-        triggeredCount=row["triggered_count"],
-        cancelledCount=row["cancelled_count"],
-        failedCount=row["failed_count"],
-    )
+    return model_from_row(ExecutionBatch, row, config=_config(row))
 
 
 def state_from_row(row: sqlite3.Row) -> BatchRow:
@@ -110,15 +96,7 @@ def state_from_row(row: sqlite3.Row) -> BatchRow:
 
 
 def item_from_row(row: sqlite3.Row) -> BatchItem:
-    return BatchItem(
-        id=row["id"],
-        index=row["idx"],
-        status=row["status"],
-        request=json.loads(row["request"]),
-        executionId=row["execution_id"],
-        triggeredAt=row["triggered_at"],
-        failureReason=row["failure_reason"],
-    )
+    return model_from_row(BatchItem, row, index=row["idx"], request=json.loads(row["request"]))
 
 
 # -- reads --------------------------------------------------------------------
@@ -200,36 +178,55 @@ def insert_batch(
     A `startAt` already past starts the schedule now, not in the past: the slices
     keep their spacing rather than all falling due at once.
     """
-    batch_id, now = new_id(), conn.now_iso()
+    batch_id = new_id()
     origin = max(start_at, conn.now())
-    try:
-        conn.execute(
-            f"INSERT INTO {BATCHES} (id, organization_id, agent_id, name, status, batch_size, "
-            "batch_interval, concurrency_group_id, start_at, schedule_origin, total_count, "
-            "pending_count, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                batch_id,
-                org_id,
-                agent_id,
-                name,
-                config.batchSize,
-                config.batchInterval,
-                concurrency_group_id or batch_id,
-                iso(start_at),
-                iso(origin),
-                len(items),
-                len(items),
-                now,
-                now,
-            ),
+    group = concurrency_group_id or batch_id
+    with _unique_batch_name(name):
+        _insert_batch_row(
+            conn, batch_id, org_id, agent_id, name, config, group, start_at, origin, len(items)
         )
+    _insert_items(conn, batch_id, items)
+    return batch_id
+
+
+@contextmanager
+def _unique_batch_name(name: str) -> Iterator[None]:
+    """The uniqueness violation of a live batch's name as 409."""
+    try:
+        yield
     except sqlite3.IntegrityError as exc:
         if "UNIQUE" in str(exc):
             raise conflict(
                 f"the agent already has a batch named '{name}' that is not cancelled"
             ) from None
         raise
+
+
+def _insert_batch_row(
+    conn: Conn,
+    batch_id: str,
+    org_id: str,
+    agent_id: str,
+    name: str,
+    config: BatchConfig,
+    concurrency_group_id: str,
+    start_at: datetime,
+    origin: datetime,
+    count: int,
+) -> None:
+    """The batch's row, `pending`, with `count` items to come."""
+    now = conn.now_iso()
+    row = (batch_id, org_id, agent_id, name, config.batchSize, config.batchInterval)
+    conn.execute(
+        f"INSERT INTO {BATCHES} (id, organization_id, agent_id, name, status, batch_size, "
+        "batch_interval, concurrency_group_id, start_at, schedule_origin, total_count, "
+        "pending_count, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (*row, concurrency_group_id, iso(start_at), iso(origin), count, count, now, now),
+    )
+
+
+def _insert_items(conn: Conn, batch_id: str, items: Sequence[ExecuteRequest]) -> None:
     conn.executemany(
         f"INSERT INTO {ITEMS} (id, batch_id, idx, status, request, pool_id) "
         "VALUES (?, ?, ?, 'pending', ?, ?)",
@@ -245,7 +242,6 @@ def insert_batch(
             for index, item in enumerate(items)
         ),
     )
-    return batch_id
 
 
 def set_batch(conn: Conn, batch_id: str, **columns: object) -> None:

@@ -1,13 +1,21 @@
-"""What the store modules share: lookups scoped to an organization, name conflicts."""
+"""What the store modules share: lookups scoped to an organization, name conflicts,
+and a row read into its wire model."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from agentform.service.errors import conflict, not_found
+
+M = TypeVar("M", bound=BaseModel)
+_CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
 
 
 def fetch_owned(
@@ -47,3 +55,16 @@ def unique_name(what: str, name: str | None) -> Iterator[None]:
         if "UNIQUE" in str(exc):
             raise conflict(f"a {what} named '{name}' already exists") from None
         raise
+
+
+@cache
+def _columns(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    """(field, column) of each field: `createdAt` is read from `created_at`."""
+    return tuple((name, _CAMEL_HUMP.sub("_", name).lower()) for name in model.model_fields)
+
+
+def model_from_row(model: type[M], row: sqlite3.Row, **computed: Any) -> M:
+    """`model` with each field read from the column of its snake_case name, but for
+    the `computed` ones (a field whose column is named otherwise, or is converted)."""
+    values = {field: row[column] for field, column in _columns(model) if field not in computed}
+    return model(**values, **computed)

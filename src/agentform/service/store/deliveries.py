@@ -11,33 +11,18 @@ import json
 import secrets
 import sqlite3
 import threading
-import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from datetime import datetime
+from typing import Any
 
-from pydantic import BaseModel
-
-from agentform.service.db import Conn
-from agentform.service.store.pages import Page, PageParams
+from agentform.service.models.deliveries import Delivery, DeliveryStatus
+from agentform.service.models.pages import Page
+from agentform.service.store.common import model_from_row
+from agentform.service.store.database import Conn
+from agentform.service.store.pages import PageParams
 from agentform.service.store.webhooks import integration_page
-
-DeliveryStatus = Literal["pending", "delivered", "failed"]
-
-
-class Delivery(BaseModel):
-    id: str
-    eventId: str
-    event: str
-    executionId: str | None = None
-    batchId: str | None = None
-    status: DeliveryStatus
-    attempts: int
-    lastResponseStatus: int | None = None
-    lastError: str | None = None
-    createdAt: str
-    updatedAt: str
 
 
 @dataclass(frozen=True)
@@ -60,15 +45,16 @@ _sequence_lock = threading.Lock()
 _last_sequence = 0
 
 
-def sequential_id() -> str:
-    """A UUID (version 7 layout) whose text sorts in the order ids were made.
+def sequential_id(now: datetime) -> str:
+    """A UUID (version 7 layout, its time `now`: the service's clock) whose text
+    sorts in the order ids were made.
 
     Lists order by `createdAt`, then id; deliveries written at one instant (one
     event, several attachments; or a manual clock) so list in the order written.
     """
     global _last_sequence
     with _sequence_lock:
-        _last_sequence = max(_last_sequence + 1, (time.time_ns() // 1_000_000) << 12)
+        _last_sequence = max(_last_sequence + 1, (int(now.timestamp() * 1000)) << 12)
         sequence = _last_sequence
     millis, counter = sequence >> 12, sequence & 0xFFF
     value = (millis << 80) | (0x7 << 76) | (counter << 64) | (0b10 << 62) | secrets.randbits(62)
@@ -76,19 +62,7 @@ def sequential_id() -> str:
 
 
 def delivery_from_row(row: sqlite3.Row) -> Delivery:
-    return Delivery(
-        id=row["id"],
-        eventId=row["event_id"],
-        event=row["event"],
-        executionId=row["execution_id"],
-        batchId=row["batch_id"],
-        status=row["status"],
-        attempts=row["attempts"],
-        lastResponseStatus=row["last_response_status"],
-        lastError=row["last_error"],
-        createdAt=row["created_at"],
-        updatedAt=row["updated_at"],
-    )
+    return model_from_row(Delivery, row)
 
 
 def list_deliveries(
@@ -116,7 +90,7 @@ def insert_delivery(
     attempt sets; the first attempt's is chosen now, so `eventId` always shows
     the one sent last or next). Deliveries of one `lane` are sent one at a time,
     oldest first (default: a lane of its own)."""
-    delivery_id, now = delivery_id or sequential_id(), conn.now_iso()
+    delivery_id, now = delivery_id or sequential_id(conn.now()), conn.now_iso()
     conn.execute(
         "INSERT INTO webhook_deliveries VALUES "
         "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, NULL, NULL, ?, ?)",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentform.service.db import Conn, new_id
+from agentform.service.store.database import Conn, new_id
 
 
 @dataclass(frozen=True)

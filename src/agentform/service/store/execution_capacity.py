@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentform.service.db import Conn
-from agentform.service.executions.status import ACTIVE
+from agentform.service.models.execution_status import ACTIVE
+from agentform.service.store.database import Conn
 
 _ACTIVE = "status IN ({})".format(",".join(f"'{s}'" for s in sorted(ACTIVE)))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 import sqlite3
 
-from agentform.service.db import Conn
+from agentform.service.store.database import Conn
 
 
 def add_file(

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from agentform.service.db import Conn, iso, parse_iso
-from agentform.service.executions.models import Execution, ExecutionResult
-from agentform.service.executions.status import Status
+from agentform.service.models.executions import Execution, ExecutionResult, Status
+from agentform.service.models.pages import Page
 from agentform.service.store import temp_files
 from agentform.service.store.common import fetch_owned
-from agentform.service.store.pages import Page, PageRequest, read_page
+from agentform.service.store.database import Conn, iso, parse_iso
+from agentform.service.store.pages import PageRequest, read_page
 
 _VERSIONS = uuid.UUID("0e2b6a4f-3c1d-4e8a-9b7f-5a6c2d1e0f93")
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from agentform.service.db import Conn, iso, parse_iso
+from agentform.service.store.database import Conn, iso, parse_iso
 
 JOBS_CHANGED = "jobs"
 STATUSES = ("pending", "done", "failed", "cancelled")

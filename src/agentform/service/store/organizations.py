@@ -16,7 +16,7 @@ import threading
 import uuid
 from dataclasses import dataclass
 
-from agentform.service.db import Conn, Database
+from agentform.service.store.database import Conn, Database
 
 KEYS_CHANGED = "api_keys"
 

@@ -13,23 +13,15 @@ import sqlite3
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
-from agentform.service.db import Conn
+from agentform.service.models.pages import Page
+from agentform.service.store.database import Conn
 
 T = TypeVar("T")
 
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 50
-
-
-class Page(BaseModel, Generic[T]):
-    items: list[T]
-    page: int
-    pageSize: int
-    total: int
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,18 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentform.service.db import Conn, new_id
 from agentform.service.errors import conflict
-from agentform.service.models import Member, ProfileSet, ProfileSetCreate, ProfileSetUpdate
+from agentform.service.models.pages import Page
+from agentform.service.models.profile_sets import (
+    Member,
+    ProfileSet,
+    ProfileSetCreate,
+    ProfileSetUpdate,
+)
 from agentform.service.store.batches import live_batch_naming
-from agentform.service.store.common import fetch_owned, fetch_row, unique_name
-from agentform.service.store.pages import Page, PageParams, PageRequest, read_page
+from agentform.service.store.common import fetch_owned, fetch_row, model_from_row, unique_name
+from agentform.service.store.database import Conn, new_id
+from agentform.service.store.pages import PageParams, PageRequest, read_page
 from agentform.service.store.profiles import existing_profile_ids
 
 
@@ -36,25 +42,12 @@ COLUMNS = {
 
 
 def set_from_row(row: sqlite3.Row) -> ProfileSet:
-    return ProfileSet(
-        id=row["id"],
-        name=row["name"],
-        organizationId=row["organization_id"],
-        selectionStrategy=row["selection_strategy"],
-        allowConcurrentUse=bool(row["allow_concurrent_use"]),
-        createdAt=row["created_at"],
-        updatedAt=row["updated_at"],
-    )
+    allow = bool(row["allow_concurrent_use"])  # an INTEGER column
+    return model_from_row(ProfileSet, row, allowConcurrentUse=allow)
 
 
 def member_from_row(row: sqlite3.Row) -> Member:
-    return Member(
-        id=row["id"],
-        name=row["name"],
-        organizationId=row["organization_id"],
-        createdAt=row["created_at"],
-        updatedAt=row["updated_at"],
-    )
+    return model_from_row(Member, row)
 
 
 def _owned(conn: Conn, of: Collection, org_id: str, set_id: object) -> sqlite3.Row:

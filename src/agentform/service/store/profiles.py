@@ -6,9 +6,9 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from agentform.service.db import Conn, new_id
 from agentform.service.errors import bad_request
-from agentform.service.models import (
+from agentform.service.models.pages import Page
+from agentform.service.models.profiles import (
     Cookie,
     CookieIn,
     Credential,
@@ -18,7 +18,8 @@ from agentform.service.models import (
     ProfileUpdate,
 )
 from agentform.service.store.common import fetch_owned, fetch_row, unique_name
-from agentform.service.store.pages import Page, PageRequest, read_page
+from agentform.service.store.database import Conn, new_id
+from agentform.service.store.pages import PageRequest, read_page
 
 SECRET_MASK = "********"  # a credential's value is never answered
 COLUMNS = (

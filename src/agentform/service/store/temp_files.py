@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentform.service.db import Conn, new_id
+from agentform.service.store.database import Conn, new_id
 
 MAX_FILE_BYTES = 25 * 1024 * 1024
 """At most 25 MiB a file (API.md §1, §11)."""

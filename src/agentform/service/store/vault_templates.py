@@ -1,7 +1,9 @@
 """Vault templates (API.md §7): rows, queries, row -> model; presets are read-only.
 
-The template rules (field keys, step checks) are the caller's: this module
-stores templates that have already passed them.
+The template rules (field keys, step checks) are the shared ones of
+`agentform.rules.vault_templates`; `build_template` applies them on the way
+in (a 400 naming every field at fault), and the rest of this module stores
+templates that have passed them.
 """
 
 from __future__ import annotations
@@ -12,13 +14,35 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from agentform.service.db import Conn, new_id
-from agentform.service.errors import ServiceError, not_found
-from agentform.service.models import Template, TemplateField, TemplateStep
+from agentform.rules.vault_templates import StepLike, field_key, template_problems
+from agentform.service.errors import ServiceError, bad_request, not_found
+from agentform.service.models.pages import Page
+from agentform.service.models.vault_templates import (
+    Template,
+    TemplateField,
+    TemplateFieldIn,
+    TemplateStep,
+)
 from agentform.service.store.common import fetch_row, unique_name
-from agentform.service.store.pages import Page, PageRequest, read_page
+from agentform.service.store.database import Conn, new_id
+from agentform.service.store.pages import PageRequest, read_page
 
 VISIBLE = "(organization_id = ? OR organization_id IS NULL)"
+
+
+def build_template(
+    fields: Sequence[TemplateFieldIn | TemplateField], steps: Sequence[StepLike]
+) -> list[TemplateField]:
+    """The fields with their derived keys; ServiceError 400 listing every problem."""
+    problems = template_problems([f.label for f in fields], steps)
+    if problems:
+        raise bad_request(problems)
+    return [
+        TemplateField(
+            type=f.type, label=f.label, required=f.required, hint=f.hint, key=field_key(f.label)
+        )
+        for f in fields
+    ]
 
 
 def template_from_row(row: sqlite3.Row) -> Template:

@@ -12,44 +12,16 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
 from agentform.rules.signatures import ALGORITHM, SigningKeyPair, generate_key_pair
 from agentform.rules.webhooks import AttachmentSettings, header_digest
-from agentform.service.db import Conn, Database, new_id
 from agentform.service.errors import ServiceError, not_found
+from agentform.service.models.pages import Page
+from agentform.service.models.webhooks import Attachment, HeaderDigest, Integration, SigningKey
 from agentform.service.store.common import fetch_owned, fetch_row, unique_name
-from agentform.service.store.pages import Page, PageParams, PageRequest, read_page
+from agentform.service.store.database import Conn, Database, new_id
+from agentform.service.store.pages import PageParams, PageRequest, read_page
 
 T = TypeVar("T")
-
-
-class HeaderDigest(BaseModel):
-    digest: str
-
-
-class Integration(BaseModel):
-    id: str
-    name: str
-    url: str
-    organizationId: str
-    payloadVersion: str
-    headers: dict[str, HeaderDigest]
-    createdAt: str
-    updatedAt: str
-
-
-class Attachment(AttachmentSettings):
-    agentId: str
-    integrationId: str
-    createdAt: str
-    updatedAt: str
-
-
-class SigningKey(BaseModel):
-    keyId: str
-    algorithm: str
-    publicKeyPem: str
 
 
 # -- integrations ------------------------------------------------------------------

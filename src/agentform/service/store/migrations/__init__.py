@@ -21,6 +21,7 @@ from __future__ import annotations
 import pkgutil
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import import_module
@@ -88,7 +89,9 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in rows if not r[0].startswith("sqlite_")}
 
 
-def _applied(conn: sqlite3.Connection, known: list[Step]) -> set[int]:
+def _applied(
+    conn: sqlite3.Connection, known: list[Step], now: Callable[[], datetime] | None
+) -> set[int]:
     """The steps the database has had; recognises a release 0.1 database on the way."""
     tables = _tables(conn)
     if "schema_version" not in tables:
@@ -103,12 +106,16 @@ def _applied(conn: sqlite3.Connection, known: list[Step]) -> set[int]:
             "applied_at TEXT NOT NULL)"
         )
         if base <= tables:
-            conn.execute("INSERT INTO schema_version VALUES (1, ?, ?)", (ADOPTED, _now()))
+            conn.execute("INSERT INTO schema_version VALUES (1, ?, ?)", (ADOPTED, _stamp(now)))
     return {r[0] for r in conn.execute("SELECT version FROM schema_version")}
 
 
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+def _stamp(now: Callable[[], datetime] | None) -> str:
+    """When a step was applied: by the database's clock, else the wall clock."""
+    # Imported here: the runtime package imports the store, which imports this module.
+    from agentform.service.clock import wall_now
+
+    return (now or wall_now)().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def schema_versions(conn: sqlite3.Connection) -> list[int]:
@@ -116,15 +123,20 @@ def schema_versions(conn: sqlite3.Connection) -> list[int]:
     return [r[0] for r in conn.execute("SELECT version FROM schema_version ORDER BY version")]
 
 
-def upgrade(conn: sqlite3.Connection, known: list[Step] | None = None) -> list[int]:
+def upgrade(
+    conn: sqlite3.Connection,
+    known: list[Step] | None = None,
+    now: Callable[[], datetime] | None = None,
+) -> list[int]:
     """Applies every missing step, in order, one transaction each; returns their numbers.
 
     `conn` must be in autocommit mode (isolation_level None) and not in a transaction.
+    `now` stamps each step's `applied_at` (the database's clock; default: the wall clock).
     """
     known = steps() if known is None else known
     conn.execute("BEGIN IMMEDIATE")
     try:
-        applied = _applied(conn, known)
+        applied = _applied(conn, known, now)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -139,12 +151,12 @@ def upgrade(conn: sqlite3.Connection, known: list[Step] | None = None) -> list[i
     for step in known:
         if step.number in applied:
             continue
-        _apply(conn, step)
+        _apply(conn, step, now)
         done.append(step.number)
     return done
 
 
-def _apply(conn: sqlite3.Connection, step: Step) -> None:
+def _apply(conn: sqlite3.Connection, step: Step, now: Callable[[], datetime] | None) -> None:
     keys_off = getattr(step.module, "FOREIGN_KEYS", True) is False
     if keys_off:
         conn.execute("PRAGMA foreign_keys=OFF")
@@ -158,7 +170,7 @@ def _apply(conn: sqlite3.Connection, step: Step) -> None:
             if keys_off and conn.execute("PRAGMA foreign_key_check").fetchone():
                 raise MigrationError(f"step {step.name} leaves rows with broken references")
             conn.execute(
-                "INSERT INTO schema_version VALUES (?, ?, ?)", (step.number, step.name, _now())
+                "INSERT INTO schema_version VALUES (?, ?, ?)", (step.number, step.name, _stamp(now))
             )
         conn.execute("COMMIT")
     except BaseException:

@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from agentform.service.errors import ErrorBody
+from agentform.service.models.errors import ErrorBody
 
 ERROR_STATUSES = {
     "400": "Invalid request: malformed id, unknown field, wrong type, out of range",

@@ -7,6 +7,10 @@ forward job by job and runs everything that falls due in the window, in due
 order (including jobs scheduled by those jobs, when they fall due within it),
 with no real sleeping; `advance(0)` runs what is due now.
 
+This module is the only place the service reads the wall clock (`wall_now`,
+`WallClock.seconds`); everything else asks the injected clock, so a test's
+`ManualClock` governs it too (tests/service/test_layers.py checks it).
+
 `clock.sleep(seconds)` is for work that waits on the clock inside a job (a
 timeout racing an HTTP call, say). On the manual clock it ends when `advance`
 moves time past it. Because a job's I/O is real, `advance` waits for in-flight
@@ -23,6 +27,7 @@ import contextlib
 import heapq
 import itertools
 import logging
+import time
 from abc import ABC, abstractmethod
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -35,10 +40,21 @@ log = logging.getLogger("agentform.service.runtime")
 MANUAL_START = datetime(2025, 1, 1, tzinfo=UTC)
 
 
+def wall_now() -> datetime:
+    """Real time, timezone-aware UTC: the wall clock's `now`, and the time of what
+    is written with no clock at hand (a database opened by a tool, a migration)."""
+    return datetime.now(UTC)
+
+
 class Clock(ABC):
     @abstractmethod
     def now(self) -> datetime:
         """The current time, timezone-aware UTC."""
+
+    @abstractmethod
+    def seconds(self) -> float:
+        """Seconds on a clock that never goes back, from an arbitrary start: for
+        measuring intervals (a rate limit's refill), not for timestamps."""
 
     @abstractmethod
     async def sleep(self, seconds: float) -> None:
@@ -51,7 +67,10 @@ class Clock(ABC):
 
 class WallClock(Clock):
     def now(self) -> datetime:
-        return datetime.now(UTC)
+        return wall_now()
+
+    def seconds(self) -> float:
+        return time.monotonic()
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))
@@ -88,6 +107,9 @@ class ManualClock(Clock):
 
     def now(self) -> datetime:
         return self._now
+
+    def seconds(self) -> float:
+        return (self._now - MANUAL_START).total_seconds()
 
     async def sleep(self, seconds: float) -> None:
         if seconds <= 0:

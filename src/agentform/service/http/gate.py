@@ -19,8 +19,8 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive
 
-from agentform.service.auth import authenticate
 from agentform.service.errors import bad_request
+from agentform.service.http.auth import authenticate
 
 MAX_BODY = 1024 * 1024
 

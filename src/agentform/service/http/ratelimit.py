@@ -4,24 +4,25 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentform.service.auth import hash_key
+from agentform.service.clock import Clock
 from agentform.service.errors import error_response
+from agentform.service.http.auth import hash_key
 
 
 class TokenBucket:
-    def __init__(self, rate: float, burst: float | None = None) -> None:
+    def __init__(self, rate: float, clock: Clock, burst: float | None = None) -> None:
         self.rate = rate
+        self.clock = clock
         self.capacity = burst if burst is not None else max(1.0, rate)
         self._tokens: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
     def take(self, who: str) -> float:
         """0 when allowed, else the seconds until a token is there."""
-        now = time.monotonic()
+        now = self.clock.seconds()
         with self._lock:
             tokens, last = self._tokens.get(who, (self.capacity, now))
             tokens = min(self.capacity, tokens + (now - last) * self.rate)
@@ -33,9 +34,9 @@ class TokenBucket:
 
 
 class RateLimitMiddleware:
-    def __init__(self, app: ASGIApp, rate: float) -> None:
+    def __init__(self, app: ASGIApp, rate: float, clock: Clock) -> None:
         self.app = app
-        self.bucket = TokenBucket(rate)
+        self.bucket = TokenBucket(rate, clock)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":

@@ -17,7 +17,7 @@ from agentform.core.errors import PortInUse
 from agentform.service.app import BASE_PATH, create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.runtime import Runner
-from agentform.service.seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
+from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
 
 
 def base_url(host: str, port: int) -> str:

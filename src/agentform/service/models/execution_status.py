@@ -1,4 +1,4 @@
-"""The execution status machine (API.md §9): the statuses, the allowed moves, what is final.
+"""The execution status machine: the statuses, the allowed moves, what is final.
 
 Every status change of an execution goes through `check_move`, so no path of
 the service (an API call, a runner step, a timeout) can make a move this table
@@ -7,18 +7,10 @@ does not allow, and a terminal status is never left.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import get_args
 
-Status = Literal[
-    "queued",
-    "starting",
-    "running",
-    "paused",
-    "awaiting_confirmation",
-    "completed",
-    "failed",
-    "cancelled",
-]
+from agentform.service.models.executions import Status
+
 STATUSES: tuple[Status, ...] = get_args(Status)
 
 TERMINAL: frozenset[Status] = frozenset({"completed", "failed", "cancelled"})

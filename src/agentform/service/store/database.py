@@ -26,6 +26,10 @@ from typing import Any, TypeVar
 from agentform.core.errors import MigrationError
 from agentform.service.store.migrations import upgrade
 
+DEFAULT_DB_PATH = Path(".agentform") / "service.db"
+"""Where a workspace keeps the embedded service's database, under its root: what
+`service run --db` defaults to and what `endpoint: local` opens."""
+
 T = TypeVar("T")
 
 
@@ -69,7 +73,11 @@ def parse_iso(text: str) -> datetime:
 
 
 def wall_now() -> datetime:
-    return datetime.now(UTC)
+    """The runtime's wall clock, for a database opened with no clock (a tool's)."""
+    # Imported here: the runtime package imports the store, which imports this module.
+    from agentform.service.clock import wall_now as runtime_wall_now
+
+    return runtime_wall_now()
 
 
 def new_id() -> str:
@@ -126,7 +134,7 @@ class Database:
         self._caches: dict[str, Any] = {}
         self._listeners: dict[str, list[Callable[[], None]]] = {}
         try:
-            self.applied_steps = upgrade(self._connection())
+            self.applied_steps = upgrade(self._connection(), now=now)
         except sqlite3.DatabaseError as exc:  # not a SQLite file, or a damaged one
             self.close()
             raise MigrationError(f"{self.path}: cannot open the database: {exc}") from None

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader
 
-from agentform.service.db import Database
 from agentform.service.errors import ServiceError
+from agentform.service.store.database import Database
 from agentform.service.store.organizations import find_key, hash_key
 
 __all__ = ["KEY_HEADERS", "Caller", "authenticate", "caller", "database", "hash_key"]

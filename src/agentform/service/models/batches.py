@@ -20,7 +20,7 @@ from agentform.rules.batches import (
     StartAt,
 )
 from agentform.rules.execute import ExecuteRequest
-from agentform.service.models import Id, Request
+from agentform.service.models.base import Id, Request
 
 
 class BatchCreate(Request):

@@ -8,11 +8,21 @@ it requires `workflowId`, `workflowVersionId`, `agentName`, `workflowName`,
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from agentform.service.executions.status import Status
+Status = Literal[
+    "queued",
+    "starting",
+    "running",
+    "paused",
+    "awaiting_confirmation",
+    "completed",
+    "failed",
+    "cancelled",
+]
+"""An execution's status; its moves are `service.executions.status`."""
 
 
 class ExecutionCreated(BaseModel):
@@ -80,13 +90,3 @@ class UserMessage(BaseModel):
 class UserMessageAccepted(BaseModel):
     executionId: str
     status: Status
-
-
-class TempFile(BaseModel):
-    id: str
-    name: str
-    size: int
-
-
-class TempFiles(BaseModel):
-    tempFiles: list[TempFile]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentform.service.db import Conn
-from agentform.service.models import TemplateFieldIn, TemplateStep
+from agentform.service.models.vault_templates import TemplateFieldIn, TemplateStep
 from agentform.service.store import vault_templates
-from agentform.service.vault_rules import build_template
+from agentform.service.store.database import Conn
+from agentform.service.store.vault_templates import build_template
 
 PRESET_TIME = "2024-01-01T00:00:00.000000Z"
 

@@ -12,11 +12,11 @@ from typing import Literal
 
 from fastapi import Depends, Query
 
-from agentform.service.auth import Caller, caller
+from agentform.service.http.auth import Caller, caller
+from agentform.service.models.pages import Page
 from agentform.service.store.pages import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
-    Page,
     PageParams,
     PageRequest,
     Sorting,

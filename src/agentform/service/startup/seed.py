@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from agentform.core.problems import problems_from
 from agentform.core.yamlpos import parse, problem_of
-from agentform.service.db import Database, iso
 from agentform.service.executions.script import Script
 from agentform.service.store import (
     agent_scripts,
@@ -26,6 +25,7 @@ from agentform.service.store import (
     organizations,
     profiles,
 )
+from agentform.service.store.database import Database, iso
 
 DEMO_ORGANIZATION_ID = "0b7f3c1e-0000-4000-8000-000000000001"
 DEMO_ADMIN_KEY = "demo-admin-key"
@@ -104,7 +104,7 @@ class Seed(_Strict):
 
 
 _DEMO_SCRIPTS = yaml.safe_load(
-    (Path(__file__).parent / "executions" / "demo_scripts.yaml").read_text(encoding="utf-8")
+    (Path(__file__).parents[1] / "executions" / "demo_scripts.yaml").read_text(encoding="utf-8")
 )
 
 DEMO_SEED = Seed.model_validate(
@@ -190,7 +190,10 @@ def load_seed(db: Database, seed: Seed) -> None:
                     agent.versions,
                     stamp(),
                 )
-                agent_scripts.set_agent_script(conn, org_id, agent.name, agent.script)
+                script = (
+                    agent.script.model_dump_json(exclude_defaults=True) if agent.script else None
+                )
+                agent_scripts.set_agent_script(conn, org_id, agent.name, script)
             for profile in org.profiles:
                 profiles.ensure_profile(
                     conn,

@@ -1,0 +1,13 @@
+"""The rules of profiles (API.md §5) that the service enforces and the rules of
+profile pools and groups build on: how long a name of the profiles API may be."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import StringConstraints
+
+NAME_MAX_LENGTH = 255
+"""A profile's, a credential's, a pool's and a group's name: 1 to 255 characters."""
+
+Name = Annotated[str, StringConstraints(min_length=1, max_length=NAME_MAX_LENGTH)]

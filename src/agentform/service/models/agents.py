@@ -1,0 +1,16 @@
+"""The agent as the service answers it (API.md §5)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+
+class Agent(BaseModel):
+    id: str
+    name: str
+    organizationId: str
+    userId: str  # its creator: the organization's service user
+    publishedVersion: int
+    versions: list[int]
+    createdAt: str
+    updatedAt: str
