@@ -21,6 +21,7 @@ from typing import Any
 import jinja2
 
 from agentform.config.lines import instrument, line_map
+from agentform.config.sandbox import NotAllowed, WorkspaceSandbox, render_bounded
 from agentform.config.secret_tokens import SecretTokens
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.secrets import Secrets
@@ -109,12 +110,7 @@ class Renderer:
         self.secrets = secrets if secrets is not None else Secrets()
         self.tokens = SecretTokens(self.secrets)
         self.unset_secrets_allowed = unset_secrets_allowed  # export: a placeholder is enough
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(root)),
-            undefined=_RecordingUndefined,
-            keep_trailing_newline=True,
-            autoescape=False,
-        )
+        self.env = WorkspaceSandbox(root, _RecordingUndefined)
         env = self.env
         self.markers = (env.variable_start_string, env.block_start_string, env.comment_start_string)
 
@@ -163,7 +159,7 @@ class Renderer:
         quiet["secret"] = self.tokens.token
         token = _on_undefined.set(lambda message: None)
         try:
-            marked = self.env.from_string(instrument(source)).render(quiet)
+            marked = render_bounded(self.env.from_string(instrument(source)), quiet)
         except Exception:
             return lambda line: line
         finally:
@@ -200,13 +196,16 @@ class _FileRendering:
         errors_before = len(self.diagnostics.items)
         token = _on_undefined.set(lambda message: self.problem(f"template error: {message}"))
         try:
-            text = self.template.render(context)
+            text = render_bounded(self.template, context)
         except Exception as exc:  # a template may fail in any way: it is the user's input
             line = _template_line(exc.__traceback__, self.filename)
             message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
             renderer = self.renderer
             message = renderer.tokens.replace(renderer.secrets.scrub(message), "source")
-            self.diagnostics.error(f"template error: {message}", Position(self.name, line, 1))
+            if isinstance(exc, NotAllowed):  # the whole file's, when no line is to blame
+                self.diagnostics.error(message, Position(self.name, line or 1, 1))
+            else:
+                self.diagnostics.error(f"template error: {message}", Position(self.name, line, 1))
             return None
         finally:
             _on_undefined.reset(token)

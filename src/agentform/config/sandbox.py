@@ -1,0 +1,218 @@
+"""The Jinja2 sandbox workspace files render in: data, never code.
+
+Workspace files are written by whoever opens a pull request, and CI renders
+them next to the credentials (`validate` in a pre-commit hook, `plan` in the PR
+job). So a template:
+- reaches no Python internals: Jinja2's immutable sandbox refuses every
+  attribute starting with `_` and every unsafe one (`__globals__`, `mro`, frames,
+  `gi_code`…), and no mutating method; `namespace` (the one mutable accumulator)
+  is not offered;
+- reads no file outside the workspace: `{% include %}` and `{% import %}` resolve
+  inside the workspace directory after resolving symlinks;
+- does bounded work: at most MAX_STEPS loop iterations and calls, no single
+  value over MAX_VALUE characters (`*`, `~`, `+`, `%`, `**`, widths given to
+  formats and filters), and no rendered file over MAX_RENDERED characters.
+Breaking a rule raises `NotAllowed` (a SecurityError), reported at the
+template's line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2 import nodes
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+MAX_STEPS = 1_000_000  # loop iterations and calls in one file's rendering
+MAX_VALUE = 1 << 20  # characters of one value a template computes
+MAX_RENDERED = 16 << 20  # characters of one rendered file
+MAX_WIDTH = 10_000  # a width or count given to a format or a filter
+NOT_ALLOWED = "not allowed in workspace files"
+
+_BUDGET = "agentform_step"  # the global the loops are rewritten to go through
+_CONCAT = "agentform_concat"
+_WIDTHS = re.compile(r"[{%][^}%a-zA-Z]*?(\d+)")  # widths and precisions in a format
+
+
+class NotAllowed(SecurityError):
+    """Something a workspace file may not do; the message says what."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{what}: {NOT_ALLOWED}")
+
+
+class _Budget:
+    """Steps left for one file's rendering."""
+
+    def __init__(self) -> None:
+        self.left = MAX_STEPS
+
+    def step(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise NotAllowed(f"more than {MAX_STEPS:,} loop iterations and calls")
+
+    def counted(self, items: Iterable[Any]) -> Iterator[Any]:
+        for item in items:
+            self.step()
+            yield item
+
+
+def size(value: Any) -> int:
+    """The characters a value holds, shallowly (a list: the sum of its strings)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list | tuple):
+        return sum(len(v) if isinstance(v, str) else 1 for v in value)
+    return 0
+
+
+def _bounded(value: Any) -> Any:
+    if size(value) > MAX_VALUE:
+        raise NotAllowed(f"a value longer than {MAX_VALUE:,} characters")
+    return value
+
+
+def _check_widths(text: Any) -> None:
+    if isinstance(text, str) and any(int(w) > MAX_WIDTH for w in _WIDTHS.findall(text)):
+        raise NotAllowed(f"a format width over {MAX_WIDTH:,}")
+
+
+def _check_counts(args: Iterable[Any]) -> None:
+    if any(isinstance(a, int) and not isinstance(a, bool) and abs(a) > MAX_WIDTH for a in args):
+        raise NotAllowed(f"a width or count over {MAX_WIDTH:,}")
+
+
+def _check_operands(operator: str, left: Any, right: Any) -> None:
+    """Refuses, before it is computed, a product or power too large to hold."""
+    if operator == "*":
+        count, repeated = (right, left) if isinstance(right, int) else (left, right)
+        if isinstance(count, int) and size(repeated) * count > MAX_VALUE:
+            raise NotAllowed(f"a value longer than {MAX_VALUE:,} characters")
+    elif operator == "**" and isinstance(left, int) and isinstance(right, int):
+        if abs(right) > 64 or left.bit_length() * abs(right) > 4096:
+            raise NotAllowed("a number over 4,096 bits")
+    elif operator == "%":
+        _check_widths(left)
+
+
+def _check_replace(text: Any, old: Any, new: Any) -> None:
+    if isinstance(text, str) and str(old) and text.count(str(old)) * len(str(new)) > MAX_VALUE:
+        raise NotAllowed(f"a value longer than {MAX_VALUE:,} characters")
+
+
+class _WorkspaceLoader(jinja2.BaseLoader):
+    """Templates by path inside the workspace, symlinks resolved; nothing outside."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        path = (self.root / template).resolve()
+        if Path(template).is_absolute() or not path.is_relative_to(self.root):
+            raise NotAllowed(f"'{template}' is outside the workspace")
+        if not path.is_file():
+            raise jinja2.TemplateNotFound(template)
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise jinja2.TemplateNotFound(template) from exc
+        mtime = path.stat().st_mtime
+        return source, str(path), lambda: path.stat().st_mtime == mtime
+
+
+class WorkspaceSandbox(ImmutableSandboxedEnvironment):
+    """The environment every workspace file renders in (see the module's docstring)."""
+
+    intercepted_binops = frozenset({"*", "**", "+", "%"})
+
+    def __init__(self, root: Path, undefined: type[jinja2.Undefined]) -> None:
+        super().__init__(
+            loader=_WorkspaceLoader(root),
+            undefined=undefined,
+            keep_trailing_newline=True,
+            autoescape=False,
+        )
+        self.budget = _Budget()
+        del self.globals["namespace"]
+        self.globals[_BUDGET] = lambda items: self.budget.counted(items)
+        self.globals[_CONCAT] = lambda *parts: _bounded("".join(str(p) for p in parts))
+        for name in ("center", "indent", "wordwrap", "truncate", "format", "replace"):
+            self.filters[name] = _checked_filter(self.filters[name])
+
+    def fresh_budget(self) -> None:
+        self.budget = _Budget()
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if attribute.startswith("_"):  # whether the object has it or not
+            raise NotAllowed(f"the attribute {attribute!r} of a {type(obj).__name__}")
+        if attribute in ("format", "format_map"):  # the sandbox wraps str.format itself
+            _check_widths(obj)
+        return super().getattr(obj, attribute)
+
+    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
+        raise NotAllowed(f"the attribute {attribute!r} of a {type(obj).__name__}")
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        __self.budget.step()
+        if not isinstance(getattr(__obj, "__self__", None), str):
+            return super().call(__context, __obj, *args, **kwargs)
+        # A str method (center, ljust, zfill, format, replace, join…): bounded widths
+        # and counts before it runs, a bounded result after.
+        _check_counts([*args, *kwargs.values()])
+        _check_widths(__obj.__self__)
+        if __obj.__name__ == "replace" and len(args) >= 2:
+            _check_replace(__obj.__self__, args[0], args[1])
+        return _bounded(super().call(__context, __obj, *args, **kwargs))
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        _check_operands(operator, left, right)
+        return _bounded(super().call_binop(context, operator, left, right))
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+        """The template's tree with every loop counted and every `~` bounded."""
+        tree = super()._parse(source, name, filename)
+        for loop in tree.find_all(nodes.For):
+            loop.iter = nodes.Call(nodes.Name(_BUDGET, "load"), [loop.iter], [], None, None)
+        for concat in list(tree.find_all(nodes.Concat)):
+            call = nodes.Call(nodes.Name(_CONCAT, "load"), concat.nodes, [], None, None)
+            concat.nodes = [call]
+        return tree
+
+
+def _checked_filter(original: Callable[..., Any]) -> Callable[..., Any]:
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        _check_counts([*args[1:], *kwargs.values()])
+        if args and original.__name__ in ("do_format",):
+            _check_widths(args[0])
+        if original.__name__ == "do_replace" and len(args) >= 4:
+            _check_replace(*args[1:4])
+        return _bounded(original(*args, **kwargs))
+
+    for attribute in ("jinja_pass_arg",):  # eval-context / environment filters
+        if hasattr(original, attribute):
+            setattr(checked, attribute, getattr(original, attribute))
+    checked.__name__ = original.__name__
+    return checked
+
+
+def render_bounded(template: jinja2.Template, context: dict[str, Any]) -> str:
+    """The template's text, stopped once it passes MAX_RENDERED characters."""
+    environment = template.environment
+    if isinstance(environment, WorkspaceSandbox):
+        environment.fresh_budget()
+    parts: list[str] = []
+    total = 0
+    for part in template.generate(context):
+        total += len(part)
+        if total > MAX_RENDERED:
+            raise NotAllowed(f"a rendered file longer than {MAX_RENDERED:,} characters")
+        parts.append(part)
+    return "".join(parts)

@@ -1,0 +1,159 @@
+"""Workspace files are data, never code: what a pull request's author can write
+into a template is refused at its file:line, offline, with nothing run and with
+bounded time and memory (config/sandbox.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agentform.cli.main import cli
+from agentform.config.loader import load_workspace
+from agentform.config.sandbox import MAX_RENDERED, MAX_STEPS, MAX_VALUE, MAX_WIDTH
+from agentform.core.errors import DiagnosticsError
+from tests.provisioner.harness import write_workspace
+
+ROOT = "workspace: hostile\n"
+
+
+def problems(ws: Path, pools: str, **files: str) -> list[str]:
+    write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": pools, **files})
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws, environ={})
+    return [d.render() for d in info.value.diagnostics]
+
+
+def named(expression: str) -> str:
+    return f'profilePools:\n  - name: "{{{{ {expression} }}}}"\n'
+
+
+@pytest.mark.parametrize(
+    ("expression", "refused"),
+    [
+        ("cycler.__init__.__globals__.os.popen('touch PWNED').read()", "'__init__' of a type"),
+        ("joiner.__init__.__globals__", "'__init__' of a type"),
+        ("''.__class__.__mro__[1].__subclasses__()", "'__class__' of a str"),
+        ("lipsum.__globals__['os']", "'__globals__' of a function"),
+        ("self.__init__", "'__init__' of a TemplateReference"),
+        ("vars.__class__", "'__class__' of a dict"),
+        ("cycler|attr('__init__')", "'__init__' of a type"),
+        ("range.__self__", "'__self__' of a function"),
+        ("vars._private", "'_private' of a dict"),
+    ],
+)
+def test_a_template_reaches_no_python_internals(
+    ws: Path, expression: str, refused: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ws.parent)
+    found = problems(ws, named(expression))
+    assert found == [
+        f"pools.yaml:2:1: error: the attribute {refused}: not allowed in workspace files"
+    ]
+    assert not (ws.parent / "PWNED").exists() and not (ws / "PWNED").exists()
+
+
+def test_validate_refuses_code_and_runs_nothing(ws: Path) -> None:
+    """The offline command of the pre-commit hook and the PR job: exit 1, nothing run."""
+    marker = ws.parent / "PWNED"
+    expression = f"cycler.__init__.__globals__.os.popen('touch {marker}').read()"
+    write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": named(expression)})
+    result = CliRunner().invoke(cli, ["validate", "-C", str(ws)])
+    assert result.exit_code == 1
+    assert "not allowed in workspace files" in result.output
+    assert "Traceback" not in result.output and not marker.exists()
+
+
+def test_namespace_is_not_offered(ws: Path) -> None:
+    found = problems(ws, "{% set ns = namespace(s='') %}" + named("ns.s"))
+    assert found and all("'namespace' is undefined" in f for f in found)
+
+
+@pytest.mark.parametrize(
+    ("expression", "refused"),
+    [
+        ("'a' * 2000000000", f"a value longer than {MAX_VALUE:,} characters"),
+        ("2000000000 * 'a'", f"a value longer than {MAX_VALUE:,} characters"),
+        ("['a'] * 2000000000", f"a value longer than {MAX_VALUE:,} characters"),
+        ("('a' * 1000) ~ ('b' * 1048000)", f"a value longer than {MAX_VALUE:,} characters"),
+        ("'a'|center(2000000000)", f"a width or count over {MAX_WIDTH:,}"),
+        ("'a'.ljust(2000000000)", f"a width or count over {MAX_WIDTH:,}"),
+        ("'%2000000000s' % 'a'", f"a format width over {MAX_WIDTH:,}"),
+        ("'%2000000000s'|format('a')", f"a format width over {MAX_WIDTH:,}"),
+        ("'{:2000000000}'.format('a')", f"a format width over {MAX_WIDTH:,}"),
+        ("('x' * 100000)|replace('x', 'y' * 1000)", f"a value longer than {MAX_VALUE:,}"),
+        ("('x' * 100000).replace('x', 'y' * 1000)", f"a value longer than {MAX_VALUE:,}"),
+        ("2 ** 100000000", "a number over 4,096 bits"),
+        ("((10 ** 64) ** 64) ** 64", "a number over 4,096 bits"),
+    ],
+)
+def test_a_template_computes_no_huge_value(ws: Path, expression: str, refused: str) -> None:
+    found = problems(ws, named(expression))
+    assert len(found) == 1 and found[0].startswith("pools.yaml:2:1: error: "), found
+    assert refused in found[0] and found[0].endswith("not allowed in workspace files")
+
+
+def test_loops_and_calls_are_counted(ws: Path) -> None:
+    nested = "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}"
+    found = problems(ws, nested + "\nprofilePools: []\n")
+    assert found == [
+        f"pools.yaml:1:1: error: more than {MAX_STEPS:,} loop iterations and calls: "
+        "not allowed in workspace files"
+    ]
+
+
+def test_macros_recursing_exponentially_are_counted(ws: Path) -> None:
+    macro = "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}"
+    found = problems(ws, macro + "{{ f(60) }}\nprofilePools: []\n")
+    assert len(found) == 1 and f"more than {MAX_STEPS:,} loop iterations and calls" in found[0]
+
+
+def test_the_rendered_file_is_bounded(ws: Path) -> None:
+    loop = "{% for i in range(100000) %}# {{ 'x' * 1000 }}\n{% endfor %}"
+    found = problems(ws, loop + "profilePools: []\n")
+    assert found == [
+        f"pools.yaml:1:1: error: a rendered file longer than {MAX_RENDERED:,} characters: "
+        "not allowed in workspace files"
+    ]
+
+
+def test_ordinary_templates_still_render(ws: Path) -> None:
+    """The bounds leave room for what workspaces do: loops over thousands, filters,
+    formats, macros, includes of shared files."""
+    shared = "{% macro pool(n) %}  - {name: 'p-{{ '%05d' % n }}', members: []}\n{% endmacro %}"
+    pools = (
+        "{% import 'shared/macros.j2' as m %}profilePools:\n"
+        "{% for i in range(3000) %}{{ m.pool(i) }}{% endfor %}"
+        "  - name: \"{{ 'Eu'|upper ~ '-' ~ ('x' * 3)|replace('x', 'y') }}\"\n"
+        "  - name: \"{{ '{:>6}'.format('r')|trim }}-{{ (2 ** 10)|string|center(8)|trim }}\"\n"
+    )
+    (ws / "shared").mkdir(parents=True)
+    (ws / "shared" / "macros.j2").write_text(shared)
+    write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": pools})
+    names = [d.model.name for d in load_workspace(ws, environ={}).declared["profilePools"]]
+    assert len(names) == 3002 and names[0] == "p-00000" and names[-2:] == ["EU-yyy", "r-1024"]
+
+
+@pytest.mark.parametrize(
+    "include",
+    ["../outside.yaml", "/etc/hostname", "shared/../../outside.yaml", "link/hostname"],
+)
+def test_includes_stay_inside_the_workspace(ws: Path, include: str) -> None:
+    (ws.parent / "outside.yaml").write_text("profilePools: [{name: stolen}]\n")
+    ws.mkdir(parents=True, exist_ok=True)
+    os.symlink("/etc", ws / "link")
+    found = problems(ws, f"{{% include '{include}' %}}\n")
+    assert len(found) == 1 and "stolen" not in found[0]
+    assert found[0].endswith(
+        f"'{include}' is outside the workspace: not allowed in workspace files"
+    )
+
+
+def test_a_symlink_inside_the_workspace_is_followed(ws: Path) -> None:
+    (ws / "shared").mkdir(parents=True)
+    (ws / "shared" / "pools.j2").write_text("profilePools: [{name: shared}]\n")
+    os.symlink(ws / "shared", ws / "common")
+    write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": "{% include 'common/pools.j2' %}\n"})
+    assert [d.model.name for d in load_workspace(ws).declared["profilePools"]] == ["shared"]
