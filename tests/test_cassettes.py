@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,27 @@ def test_an_empty_secret_does_not_make_the_text_around_it_scrubbed(tmp_path: Pat
         {"T": ""},
     )
     assert "Bearer note" in text  # plain text stays as it is
+
+
+def test_record_cassette_without_vcrpy_names_the_extra_before_any_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vcrpy is the optional extra agentform[cassettes]: without it, --record-cassette
+    stops with one line saying what to install, before a client is opened."""
+    import agentform.api.connect
+
+    def no_call(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a client was opened")
+
+    monkeypatch.setitem(sys.modules, "vcr", None)  # `import vcr` raises ImportError
+    monkeypatch.setattr(agentform.api.connect, "open_client", no_call)
+    cassette = tmp_path / "run.yaml"
+    result = CliRunner().invoke(
+        cli, ["plan", "-C", str(QUICKSTART), "--record-cassette", str(cassette)]
+    )
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "Error: --record-cassette needs vcrpy, which is not installed: "
+        "pip install 'agentform[cassettes]'"
+    ]
+    assert not cassette.exists()
