@@ -57,7 +57,7 @@ def _persister(secrets: Secrets) -> type:
     from vcr.persisters.filesystem import FilesystemPersister
     from vcr.serializers import compat
 
-    class ScrubbingPersister(FilesystemPersister):
+    class ScrubbingPersister(FilesystemPersister):  # type: ignore[misc]  # vcrpy has no types
         @staticmethod
         def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
             interactions = [

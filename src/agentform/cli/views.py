@@ -68,7 +68,7 @@ def workspace_name(root: Path) -> str:
     try:
         data = yaml.safe_load((root / ROOT_FILE).read_text())
         if isinstance(data, dict) and isinstance(data.get("workspace"), str):
-            return data["workspace"]
+            return str(data["workspace"])
     except (OSError, yaml.YAMLError):
         pass
     return root.resolve().name
