@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from click.testing import CliRunner
@@ -21,17 +23,18 @@ from agentform.engine.apply import apply_plan
 from agentform.engine.planner import make_plan
 from agentform.service import DEMO_ADMIN_KEY
 
+T = TypeVar("T")
 CASSETTES = Path(__file__).parent / "cassettes"
 QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
 
 
-def replay(name: str, fn, secrets: Secrets | None = None):  # type: ignore[no-untyped-def]
+def replay(name: str, fn: Callable[[ApiClient], Awaitable[T]], secrets: Secrets | None = None) -> T:
     """Runs fn(api) with every HTTP exchange served from the cassette, nothing else
     (requests scrubbed of `secrets` as they were when recorded, to match)."""
     player = cassette_vcr(secrets or Secrets(), None, record_mode="none")
     player.match_on = ("method", "scheme", "host", "port", "path", "query", "body")
 
-    async def go():  # type: ignore[no-untyped-def]
+    async def go() -> T:
         # a plain HTTP client to a host that does not exist: only the cassette can answer
         async with ApiClient(LOCAL_BASE_URL, "not-a-real-key") as api:
             return await fn(api)

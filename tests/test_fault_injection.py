@@ -78,7 +78,7 @@ FILES = {
 
 # Live before the first apply: what must change, what must be deleted, and what
 # must be left alone (an undeclared pool and a protected group, with members).
-LIVE = {
+LIVE: dict[str, list[tuple[dict[str, Any], list[str]]]] = {
     "/agent-profile-pools": [
         ({"name": "pool-0", "selectionStrategy": "most_recently_used"}, ["bot-5", "bot-6"]),
         ({"name": "gone-pool"}, ["bot-1"]),

@@ -185,7 +185,7 @@ def _ids(service: Service) -> dict[str, str]:
         items = await api.list_all("/agent-profile-pools") + await api.list_all("/profile-groups")
         return {i["name"]: i["id"] for i in items}
 
-    return service.run(go)  # type: ignore[no-any-return]
+    return service.run(go)
 
 
 def test_the_next_change_is_sent_before_a_finished_one_is_worked_on() -> None:

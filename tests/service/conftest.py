@@ -99,6 +99,7 @@ def running(
     with TestClient(app) as client:
 
         def advance(seconds: float = 0.0) -> None:
+            assert client.portal is not None  # the client is running
             client.portal.call(app.state.clock.advance, seconds)
 
         yield Api(client, key), advance

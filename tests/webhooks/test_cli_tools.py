@@ -169,7 +169,7 @@ def test_listen_verifies_prints_answers_forwards_and_saves(
     assert "NOT VERIFIED: no signature" in process.stdout.readline()
     process.stdout.readline()
 
-    forwarded = process.handler.wait_for(3)  # type: ignore[attr-defined]
+    forwarded = process.handler.wait_for(3)
     assert forwarded[0].body == BODY  # the exact bytes, with the headers that came
     assert forwarded[0].headers["X-Service-Signature"] == signature
     assert forwarded[0].headers["X-Team"] == TEAM  # forwarded as it came
@@ -220,7 +220,7 @@ def test_listen_saves_and_prints_custom_header_values_masked(
     headers = {"X-Service-Signature": signature, "X-Team-Token": token, "User-Agent": token}
     assert httpx.post(url, content=BODY, headers=headers).status_code == 204
     printed = [process.stdout.readline(), process.stdout.readline()]
-    [forwarded] = process.handler.wait_for(1)  # type: ignore[attr-defined]
+    [forwarded] = process.handler.wait_for(1)
     assert forwarded.headers["X-Team-Token"] == token
     [saved] = sorted((tmp_path / "saved").iterdir())
     data = saved.read_bytes()
