@@ -19,7 +19,7 @@ from agentform.cli.cassette import cassette_vcr
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.core.sensitive import Secrets
-from agentform.engine.apply import apply_plan
+from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.planner import make_plan
 from agentform.service import DEMO_ADMIN_KEY
 
@@ -65,7 +65,7 @@ def test_replay_quickstart_plan() -> None:
 def test_replay_quickstart_apply() -> None:
     workspace = load_workspace(QUICKSTART)
 
-    async def plan_and_apply(api):  # type: ignore[no-untyped-def]
+    async def plan_and_apply(api: ApiClient) -> ApplyReport:
         the_plan = await make_plan(workspace, api, "local")
         return await apply_plan(the_plan, api, 1, values=workspace.sensitive_values())
 

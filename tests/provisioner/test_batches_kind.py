@@ -13,10 +13,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from agentform.api.client import ApiClient
 from agentform.cli.main import cli
-from agentform.config.loader import load_workspace
+from agentform.config.loader import Workspace, load_workspace
 from agentform.core.errors import DiagnosticsError, StalePlanError
-from agentform.engine.apply import apply_plan
+from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.export import export_live
 from agentform.engine.planfile import check_fresh, dump_plan, load_plan, unmask
 from agentform.kinds.context import PlanOptions
@@ -167,7 +168,7 @@ def test_export_leaves_finished_batches_out_and_plans_clean(
         }
     )
 
-    async def pause(api):  # type: ignore[no-untyped-def]
+    async def pause(api: ApiClient) -> None:
         (paused,) = await api.list_all("/execution-batches", {"searchName": "paused"})
         await api.request("POST", f"/execution-batches/{paused['id']}/pause")
 
@@ -239,7 +240,9 @@ def test_a_saved_plan_whose_batch_start_has_passed_since_is_refused(
     assert report.ok and len(report.results) == 2
 
 
-async def _apply_saved(api, text: str, workspace, options: PlanOptions):  # type: ignore[no-untyped-def]
+async def _apply_saved(
+    api: ApiClient, text: str, workspace: Workspace, options: PlanOptions
+) -> ApplyReport:
     plan = load_plan(text)
     await check_fresh(plan, workspace, api, options)
     return await apply_plan(unmask(plan, workspace), api)

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from agentform.cli.main import cli
 from agentform.cli.webhook.listen import Listener, read_capture
@@ -33,7 +33,7 @@ BODY = encode(
 )
 
 
-def run(*args: str, input: bytes | None = None):  # type: ignore[no-untyped-def]
+def run(*args: str, input: bytes | None = None) -> Result:
     return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
 
 
