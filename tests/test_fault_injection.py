@@ -183,6 +183,7 @@ def still_needed(origin: str, workspace: Workspace) -> set[str]:
     return {c.id for c in plan.changes}
 
 
+@pytest.mark.slow
 def test_apply_through_faults_converges_and_reports_honestly(service: str, tmp_path: Path) -> None:
     seed_live(service)
     ws = write_workspace(tmp_path / "ws", FILES)

@@ -93,6 +93,7 @@ def pull_request_plan(repo: Repo, state: State, number: int) -> subprocess.Compl
     return result
 
 
+@pytest.mark.slow
 def test_the_pipeline_end_to_end(tmp_path: Path, github: tuple[str, State]) -> None:
     api, state = github
     repo = Repo(tmp_path / "repo", api)

@@ -70,6 +70,7 @@ def test_an_unchanged_workspace_reads_items_only_of_declared_pending_batches(
     assert plan.summary.unmanaged == 1
 
 
+@pytest.mark.slow
 def test_ten_thousand_items_from_a_csv_file(service: Service, ws: Path) -> None:
     rows = ["order,metadata.shard"] + [f"O-{i:05d},{i % 7}" for i in range(10_000)]
     write_workspace(
