@@ -132,7 +132,10 @@ def test_ordinary_templates_still_render(ws: Path) -> None:
     (ws / "shared").mkdir(parents=True)
     (ws / "shared" / "macros.j2").write_text(shared)
     write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": pools})
-    names = [d.model.name for d in load_workspace(ws, environ={}).declared["profilePools"]]
+    names = [
+        d.model.model_dump()["name"]
+        for d in load_workspace(ws, environ={}).declared["profilePools"]
+    ]
     assert len(names) == 3002 and names[0] == "p-00000" and names[-2:] == ["EU-yyy", "r-1024"]
 
 
@@ -156,4 +159,6 @@ def test_a_symlink_inside_the_workspace_is_followed(ws: Path) -> None:
     (ws / "shared" / "pools.j2").write_text("profilePools: [{name: shared}]\n")
     os.symlink(ws / "shared", ws / "common")
     write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": "{% include 'common/pools.j2' %}\n"})
-    assert [d.model.name for d in load_workspace(ws).declared["profilePools"]] == ["shared"]
+    assert [d.model.model_dump()["name"] for d in load_workspace(ws).declared["profilePools"]] == [
+        "shared"
+    ]
