@@ -171,13 +171,13 @@ def test_record_cassette_without_vcrpy_names_the_extra_before_any_call(
 ) -> None:
     """vcrpy is the optional extra agentform[cassettes]: without it, --record-cassette
     stops with one line saying what to install, before a client is opened."""
-    import agentform.api.connect
+    import agentform.cli.endpoint
 
     def no_call(*args: object, **kwargs: object) -> None:
         raise AssertionError("a client was opened")
 
     monkeypatch.setitem(sys.modules, "vcr", None)  # `import vcr` raises ImportError
-    monkeypatch.setattr(agentform.api.connect, "open_client", no_call)
+    monkeypatch.setattr(agentform.cli.endpoint, "open_client", no_call)
     cassette = tmp_path / "run.yaml"
     result = CliRunner().invoke(
         cli, ["plan", "-C", str(QUICKSTART), "--record-cassette", str(cassette)]
