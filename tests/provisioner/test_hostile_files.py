@@ -157,3 +157,57 @@ def test_a_symlink_inside_the_workspace_is_followed(ws: Path) -> None:
     os.symlink(ws / "shared", ws / "common")
     write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": "{% include 'common/pools.j2' %}\n"})
     assert [d.model.name for d in load_workspace(ws).declared["profilePools"]] == ["shared"]
+
+
+# -- env() and secret(): no credentials, only the variables a workspace declares ---
+
+
+def loaded(ws: Path, pools: str, environ: dict[str, str], root: str = ROOT) -> list[str]:
+    write_workspace(ws, {"agentform.yaml": root, "pools.yaml": pools})
+    try:
+        workspace = load_workspace(ws, environ=environ)
+    except DiagnosticsError as exc:
+        return [d.render() for d in exc.diagnostics]
+    return [d.model.name for d in workspace.declared["profilePools"]]
+
+
+@pytest.mark.parametrize("function", ["env", "secret"])
+def test_a_workspace_file_cannot_read_the_api_key(ws: Path, function: str) -> None:
+    """Not by env() (its value would be shown in the plan, posted on the pull
+    request), nor by secret() (it would be sent to the service as a header)."""
+    root = ROOT + "allowEnv: [AGENTFORM_API_KEY]\n"
+    found = loaded(
+        ws, named(f"{function}('AGENTFORM_API_KEY')"), {"AGENTFORM_API_KEY": "k3y"}, root
+    )
+    assert found == [
+        "pools.yaml:2:15: error: AGENTFORM_API_KEY holds agentform's API key: "
+        "not allowed in workspace files"
+    ]
+
+
+def test_env_reads_only_the_variables_the_workspace_allows(ws: Path) -> None:
+    environ = {"GITHUB_TOKEN": "ghs_x", "AGENTFORM_VAR_REGION": "eu", "TEAM": "pay"}
+    assert loaded(ws, named("env('GITHUB_TOKEN')"), environ) == [
+        "pools.yaml:2:15: error: env('GITHUB_TOKEN'): a workspace file reads only variables "
+        "named AGENTFORM_VAR_* or listed in allowEnv (agentform.yaml)"
+    ]
+    pools = named("env('AGENTFORM_VAR_REGION') ~ '-' ~ env('TEAM')")
+    assert loaded(ws, pools, environ, ROOT + "allowEnv: [TEAM]\n") == ["eu-pay"]
+
+
+def test_allow_env_belongs_in_agentform_yaml(ws: Path) -> None:
+    found = loaded(ws, "allowEnv: [X]\n" + named("'a'"), {})
+    assert found == [
+        "pools.yaml:1:1: error: 'allowEnv' is a workspace setting: it belongs in agentform.yaml"
+    ]
+
+
+def test_secret_reads_any_other_variable(ws: Path) -> None:
+    """A secret() value is never shown: it may come from any variable but the key."""
+    hooks = (
+        "webhooks:\n  - name: h\n    url: https://hooks.example.com/x\n"
+        "    headers: {Authorization: \"{{ secret('GITHUB_TOKEN') }}\"}\n"
+    )
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": hooks})
+    workspace = load_workspace(ws, environ={"GITHUB_TOKEN": "ghs_x"})
+    assert workspace.secrets.values["GITHUB_TOKEN"] == "ghs_x"

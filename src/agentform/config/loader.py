@@ -12,6 +12,7 @@ from typing import Any
 from agentform.config.document import SETTINGS
 from agentform.config.file_parse import (
     Where,
+    allowed_env,
     dotted,
     parse_document,
     read_variables,
@@ -91,7 +92,7 @@ def _load(
     root = root.resolve()
     root_path = _root_file(root, diags)
     variables = read_variables(root_path, cli_vars or {}, var_files or [], diags)
-    renderer = Renderer(root, environ, secrets, unset_secrets_allowed)
+    renderer = Renderer(root, environ, secrets, unset_secrets_allowed, allowed_env(root_path))
     loading = _Loading(root, root_path, renderer, diags)
     files = workspace_files(root, var_files or [])
     for path in files:

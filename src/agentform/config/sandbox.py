@@ -9,6 +9,9 @@ job). So a template:
   is not offered;
 - reads no file outside the workspace: `{% include %}` and `{% import %}` resolve
   inside the workspace directory after resolving symlinks;
+- reads no credential: `env()` reads only variables named AGENTFORM_VAR_* or
+  listed in `allowEnv` (agentform.yaml) (its value is shown in plans, which are
+  posted on pull requests), and neither `env()` nor `secret()` reads the API key;
 - does bounded work: at most MAX_STEPS loop iterations and calls, no single
   value over MAX_VALUE characters (`*`, `~`, `+`, `%`, `**`, widths given to
   formats and filters), and no rendered file over MAX_RENDERED characters.
@@ -19,7 +22,7 @@ template's line.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +31,15 @@ from jinja2 import nodes
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from agentform.api.connect import API_KEY_VARIABLE
+
 MAX_STEPS = 1_000_000  # loop iterations and calls in one file's rendering
 MAX_VALUE = 1 << 20  # characters of one value a template computes
 MAX_RENDERED = 16 << 20  # characters of one rendered file
 MAX_WIDTH = 10_000  # a width or count given to a format or a filter
 NOT_ALLOWED = "not allowed in workspace files"
+ENV_PREFIX = "AGENTFORM_VAR_"  # env() reads these without listing them, as Terraform's TF_VAR_
+CREDENTIALS = frozenset({API_KEY_VARIABLE})
 
 _BUDGET = "agentform_step"  # the global the loops are rewritten to go through
 _CONCAT = "agentform_concat"
@@ -44,6 +51,25 @@ class NotAllowed(SecurityError):
 
     def __init__(self, what: str) -> None:
         super().__init__(f"{what}: {NOT_ALLOWED}")
+
+
+def credential_refusal(name: str) -> str | None:
+    """Why a workspace file may not read the variable `name` at all, or None."""
+    if name in CREDENTIALS:
+        return f"{name} holds agentform's API key: {NOT_ALLOWED}"
+    return None
+
+
+def env_refusal(name: str, allowed: Collection[str]) -> str | None:
+    """Why `env(name)` may not read the variable, or None."""
+    if refused := credential_refusal(name):
+        return refused
+    if name.startswith(ENV_PREFIX) or name in allowed:
+        return None
+    return (
+        f"env('{name}'): a workspace file reads only variables named {ENV_PREFIX}* "
+        "or listed in allowEnv (agentform.yaml)"
+    )
 
 
 class _Budget:
