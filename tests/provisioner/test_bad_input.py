@@ -95,7 +95,9 @@ def test_secret_and_env_without_a_name_are_clean_errors_that_hide_nothing(
         service.plan(ws)
     text = str(info.value)
     assert "pools.yaml:2:16: error: secret() needs the variable's name: secret('NAME')" in text
-    assert "pools.yaml:3:15: error: environment variable AGENTFORM_VAR_TEST_UNSET is not set" in text
+    assert (
+        "pools.yaml:3:15: error: environment variable AGENTFORM_VAR_TEST_UNSET is not set" in text
+    )
     assert "pools.yaml:4:15: error: env() needs the variable's name: env('NAME')" in text
     assert "Renderer" not in text and "positional" not in text
     assert service.log.calls == []
