@@ -368,7 +368,7 @@ def _transformed(run: Run) -> None:
         "      - {type: text, label: B, required: true, hint: \"x{{ secret('TOKEN') ~ 'y' }}\"}\n"
     )
     said = run.cli("validate", code=1, record=False)
-    assert "a secret() value was changed by a filter" in said
+    assert "a secret() value can only be placed in text, not given to |upper" in said
     run.cli("plan", code=1)
 
 

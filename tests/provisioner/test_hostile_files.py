@@ -211,3 +211,41 @@ def test_secret_reads_any_other_variable(ws: Path) -> None:
     write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": hooks})
     workspace = load_workspace(ws, environ={"GITHUB_TOKEN": "ghs_x"})
     assert workspace.secrets.values["GITHUB_TOKEN"] == "ghs_x"
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "secret('T')|upper",
+        "secret('T')|reverse",
+        "secret('T')[1:]",
+        "secret('T')[0]",
+        "secret('T').lower()",
+        "secret('T') * 2",
+        "secret('T')|replace('a', 'b')",
+    ],
+)
+def test_a_secret_can_only_be_placed_in_text(ws: Path, expression: str) -> None:
+    """A transform would need the value, which no template ever sees (secret() gives
+    a token): each is refused at its line, never rendered as something else."""
+    hooks = (
+        "webhooks:\n  - name: h\n    url: https://hooks.example.com/x\n"
+        f'    headers: {{X-A: "{{{{ {expression} }}}}"}}\n'
+    )
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": hooks})
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws, environ={"T": "s3cret-value"})
+    (found,) = [d.render() for d in info.value.diagnostics]
+    assert found.startswith("hooks.yaml:4:") and "s3cret" not in found
+    assert "a secret() value can only be placed in text" in found
+
+
+def test_a_secret_placed_in_text_renders(ws: Path) -> None:
+    hooks = (
+        "webhooks:\n  - name: h\n    url: https://hooks.example.com/x\n"
+        "    headers: {X-A: \"Bearer {{ secret('T') ~ '-x' }}{{ secret('T')|string }}\"}\n"
+    )
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": hooks})
+    workspace = load_workspace(ws, environ={"T": "s3cret"})
+    (hook,) = workspace.declared["webhooks"]
+    assert hook.model.model_dump()["headers"]["X-A"].reveal() == "Bearer s3cret-xs3cret"

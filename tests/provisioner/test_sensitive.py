@@ -73,7 +73,10 @@ def test_a_filter_that_changes_a_secret_is_refused(ws: Path) -> None:
             "    fields: [{type: text, label: A, required: true}]\n",
         },
     )
-    with pytest.raises(DiagnosticsError, match="changed by a filter"):
+    with pytest.raises(
+        DiagnosticsError,
+        match=r"a secret\(\) value can only be placed in text, not given to \|upper",
+    ):
         load_workspace(ws, environ={"TOKEN": VALUE})
 
 
@@ -227,7 +230,8 @@ def test_an_unset_secret_names_a_set_variable_it_may_be_mistyped_as(ws: Path) ->
         {
             "agentform.yaml": "workspace: w\n",
             "t.yaml": "vaultTemplates:\n  - name: T\n    kind: custom\n"
-            "    description: \"{{ secret('OPS_WEBHOOK_TOKEN') }} {{ env('AGENTFORM_VAR_REGION') }}\"\n"
+            "    description: \"{{ secret('OPS_WEBHOOK_TOKEN') }} "
+            "{{ env('AGENTFORM_VAR_REGION') }}\"\n"
             "    fields: [{type: text, label: A, required: true}]\n",
         },
     )
@@ -239,10 +243,8 @@ def test_an_unset_secret_names_a_set_variable_it_may_be_mistyped_as(ws: Path) ->
         "secret OPS_WEBHOOK_TOKEN: environment variable is not set "
         "(did you mean 'OPS_WEBHOOK_TOKN'?)" in text
     )
-    assert (
-        "environment variable AGENTFORM_VAR_REGION is not set (did you mean 'AGENTFORM_VAR_REGOIN'?)"
-        in text
-    )
+    unset = "environment variable AGENTFORM_VAR_REGION is not set"
+    assert f"{unset} (did you mean 'AGENTFORM_VAR_REGOIN'?)" in text
     assert VALUE not in text and "eu-west-1" not in text
 
 

@@ -23,6 +23,7 @@ import jinja2
 from agentform.config.lines import instrument, line_map
 from agentform.config.sandbox import (
     NotAllowed,
+    SecretToken,
     WorkspaceSandbox,
     credential_refusal,
     env_refusal,
@@ -280,7 +281,7 @@ class _FileRendering:
                 self.problem(problem, value_unknown=True, call="secret")
         else:
             renderer.secrets.add(var, value)
-        return renderer.tokens.token(var)
+        return SecretToken(renderer.tokens.token(var))
 
 
 def _template_line(tb: TracebackType | None, filename: str) -> int:

@@ -43,7 +43,21 @@ CREDENTIALS = frozenset({API_KEY_VARIABLE})
 
 _BUDGET = "agentform_step"  # the global the loops are rewritten to go through
 _CONCAT = "agentform_concat"
+_SLICED = "agentform_sliced"  # slices bypass the sandbox's getitem: checked apart
 _WIDTHS = re.compile(r"[{%][^}%a-zA-Z]*?(\d+)")  # widths and precisions in a format
+
+
+class SecretToken(str):
+    """What `secret('NAME')` gives a template: a token standing for the value, which
+    no template sees. Placing it in text is all a template may do with it."""
+
+
+PLACING_FILTERS = frozenset({"string", "default", "d"})
+"""Filters that give a secret() token back as it is."""
+
+
+def _refuse_transform(how: str) -> None:
+    raise NotAllowed(f"a secret() value can only be placed in text, not {how}")
 
 
 class NotAllowed(SecurityError):
@@ -114,8 +128,14 @@ def _check_counts(args: Iterable[Any]) -> None:
         raise NotAllowed(f"a width or count over {MAX_WIDTH:,}")
 
 
+_WIDTH_FILTERS = frozenset({"center", "indent", "wordwrap", "truncate", "format", "replace"})
+
+
 def _check_operands(operator: str, left: Any, right: Any) -> None:
-    """Refuses, before it is computed, a product or power too large to hold."""
+    """Refuses, before it is computed, a product or power too large to hold, and any
+    arithmetic on a secret() token."""
+    if isinstance(left, SecretToken) and operator != "+":
+        _refuse_transform(f"used with {operator}")
     if operator == "*":
         count, repeated = (right, left) if isinstance(right, int) else (left, right)
         if isinstance(count, int) and size(repeated) * count > MAX_VALUE:
@@ -125,6 +145,12 @@ def _check_operands(operator: str, left: Any, right: Any) -> None:
             raise NotAllowed("a number over 4,096 bits")
     elif operator == "%":
         _check_widths(left)
+
+
+def _sliced(value: Any) -> Any:
+    if isinstance(value, SecretToken):
+        _refuse_transform("indexed or sliced")
+    return value
 
 
 def _check_replace(text: Any, old: Any, new: Any) -> None:
@@ -170,18 +196,26 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         del self.globals["namespace"]
         self.globals[_BUDGET] = lambda items: self.budget.counted(items)
         self.globals[_CONCAT] = lambda *parts: _bounded("".join(str(p) for p in parts))
-        for name in ("center", "indent", "wordwrap", "truncate", "format", "replace"):
-            self.filters[name] = _checked_filter(self.filters[name])
+        self.globals[_SLICED] = _sliced
+        for name, original in list(self.filters.items()):
+            self.filters[name] = _checked_filter(name, original)
 
     def fresh_budget(self) -> None:
         self.budget = _Budget()
 
     def getattr(self, obj: Any, attribute: str) -> Any:
+        if isinstance(obj, SecretToken):
+            _refuse_transform(f"given to .{attribute}")
         if attribute.startswith("_"):  # whether the object has it or not
             raise NotAllowed(f"the attribute {attribute!r} of a {type(obj).__name__}")
         if attribute in ("format", "format_map"):  # the sandbox wraps str.format itself
             _check_widths(obj)
         return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        if isinstance(obj, SecretToken):
+            _refuse_transform("indexed or sliced")
+        return super().getitem(obj, argument)
 
     def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
         raise NotAllowed(f"the attribute {attribute!r} of a {type(obj).__name__}")
@@ -207,14 +241,21 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         tree = super()._parse(source, name, filename)
         for loop in tree.find_all(nodes.For):
             loop.iter = nodes.Call(nodes.Name(_BUDGET, "load"), [loop.iter], [], None, None)
+        for item in tree.find_all(nodes.Getitem):
+            if isinstance(item.arg, nodes.Slice):
+                item.node = nodes.Call(nodes.Name(_SLICED, "load"), [item.node], [], None, None)
         for concat in list(tree.find_all(nodes.Concat)):
             call = nodes.Call(nodes.Name(_CONCAT, "load"), concat.nodes, [], None, None)
             concat.nodes = [call]
         return tree
 
 
-def _checked_filter(original: Callable[..., Any]) -> Callable[..., Any]:
+def _checked_filter(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
     def checked(*args: Any, **kwargs: Any) -> Any:
+        if name not in PLACING_FILTERS and any(isinstance(a, SecretToken) for a in args):
+            _refuse_transform(f"given to |{name}")
+        if name not in _WIDTH_FILTERS:
+            return original(*args, **kwargs)
         _check_counts([*args[1:], *kwargs.values()])
         if args and original.__name__ in ("do_format",):
             _check_widths(args[0])
