@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint bench schemas cassettes docs clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml src/agentform/__init__.py  # the version is written there
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'

@@ -89,6 +89,7 @@ class FaultProxy:
         asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+        self._loop.close()  # its selector and self-pipe sockets with it
 
     async def _stop(self) -> None:
         if self._server is not None:

@@ -33,7 +33,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from agentform.api.client import RetryPolicy
+from agentform.api.retries import RetryPolicy
 from agentform.cli.main import cli
 from agentform.core.secrets import Secrets
 from agentform.core.sensitive import MASK

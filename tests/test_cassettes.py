@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from click.testing import CliRunner
@@ -16,21 +19,22 @@ from agentform.cli.endpoint import LOCAL_BASE_URL
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.core.secrets import Secrets
-from agentform.engine.apply import apply_plan
+from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.planner import make_plan
 from agentform.service import DEMO_ADMIN_KEY
 
+T = TypeVar("T")
 CASSETTES = Path(__file__).parent / "cassettes"
 QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
 
 
-def replay(name: str, fn, secrets: Secrets | None = None):  # type: ignore[no-untyped-def]
+def replay(name: str, fn: Callable[[ApiClient], Awaitable[T]], secrets: Secrets | None = None) -> T:
     """Runs fn(api) with every HTTP exchange served from the cassette, nothing else
     (requests scrubbed of `secrets` as they were when recorded, to match)."""
     player = cassette_vcr(secrets or Secrets(), None, record_mode="none")
     player.match_on = ("method", "scheme", "host", "port", "path", "query", "body")
 
-    async def go():  # type: ignore[no-untyped-def]
+    async def go() -> T:
         # a plain HTTP client to a host that does not exist: only the cassette can answer
         async with ApiClient(LOCAL_BASE_URL, "not-a-real-key") as api:
             return await fn(api)
@@ -61,7 +65,7 @@ def test_replay_quickstart_plan() -> None:
 def test_replay_quickstart_apply() -> None:
     workspace = load_workspace(QUICKSTART)
 
-    async def plan_and_apply(api):  # type: ignore[no-untyped-def]
+    async def plan_and_apply(api: ApiClient) -> ApplyReport:
         the_plan = await make_plan(workspace, api, "local")
         return await apply_plan(the_plan, api, 1, values=workspace.sensitive_values())
 
@@ -160,3 +164,27 @@ def test_an_empty_secret_does_not_make_the_text_around_it_scrubbed(tmp_path: Pat
         {"T": ""},
     )
     assert "Bearer note" in text  # plain text stays as it is
+
+
+def test_record_cassette_without_vcrpy_names_the_extra_before_any_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vcrpy is the optional extra agentform[cassettes]: without it, --record-cassette
+    stops with one line saying what to install, before a client is opened."""
+    import agentform.api.connect
+
+    def no_call(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a client was opened")
+
+    monkeypatch.setitem(sys.modules, "vcr", None)  # `import vcr` raises ImportError
+    monkeypatch.setattr(agentform.api.connect, "open_client", no_call)
+    cassette = tmp_path / "run.yaml"
+    result = CliRunner().invoke(
+        cli, ["plan", "-C", str(QUICKSTART), "--record-cassette", str(cassette)]
+    )
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "Error: --record-cassette needs vcrpy, which is not installed: "
+        "pip install 'agentform[cassettes]'"
+    ]
+    assert not cassette.exists()

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 
 
-def run(*args: str, input: str | None = None, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+def run(*args: str, input: str | None = None, env: dict[str, str | None] | None = None) -> Result:
     return CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
 
 
@@ -312,7 +312,7 @@ def test_unreachable_endpoint_is_a_clear_error(quickstart: Path) -> None:
     assert result.exit_code == 1 and "cannot reach the service" in result.output
 
 
-def plan_unreachable(workspace: Path, key: str):  # type: ignore[no-untyped-def]
+def plan_unreachable(workspace: Path, key: str) -> Result:
     """plan against a loopback port where nothing listens."""
     return run(
         "plan",

@@ -29,6 +29,7 @@ def with_stdout_closed(*args: str, cwd: Path) -> subprocess.CompletedProcess[str
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # before the child has written anything
     err = proc.stderr.read()
+    proc.stderr.close()
     code = proc.wait(timeout=120)
     return subprocess.CompletedProcess(proc.args, code, "", err)
 
@@ -48,6 +49,7 @@ def with_stderr_gone(*args: str, cwd: Path, closed: bool) -> subprocess.Complete
     if proc.stderr is not None:
         proc.stderr.close()  # before the child has written anything
     out = proc.stdout.read()
+    proc.stdout.close()
     code = proc.wait(timeout=120)
     return subprocess.CompletedProcess(proc.args, code, out, "")
 
@@ -57,6 +59,7 @@ def in_process(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+@pytest.mark.slow
 def test_apply_with_stdout_closed_completes_every_change(quickstart: Path) -> None:
     done = with_stdout_closed("apply", "--auto-approve", cwd=quickstart)
     assert done.stderr == ""  # no traceback, no crash log, no shutdown noise
@@ -66,6 +69,7 @@ def test_apply_with_stdout_closed_completes_every_change(quickstart: Path) -> No
     assert code == 0 and "No changes." in output  # every change was made
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "code"),
     [

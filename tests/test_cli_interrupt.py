@@ -21,6 +21,7 @@ from agentform.cli.main import cli
 from agentform.engine.apply import ApplyStop
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_apply_reports_and_leaves_nothing_half_done(
     quickstart: Path, signum: int

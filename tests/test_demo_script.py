@@ -9,11 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_the_demo_ends_with_no_changes_and_writes_plain_text_to_a_file(tmp_path: Path) -> None:
     demo = tmp_path / "quickstart"
     shutil.copytree(

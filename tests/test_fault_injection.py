@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.client import ApiClient
+from agentform.api.retries import RetryPolicy
 from agentform.config.loader import Workspace, load_workspace
 from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.planner import make_plan
@@ -78,7 +79,7 @@ FILES = {
 
 # Live before the first apply: what must change, what must be deleted, and what
 # must be left alone (an undeclared pool and a protected group, with members).
-LIVE = {
+LIVE: dict[str, list[tuple[dict[str, Any], list[str]]]] = {
     "/agent-profile-pools": [
         ({"name": "pool-0", "selectionStrategy": "most_recently_used"}, ["bot-5", "bot-6"]),
         ({"name": "gone-pool"}, ["bot-1"]),
@@ -183,6 +184,7 @@ def still_needed(origin: str, workspace: Workspace) -> set[str]:
     return {c.id for c in plan.changes}
 
 
+@pytest.mark.slow
 def test_apply_through_faults_converges_and_reports_honestly(service: str, tmp_path: Path) -> None:
     seed_live(service)
     ws = write_workspace(tmp_path / "ws", FILES)

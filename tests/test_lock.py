@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from agentform.cli import lock
 from agentform.cli.main import cli
@@ -17,7 +17,7 @@ def ws(quickstart: Path) -> Path:
     return quickstart
 
 
-def agentform(*args: str):  # type: ignore[no-untyped-def]
+def agentform(*args: str) -> Result:
     return CliRunner().invoke(cli, list(args))
 
 

@@ -96,6 +96,7 @@ def try_repo(scratch: tuple[Path, dict[str, str]]) -> subprocess.CompletedProces
     )
 
 
+@pytest.mark.slow
 def test_hooks_run_on_the_workspace_and_the_schema_files(
     scratch: tuple[Path, dict[str, str]],
 ) -> None:

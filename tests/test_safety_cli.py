@@ -11,11 +11,11 @@ import uuid
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from starlette.responses import HTMLResponse
 from starlette.types import Receive, Scope, Send
 
-from agentform.api.client import RetryPolicy
+from agentform.api.retries import RetryPolicy
 from agentform.cli.main import cli
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from tests.loopback import serving
@@ -28,7 +28,7 @@ def ws(quickstart: Path) -> Path:
     return quickstart
 
 
-def agentform(*args: str, env: dict[str, str | None] | None = None):  # type: ignore[no-untyped-def]
+def agentform(*args: str, env: dict[str, str | None] | None = None) -> Result:
     return CliRunner().invoke(cli, list(args), env=env)
 
 

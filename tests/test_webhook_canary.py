@@ -114,7 +114,7 @@ def test_a_header_canary_is_found_nowhere(ws: Path, tmp_path: Path) -> None:
     files = [*written(out), *written(ws)]
     assert {"plan.json", "plan-cassette.yaml", "apply-cassette.yaml"} <= {n for n, _ in files}
     assert any(n.startswith("exported/") for n, _ in files)
-    assert found([("the files", HOOKS.encode() + env["HOOK_TOKEN"].encode())])  # it can see
+    assert found([("the files", HOOKS.encode() + str(env["HOOK_TOKEN"]).encode())])  # it can see
     assert not found([*everything, *files])
 
 

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from agentform.core.errors import ApiError
+from agentform.core.sensitive import Sensitive
 from agentform.kinds.base import (
     ApiCall,
     ChildModel,
@@ -96,7 +97,7 @@ class FakeApi:
         return items, {i["id"]: await read(i) for i in items if wanted(i)}
 
     async def _handle(self, method: str, path: str, **kw: Any) -> Any:
-        body = kw.get("json")
+        body: Any = kw.get("json")
         self.calls.append((method, path, body))
         if (method, path.split("/")[1]) in self.fail:
             raise ApiError(method, path, 500, "injected")
@@ -171,7 +172,7 @@ class Folders(Kind):
             out.append(LiveObject(Key(item["name"]), item["id"], state, item))
         return out
 
-    def sensitive_values(self, declared: list[Declared]) -> dict[str, str]:
+    def sensitive_values(self, declared: list[Declared]) -> dict[str, str | Sensitive]:
         return {
             f"folders/{d.model.name}/token": d.model.token  # type: ignore[attr-defined]
             for d in declared
@@ -226,7 +227,7 @@ class FolderLinks(Kind):
 
     def key_of(self, declared: Declared, references: References | None = None) -> Key:
         agent = declared.model.agent  # type: ignore[attr-defined]
-        folder = declared.parent.model.name  # type: ignore[union-attr, attr-defined]
+        folder = declared.parent.model.name  # type: ignore[union-attr]
         return Key(references["agents"].canonical(agent) if references else agent, folder)
 
     def parent_key(self, key: Key) -> Key:
@@ -407,6 +408,6 @@ class Jobs(Kind):
         return [ApiCall(method="POST", path=f"/jobs/{live.id}/cancel")]
 
 
-CONTRACT_KINDS = [Folders, FolderLinks, Jobs]
+CONTRACT_KINDS: list[type[Kind]] = [Folders, FolderLinks, Jobs]
 for _kind in CONTRACT_KINDS:  # registered only while a test asks for them
     Kind.registry.pop(_kind.name, None)

@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 import httpx
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.client import ApiClient
+from agentform.api.retries import RetryPolicy
 from agentform.config.loader import Workspace, load_workspace
 from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.model import Plan

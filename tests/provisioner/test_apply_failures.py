@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agentform.api.client import ApiClient
 from agentform.engine.model import Change, Plan, Summary
 from agentform.kinds.base import ApiCall
 from tests.provisioner.harness import Service, write_workspace
@@ -181,11 +182,11 @@ def test_changes_follow_kind_dependencies_and_deletes_go_the_other_way(
 
 
 def _ids(service: Service) -> dict[str, str]:
-    async def go(api):  # type: ignore[no-untyped-def]
+    async def go(api: ApiClient) -> dict[str, str]:
         items = await api.list_all("/agent-profile-pools") + await api.list_all("/profile-groups")
         return {i["name"]: i["id"] for i in items}
 
-    return service.run(go)  # type: ignore[no-any-return]
+    return service.run(go)
 
 
 def test_the_next_change_is_sent_before_a_finished_one_is_worked_on() -> None:

@@ -4,9 +4,11 @@ in the files, no request at all)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agentform.api.client import ApiClient
 from agentform.core.errors import AgentformError, DiagnosticsError, ReadError
 from tests.provisioner.harness import Service, write_workspace
 
@@ -182,18 +184,18 @@ def _page2(service: Service) -> bool:
 def test_a_list_that_changes_during_the_read_is_refused(service: Service, ws: Path) -> None:
     write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": "profilePools: []\n"})
 
-    async def go(api):  # type: ignore[no-untyped-def]
+    async def go(api: ApiClient) -> Any:
         for i in range(120):
             await api.request("POST", "/agent-profile-pools", json={"name": f"p{i}"})
         original = api.request
 
-        async def racing(method, path, **kw):  # type: ignore[no-untyped-def]
+        async def racing(method: str, path: str, **kw: Any) -> Any:
             answer = await original(method, path, **kw)
             if path == "/agent-profile-pools" and (kw.get("params") or {}).get("page") == 1:
                 await original("DELETE", f"/agent-profile-pools/{answer['items'][0]['id']}")
             return answer
 
-        api.request = racing
+        api.request = racing  # type: ignore[method-assign]
         return await api.list_all("/agent-profile-pools")
 
     with pytest.raises(ReadError, match="changed while it was read"):

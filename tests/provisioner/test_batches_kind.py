@@ -13,10 +13,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from agentform.api.client import ApiClient
 from agentform.cli.main import cli
-from agentform.config.loader import load_workspace
+from agentform.config.loader import Workspace, load_workspace
 from agentform.core.errors import DiagnosticsError, StalePlanError
-from agentform.engine.apply import apply_plan
+from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.export import export_live
 from agentform.engine.planfile import dump_plan, load_plan, verified_plan
 from agentform.kinds.context import PlanOptions
@@ -69,6 +70,7 @@ def test_an_unchanged_workspace_reads_items_only_of_declared_pending_batches(
     assert plan.summary.unmanaged == 1
 
 
+@pytest.mark.slow
 def test_ten_thousand_items_from_a_csv_file(service: Service, ws: Path) -> None:
     rows = ["order,metadata.shard"] + [f"O-{i:05d},{i % 7}" for i in range(10_000)]
     write_workspace(
@@ -167,7 +169,7 @@ def test_export_leaves_finished_batches_out_and_plans_clean(
         }
     )
 
-    async def pause(api):  # type: ignore[no-untyped-def]
+    async def pause(api: ApiClient) -> None:
         (paused,) = await api.list_all("/execution-batches", {"searchName": "paused"})
         await api.request("POST", f"/execution-batches/{paused['id']}/pause")
 
@@ -239,7 +241,9 @@ def test_a_saved_plan_whose_batch_start_has_passed_since_is_refused(
     assert report.ok and len(report.results) == 2
 
 
-async def _apply_saved(api, text: str, workspace, options: PlanOptions):  # type: ignore[no-untyped-def]
+async def _apply_saved(
+    api: ApiClient, text: str, workspace: Workspace, options: PlanOptions
+) -> ApplyReport:
     plan = await verified_plan(load_plan(text), workspace, api, "local", options)
     return await apply_plan(plan, api)
 

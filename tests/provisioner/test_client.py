@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.client import ApiClient
+from agentform.api.retries import RetryPolicy
 from agentform.core.errors import ApiError
 from tests.clock import InstantClock
 
@@ -302,8 +303,11 @@ def test_a_scoped_client_names_the_organization_in_lists_and_creates() -> None:
 
     page = {"items": [], "page": 1, "pageSize": 100, "total": 0}
     t = Scripted(
-        [(200, {"organizations": [ORG_A, ORG_B]}, {}), (200, page, {})]
-        + [(201, {"id": "1"}, {})] * 3
+        [
+            (200, {"organizations": [ORG_A, ORG_B]}, {}),
+            (200, page, {}),
+            *[(201, {"id": "1"}, {})] * 3,
+        ]
     )
 
     async def nothing() -> None:
@@ -347,7 +351,7 @@ def test_a_page_that_fails_stops_the_other_pages_of_its_list() -> None:
     """Page 2 of 4 is refused: the list's error is raised with the other pages'
     reads stopped, not left running (and holding slots) after the run failed."""
 
-    async def go() -> tuple[int, list[int], BaseException | None]:
+    async def go() -> tuple[int, list[int], object]:
         held = asyncio.Event()
         pages: list[int] = []
 

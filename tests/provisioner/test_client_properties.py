@@ -19,7 +19,8 @@ import httpx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.client import ApiClient
+from agentform.api.retries import RetryPolicy
 from agentform.core.errors import ApiError
 from tests.clock import InstantClock
 

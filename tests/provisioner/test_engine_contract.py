@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +193,7 @@ def test_replace_and_cancel_have_their_own_symbols_and_words(contract: FakeApi, 
     assert "  -/+ jobs/alpha/nightly  replace: pending job differs" in text
     assert "Plan: 0 to create, 0 to update, 0 to delete, 1 to replace." in text
     old_id = change.liveId
+    assert old_id is not None
     assert apply(contract, ws, replaced).ok
     assert contract.jobs[old_id]["status"] == "cancelled"
     assert not plan(contract, ws).has_changes  # the cancelled one is history
@@ -257,7 +259,7 @@ def test_the_plan_is_frozen_all_the_way_down(contract: FakeApi, ws: Path) -> Non
     files(ws, FOLDER + "jobs:\n  - {name: nightly, agent: alpha, folder: docs}\n")
     frozen = plan(contract, ws)
     change = frozen.changes[0]
-    attempts = [
+    attempts: list[Callable[[], object]] = [
         lambda: frozen.changes.append(change),  # type: ignore[attr-defined]
         lambda: frozen.fingerprints.update({"x": "y"}),
         lambda: frozen.fingerprints.__setitem__("x", "y"),

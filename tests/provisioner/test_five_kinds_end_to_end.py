@@ -11,7 +11,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.client import ApiClient
+from agentform.api.retries import RetryPolicy
 from agentform.config.loader import load_workspace
 from agentform.engine.apply import apply_plan
 from agentform.engine.model import Plan
@@ -183,8 +184,8 @@ async def _scenario(tmp_path: Path, receiver: Receiver) -> None:
             *[("ops-alerts", "EXECUTION_COMPLETED", "delivered")] * 4,  # 1 earlier, 3 now
         ]
         runs = await e2e.api.list_all("/executions", {"batchId": batch["id"]})
-        first = min(datetime.fromisoformat(r["startedAt"]) for r in runs)
-        assert first >= datetime.fromisoformat(start)  # not before the clock got there
+        earliest = min(datetime.fromisoformat(r["startedAt"]) for r in runs)
+        assert earliest >= datetime.fromisoformat(start)  # not before the clock got there
         events = sorted(str(r.event) for r in receiver.received)
         assert events == [
             "BATCH_COMPLETED",

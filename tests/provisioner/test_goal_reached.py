@@ -79,7 +79,7 @@ async def _answer(send: Send, status: int, body: dict[str, Any]) -> None:
 
 
 def pools(service: Service) -> list[dict[str, Any]]:
-    return service.run(lambda api: api.list_all(POOLS))  # type: ignore[no-any-return]
+    return service.run(lambda api: api.list_all(POOLS))
 
 
 def test_a_retried_create_answered_409_by_its_own_landing_is_adopted(
@@ -93,7 +93,7 @@ def test_a_retried_create_answered_409_by_its_own_landing_is_adopted(
             "  - {name: a, allowConcurrentUse: true, members: [bot-1]}\n",
         },
     )
-    service.log.app = LandsLater(service)  # type: ignore[assignment]
+    service.log.app = LandsLater(service)
     report = service.apply(ws)
     assert report.ok, report_document(report, "ws")
     assert [r.status for r in report.results] == ["succeeded"]
@@ -231,7 +231,7 @@ def test_an_update_and_member_changes_whose_answers_are_lost_are_done(
         },
     )
     gateway = LandsThenFails(service)
-    service.log.app = gateway  # type: ignore[assignment]
+    service.log.app = gateway
     report = service.apply(ws)
     assert report.ok, report_document(report, "ws")
     assert {r.status for r in report.results} == {"succeeded"}
@@ -240,5 +240,5 @@ def test_an_update_and_member_changes_whose_answers_are_lost_are_done(
         for call in gateway.lost
     }
     assert lost == {"PATCH", "POST members", "DELETE members"}, gateway.lost
-    service.log.app = gateway.app  # type: ignore[assignment]
+    service.log.app = gateway.app
     assert not service.plan(ws).has_changes

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from agentform.api.client import ApiClient
 from agentform.core.errors import AgentformError
 from agentform.engine.model import Plan
 from agentform.kinds import Kind
@@ -46,8 +47,8 @@ def discover() -> list[Path]:
 def _ids(service: Service) -> dict[str, str]:
     """Every live id -> a stable placeholder, for comparing plans across runs."""
 
-    async def go(api) -> dict[str, str]:  # type: ignore[no-untyped-def]
-        out = {}
+    async def go(api: ApiClient) -> dict[str, str]:
+        out: dict[str, str] = {}
         collections = [("/profiles", "profile"), ("/agents", "agent")]
         collections += [(k.collection, k.name) for k in Kind.registry.values() if not k.parent]
         for path, kind in collections:

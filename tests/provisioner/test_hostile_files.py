@@ -132,7 +132,10 @@ def test_ordinary_templates_still_render(ws: Path) -> None:
     (ws / "shared").mkdir(parents=True)
     (ws / "shared" / "macros.j2").write_text(shared)
     write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": pools})
-    names = [d.model.name for d in load_workspace(ws, environ={}).declared["profilePools"]]
+    names = [
+        d.model.model_dump()["name"]
+        for d in load_workspace(ws, environ={}).declared["profilePools"]
+    ]
     assert len(names) == 3002 and names[0] == "p-00000" and names[-2:] == ["EU-yyy", "r-1024"]
 
 
@@ -156,7 +159,8 @@ def test_a_symlink_inside_the_workspace_is_followed(ws: Path) -> None:
     (ws / "shared" / "pools.j2").write_text("profilePools: [{name: shared}]\n")
     os.symlink(ws / "shared", ws / "common")
     write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": "{% include 'common/pools.j2' %}\n"})
-    assert [d.model.name for d in load_workspace(ws).declared["profilePools"]] == ["shared"]
+    declared = load_workspace(ws).declared["profilePools"]
+    assert [d.model.model_dump()["name"] for d in declared] == ["shared"]
 
 
 # -- env() and secret(): no credentials, only the variables a workspace declares ---
@@ -168,7 +172,7 @@ def loaded(ws: Path, pools: str, environ: dict[str, str], root: str = ROOT) -> l
         workspace = load_workspace(ws, environ=environ)
     except DiagnosticsError as exc:
         return [d.render() for d in exc.diagnostics]
-    return [d.model.name for d in workspace.declared["profilePools"]]
+    return [d.model.model_dump()["name"] for d in workspace.declared["profilePools"]]
 
 
 @pytest.mark.parametrize("function", ["env", "secret"])

@@ -171,3 +171,38 @@ def test_problems_of_json_items_point_at_the_item_in_the_file(service: Service, 
     with pytest.raises(DiagnosticsError) as info:
         load_workspace(ws)
     assert "rows.json:7:3: error: itemsFile rows.json: not JSON (Expecting" in str(info.value)
+
+
+def test_json_item_positions_are_where_each_item_opens_whatever_lies_between(
+    tmp_path: Path,
+) -> None:
+    """Each item's line and column, past tabs, CRLF line ends, a BOM, non-ASCII text,
+    nested lists and strings holding the list's own punctuation (`],` `{`)."""
+    from agentform.core.diagnostics import Diagnostics, Position
+    from agentform.kinds.items_file import read_items_file
+
+    text = (
+        '\ufeff \r\n[\t{"inputs": {"a": "],[{ Ä"}},{"metadata": {"k": "[1, 2]"}}\r\n'
+        '  ,\n\n\t\t{"inputs": {"b": "x"}, "extra": [[1, [2]], {"c": []}]} ,  {}\r\n]\n'
+    )
+    path = tmp_path / "rows.json"
+    path.write_bytes(text.encode("utf-8"))
+    read = read_items_file(path, "rows.json", Position("b.yaml", 1, 1), Diagnostics())
+    assert read is not None
+    _, positions, _ = read
+    assert [(p.line, p.column) for p in positions] == [(2, 3), (2, 31), (5, 3), (5, 61)]
+    assert [(p.line, p.column) for p in positions[1:3]] == [(2, 31), (5, 3)]
+
+
+def test_an_empty_json_list_is_no_items(tmp_path: Path) -> None:
+    from agentform.core.diagnostics import Diagnostics, Position
+    from agentform.kinds.items_file import _element_offsets, read_items_file
+
+    assert _element_offsets(" [ \n ] ") == []
+    (tmp_path / "rows.json").write_text(" [ \n ] ")
+    diagnostics = Diagnostics()
+    read = read_items_file(
+        tmp_path / "rows.json", "rows.json", Position("b.yaml", 3, 5), diagnostics
+    )
+    assert read is not None and list(read[1]) == []
+    assert [d.summary for d in diagnostics.errors] == ["itemsFile rows.json: has no items"]

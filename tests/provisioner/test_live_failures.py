@@ -19,7 +19,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.client import ApiClient
+from agentform.api.retries import RetryPolicy
 from agentform.config.loader import load_workspace
 from agentform.core.errors import ApiError, UnexpectedAnswer
 from agentform.engine.planner import make_plan

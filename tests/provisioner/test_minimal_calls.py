@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
+from agentform.api.client import ApiClient
 from agentform.kinds.base import top_level_kinds
 from tests.provisioner.harness import Service, write_workspace
 
@@ -110,7 +112,7 @@ def test_member_change_is_at_most_one_add_and_one_remove(service: Service, ws: P
 
 
 def test_more_than_100_members_are_sent_in_chunks(service: Service, ws: Path) -> None:
-    async def make_profiles(api):  # type: ignore[no-untyped-def]
+    async def make_profiles(api: ApiClient) -> None:
         for i in range(150):
             await api.request("POST", "/profiles", json={"name": f"extra-{i:03d}"})
 
@@ -131,7 +133,7 @@ def test_more_than_100_members_are_sent_in_chunks(service: Service, ws: Path) ->
 
 
 def _id(service: Service, name: str, path: str = "/agent-profile-pools") -> str:
-    async def go(api):  # type: ignore[no-untyped-def]
+    async def go(api: ApiClient) -> Any:
         return {i["name"]: i["id"] for i in await api.list_all(path)}[name]
 
     return str(service.run(go))

@@ -13,9 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.client import ApiClient
 from agentform.api.concurrency import AdaptiveConcurrency, Ticket
 from agentform.api.ratelimit import RateLimiter, parse_rate
+from agentform.api.retries import RetryPolicy
 from agentform.core.errors import AgentformError, ApiError
 from tests.clock import InstantClock, ManualClock
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -202,6 +203,7 @@ class WindowMachine(RuleBasedStateMachine):
         assert len(live) == len(self.waiting())
 
 
+@pytest.mark.slow
 def test_the_window_machine() -> None:
     run_state_machine_as_test(
         WindowMachine, settings=settings(max_examples=150, stateful_step_count=30, deadline=None)

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from agentform.api.client import ApiClient
 from agentform.config.loader import load_workspace
 from agentform.core.errors import AgentformError, StalePlanError
-from agentform.engine.apply import apply_plan
+from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.planfile import dump_plan, load_plan, verified_plan
 from agentform.kinds import kinds_in_order
 from tests.provisioner.harness import Service, write_workspace
@@ -24,10 +25,10 @@ def saved_plan(service: Service, ws: Path, environ: dict[str, str]) -> str:
     return dump_plan(service.plan(ws, environ=environ))
 
 
-def apply_saved(service: Service, ws: Path, text: str, environ: dict[str, str]):  # type: ignore[no-untyped-def]
+def apply_saved(service: Service, ws: Path, text: str, environ: dict[str, str]) -> ApplyReport:
     workspace = load_workspace(ws, environ=environ)
 
-    async def go(api):  # type: ignore[no-untyped-def]
+    async def go(api: ApiClient) -> ApplyReport:
         plan = await verified_plan(load_plan(text), workspace, api, "local")
         return await apply_plan(plan, api)
 
@@ -56,7 +57,7 @@ def test_secret_values_are_masked_in_the_file_and_restored_on_apply(
     assert SECRET not in text and "((secret:TPL_DESC))" in text
     assert apply_saved(service, secret_ws, text, env).ok
 
-    async def read(api):  # type: ignore[no-untyped-def]
+    async def read(api: ApiClient) -> Any:
         return await api.list_all("/vault/templates", {"searchName": "T"})
 
     assert [t["description"] for t in service.run(read) if t["name"] == "T"] == [SECRET]
@@ -84,7 +85,7 @@ def test_a_live_change_since_the_plan_is_refused_before_any_write(
     service.seed_live({"profilePools": [{"name": "a"}]})
     text = saved_plan(service, ws, {})
 
-    async def touch(api):  # type: ignore[no-untyped-def]
+    async def touch(api: ApiClient) -> None:
         pool = (await api.list_all("/agent-profile-pools"))[0]
         await api.request(
             "PATCH",

@@ -51,6 +51,7 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
+@pytest.mark.slow
 def test_plan_and_apply_succeed_slower_with_no_blind_retry(limited: str, tmp_path: Path) -> None:
     pools = "".join(f"  - {{name: limited-{i:02d}}}\n" for i in range(POOLS))
     root = write_workspace(

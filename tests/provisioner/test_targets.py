@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
@@ -126,7 +126,7 @@ def test_cli_target_and_exclude_on_plan_and_apply(tmp_path: Path) -> None:
     shutil.copytree(QUICKSTART, ws, ignore=shutil.ignore_patterns(".agentform"))
     runner = CliRunner()
 
-    def run(*args: str):  # type: ignore[no-untyped-def]
+    def run(*args: str) -> Result:
         return runner.invoke(cli, [*args, "-C", str(ws)], catch_exceptions=False)
 
     shown = run("plan", "--target", "profilePools/checkout-*", "--exclude", "vaultTemplates")
@@ -147,7 +147,7 @@ def test_a_saved_plan_is_applied_whole_so_target_and_exclude_are_refused(tmp_pat
     saved = tmp_path / "plan.json"
     runner = CliRunner()
 
-    def run(*args: str):  # type: ignore[no-untyped-def]
+    def run(*args: str) -> Result:
         return runner.invoke(cli, [*args, "-C", str(ws)], catch_exceptions=False)
 
     assert run("plan", "--out", str(saved)).exit_code == 0

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from agentform.api.client import ApiClient
 from agentform.config.loader import load_workspace
 from agentform.core.errors import DiagnosticsError
 from tests.provisioner.harness import Service, write_workspace
@@ -62,7 +63,7 @@ def test_template_rules_are_refused_offline_as_the_service_refuses_them(
         "steps": steps,
     }
 
-    async def create(api):  # type: ignore[no-untyped-def]
+    async def create(api: ApiClient) -> tuple[int, Any]:
         response = await api.sender.send("POST", "/vault/templates", body)
         return response.status_code, response.json()
 

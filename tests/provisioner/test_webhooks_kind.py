@@ -37,7 +37,7 @@ def gets(service: Service, suffix: str) -> list[str]:
 
 
 def live(service: Service, path: str) -> list[dict]:  # type: ignore[type-arg]
-    return service.run(lambda api: api.list_all(path))  # type: ignore[no-any-return]
+    return service.run(lambda api: api.list_all(path))
 
 
 def test_an_unchanged_workspace_reads_each_list_once_and_writes_nothing(

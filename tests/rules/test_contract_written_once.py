@@ -88,7 +88,9 @@ def rules_numbers() -> set[int | float]:
     for path in RULES.glob("*.py"):
         for statement in ast.parse(path.read_text(encoding="utf-8")).body:
             value = statement.value if isinstance(statement, ast.Assign | ast.AnnAssign) else None
-            if isinstance(value, ast.Constant) and _literal_number(value) and value.value > 1:
+            if not isinstance(value, ast.Constant) or not _literal_number(value):
+                continue
+            if isinstance(value.value, int | float) and value.value > 1:
                 found.add(value.value)
     return found
 

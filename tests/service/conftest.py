@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -60,22 +62,23 @@ class Api:
     def as_key(self, key: str | None, header: str = "X-Api-Key") -> Api:
         return Api(self.client, key, header)
 
-    def request(self, method: str, path: str, **kw):  # type: ignore[no-untyped-def]
+    def request(self, method: str, path: str, **kw: Any) -> httpx.Response:
         headers = dict(kw.pop("headers", {}) or {})
         if self.key is not None:
             headers.setdefault(self.header, self.key)
-        return self.client.request(method, BASE + path, headers=headers, **kw)
+        response: httpx.Response = self.client.request(method, BASE + path, headers=headers, **kw)
+        return response
 
-    def get(self, path: str, **kw):  # type: ignore[no-untyped-def]
+    def get(self, path: str, **kw: Any) -> httpx.Response:
         return self.request("GET", path, **kw)
 
-    def post(self, path: str, **kw):  # type: ignore[no-untyped-def]
+    def post(self, path: str, **kw: Any) -> httpx.Response:
         return self.request("POST", path, **kw)
 
-    def patch(self, path: str, **kw):  # type: ignore[no-untyped-def]
+    def patch(self, path: str, **kw: Any) -> httpx.Response:
         return self.request("PATCH", path, **kw)
 
-    def delete(self, path: str, **kw):  # type: ignore[no-untyped-def]
+    def delete(self, path: str, **kw: Any) -> httpx.Response:
         return self.request("DELETE", path, **kw)
 
     def ids(self, path: str) -> dict[str, str]:
@@ -99,6 +102,7 @@ def running(
     with TestClient(app) as client:
 
         def advance(seconds: float = 0.0) -> None:
+            assert client.portal is not None  # the client is running
             client.portal.call(app.state.clock.advance, seconds)
 
         yield Api(client, key), advance
@@ -121,7 +125,7 @@ def api(app: FastAPI) -> Api:
     return Api(TestClient(app))
 
 
-def assert_error(response, status: int, *words: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
+def assert_error(response: httpx.Response, status: int, *words: str) -> dict[str, Any]:
     """An error answer of API.md §3: the status, JSON body {code, message}, code == status."""
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/json")

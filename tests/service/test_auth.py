@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 
 from agentform.service.store import executions, organizations
 from tests.service.conftest import ACME, ADMIN_KEY, BASE, OTHER_KEY, READ_KEY, Api, assert_error
@@ -36,7 +37,8 @@ BATCH = {
 }
 
 # (method, path with {placeholders}, body, success status)
-OPERATIONS: list[tuple[str, str, Any, int]] = [
+Operation = tuple[str, str, Any, int]  # method, path, body, success status
+OPERATIONS: list[Operation] = [
     ("GET", "/context", None, 200),
     ("GET", "/agents", None, 200),
     ("GET", "/agents/{agent}", None, 200),
@@ -103,7 +105,7 @@ OP_IDS = [f"{m} {p}" for m, p, _, _ in OPERATIONS]
 
 
 @pytest.fixture
-def ids(api: Api, app) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def ids(api: Api, app: FastAPI) -> dict[str, str]:
     agent = api.ids("/agents")["checkout-agent"]
     execution = api.post(f"/agents/{agent}/execute", json={}).json()["executionId"]
     with app.state.db.write() as conn:  # the runtime is not running: say it runs
@@ -170,13 +172,15 @@ def _shape(path: str) -> str:
 
 @pytest.mark.parametrize("header", KEY_HEADERS)
 @pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
-def test_each_header_works_on_every_operation(api: Api, ids: dict[str, str], op, header) -> None:  # type: ignore[no-untyped-def]
+def test_each_header_works_on_every_operation(
+    api: Api, ids: dict[str, str], op: Operation, header: str
+) -> None:
     r = call(api.as_key(ADMIN_KEY, header), op, ids)
     assert r.status_code == op[3], r.text
 
 
 @pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
-def test_401_without_a_valid_key(api: Api, ids: dict[str, str], op) -> None:  # type: ignore[no-untyped-def]
+def test_401_without_a_valid_key(api: Api, ids: dict[str, str], op: Operation) -> None:
     assert_error(call(api.as_key(None), op, ids), 401, "missing")
     assert_error(call(api.as_key("no-such-key-000"), op, ids), 401, "invalid")
     both = {"X-Api-Key": ADMIN_KEY, "X-Service-Agents-Api-Key": READ_KEY}
@@ -184,7 +188,7 @@ def test_401_without_a_valid_key(api: Api, ids: dict[str, str], op) -> None:  # 
 
 
 @pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
-def test_read_key_reads_but_never_writes(api: Api, ids: dict[str, str], op) -> None:  # type: ignore[no-untyped-def]
+def test_read_key_reads_but_never_writes(api: Api, ids: dict[str, str], op: Operation) -> None:
     r = call(api.as_key(READ_KEY), op, ids)
     if op[0] == "GET":
         assert r.status_code == 200
@@ -204,20 +208,22 @@ def test_context_says_who_is_calling(api: Api) -> None:
     assert api.as_key(OTHER_KEY).get("/context").json()["organizationName"] == "other"
 
 
-def test_revoked_key_is_401(api: Api, app) -> None:  # type: ignore[no-untyped-def]
+def test_revoked_key_is_401(api: Api, app: FastAPI) -> None:
     assert api.as_key(READ_KEY).get("/context").status_code == 200  # the key map is loaded
     with app.state.db.write() as conn:
         assert organizations.revoke_key(conn, ACME, "reader")
     assert_error(api.as_key(READ_KEY).get("/context"), 401)
 
 
-def test_keys_are_stored_hashed(app) -> None:  # type: ignore[no-untyped-def]
+def test_keys_are_stored_hashed(app: FastAPI) -> None:
     with app.state.db.read() as conn:
         stored = [r[0] for r in conn.execute("SELECT key_hash FROM api_keys")]
     assert ADMIN_KEY not in stored and all(len(h) == 64 for h in stored)
 
 
-def test_authenticating_a_request_makes_no_sqlite_call(api: Api, app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_authenticating_a_request_makes_no_sqlite_call(
+    api: Api, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The key map is in memory: a request that needs no data (GET /context), or is
     refused (a wrong key), never waits on SQLite, on the event loop or anywhere."""
     db = app.state.db

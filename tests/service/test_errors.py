@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from fastapi import FastAPI
 
 from tests.service.conftest import BASE, Api, assert_error
 
@@ -33,7 +34,7 @@ def test_validation_is_400_never_422(api: Api) -> None:
         assert_error(r, 400)
 
 
-def test_server_error_is_a_bare_500(api: Api, app) -> None:  # type: ignore[no-untyped-def]
+def test_server_error_is_a_bare_500(api: Api, app: FastAPI) -> None:
     with app.state.db.write() as conn:
         conn.execute("DROP TABLE profiles")  # the next profile read fails inside SQLite
     r = api.get("/profiles")

@@ -4,7 +4,7 @@ the soft timeout, results, produced files. All on a manual clock."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -244,19 +244,20 @@ def test_a_call_the_status_does_not_allow_is_409_and_changes_nothing(
     app: FastAPI, api: Api, advance: Advance, agents: dict[str, str], when: str, call: str
 ) -> None:
     eid = execute(api, agents["scripted"])
-    reach = {
-        "starting": lambda: None,
-        "running": lambda: advance(0),
-        "awaiting_confirmation": lambda: advance(2),
-        "paused": lambda: (advance(0), api.post(f"/executions/{eid}/pause")),
-        "completed": lambda: (
-            advance(2),
-            api.post(f"/executions/{eid}/user-messages", json={"message": "y"}),
-            advance(1),
-        ),
-        "cancelled": lambda: api.post(f"/executions/{eid}/cancel"),
+    reach: dict[str, list[Callable[[], object]]] = {  # the steps, in order
+        "starting": [],
+        "running": [lambda: advance(0)],
+        "awaiting_confirmation": [lambda: advance(2)],
+        "paused": [lambda: advance(0), lambda: api.post(f"/executions/{eid}/pause")],
+        "completed": [
+            lambda: advance(2),
+            lambda: api.post(f"/executions/{eid}/user-messages", json={"message": "y"}),
+            lambda: advance(1),
+        ],
+        "cancelled": [lambda: api.post(f"/executions/{eid}/cancel")],
     }
-    reach[when]()
+    for step in reach[when]:
+        step()
     assert status_of(api, eid) == when
     before = event_names(app, eid)
     assert_error(api.post(f"/executions/{eid}/{call}"), 409, when)

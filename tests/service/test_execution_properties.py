@@ -55,7 +55,7 @@ def reachable(start: str) -> set[str]:
     return seen
 
 
-REACHABLE = {status: reachable(status) for status in MOVES}
+REACHABLE: dict[str, set[str]] = {status: reachable(status) for status in MOVES}
 
 
 @pytest.fixture(scope="module")
@@ -182,8 +182,8 @@ def test_any_interleaving_keeps_the_status_machine(
                 ids = list(observed.statuses)
                 target = ids[int(arg) % len(ids)]  # type: ignore[call-overload]
                 path = "user-messages" if kind == "message" else kind
-                body = {"message": "hello"} if kind == "message" else None
-                r = api.post(f"/executions/{target}/{path}", json=body)
+                sent = {"message": "hello"} if kind == "message" else None
+                r = api.post(f"/executions/{target}/{path}", json=sent)
                 allowed = now[target] in ALLOWED_FROM[kind]
                 assert r.status_code == ((202 if kind == "message" else 200) if allowed else 409), (
                     kind,

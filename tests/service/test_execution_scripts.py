@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agentform.service.executions import status
 from agentform.service.executions.program import compile_program, node_id
 from agentform.service.executions.script import Script, ScriptError, render
+from agentform.service.models import execution_status as status
 from agentform.service.startup.seed import DEMO_SEED, SeedError, read_seed
 
 SCRIPT = Script.model_validate(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from fastapi import FastAPI
 
 from tests.service.conftest import Api, assert_error
 
@@ -95,7 +96,7 @@ def test_lists_show_only_the_callers_organization(api: Api) -> None:
     assert set(other.ids("/agents")) == {"other-agent"}
 
 
-def test_pages_stay_exact_while_writes_interleave(api: Api, app) -> None:  # type: ignore[no-untyped-def]
+def test_pages_stay_exact_while_writes_interleave(api: Api, app: FastAPI) -> None:
     """Lists are served from an order cache valid for one database generation; a
     random run of creates, renames and deletes must never show a stale page."""
     import random
@@ -125,7 +126,7 @@ def test_pages_stay_exact_while_writes_interleave(api: Api, app) -> None:  # typ
         assert [i["name"] for i in by_name.json()["items"]] == sorted(model.values())[:100]
 
 
-def test_a_read_is_served_from_the_cache_until_the_next_write(api: Api, app) -> None:  # type: ignore[no-untyped-def]
+def test_a_read_is_served_from_the_cache_until_the_next_write(api: Api, app: FastAPI) -> None:
     db = app.state.db
     for i in range(3):
         api.post("/agent-profile-pools", json={"name": f"p{i}"})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -173,8 +174,8 @@ def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
 )
 def test_a_file_that_is_not_a_service_database_is_refused_clearly(
     tmp_path: Path,
-    make,
-    words: str,  # type: ignore[no-untyped-def]
+    make: Callable[[Path], object],
+    words: str,
 ) -> None:
     path = tmp_path / "other.db"
     make(path)

@@ -62,6 +62,7 @@ class LoopbackService:
     def __exit__(self, *_: object) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+        self.loop.close()  # its selector and self-pipe sockets with it
         self.socket.close()
         self.app.state.db.close()
 

@@ -9,6 +9,7 @@ import asyncio
 import json
 import re
 import uuid
+from collections.abc import MutableMapping
 from typing import Any
 
 import pytest
@@ -132,7 +133,7 @@ async def call(
         headers.append((b"x-api-key", key.encode()))
     chunks = [body[i : i + CHUNK] for i in range(0, len(body), CHUNK)]
     read = 0
-    out: list[dict[str, Any]] = []
+    out: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         nonlocal read
@@ -142,7 +143,7 @@ async def call(
         read += len(chunk)
         return {"type": "http.request", "body": chunk, "more_body": bool(chunks)}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         out.append(message)
 
     scope = {

@@ -45,7 +45,7 @@ def handlers(ran: list[str]) -> JobHandlers:
 
 
 async def test_a_full_io_pool_lets_transactional_jobs_run(tmp_path: Path) -> None:
-    clock, ran = ManualClock(T0), []
+    clock, ran = ManualClock(T0), list[str]()
     db = Database(tmp_path / "s.db", now=clock.now)
     runner = Runner(db, clock, handlers(ran), io_concurrency=2)
     with db.write() as conn:

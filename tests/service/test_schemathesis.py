@@ -12,7 +12,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import (
@@ -31,9 +33,10 @@ APP = create_app(Path(_dir.name) / "service.db", seed=TEST_SEED)
 schema = schemathesis.openapi.from_asgi("/agents/v2/openapi.json", APP)
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-def test_no_server_errors_and_answers_match_the_document(case: schemathesis.Case) -> None:
+def test_no_server_errors_and_answers_match_the_document(case: schemathesis.Case[Any]) -> None:
     # API.md §3: a method a path does not have is 404, so the 405 check does not apply.
     excluded = [unsupported_method]
     if _has_cross_field_rules(case.operation.method, case.operation.path):
@@ -66,6 +69,7 @@ def _has_cross_field_rules(method: str, path: str) -> bool:
     )
 
 
+@pytest.mark.slow
 def test_the_fuzzing_app_leaves_nothing_in_the_temp_directory(tmp_path: Path) -> None:
     """The module's app and database live in a temporary directory removed when the
     test process ends (one was left behind by every run)."""

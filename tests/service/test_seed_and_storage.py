@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agentform.service import SeedError, create_app, read_seed
@@ -40,12 +41,12 @@ def test_data_survives_a_restart(db_path: Path) -> None:
     assert [m["name"] for m in members] == ["p1"]
 
 
-def test_database_is_in_wal_mode(app) -> None:  # type: ignore[no-untyped-def]
+def test_database_is_in_wal_mode(app: FastAPI) -> None:
     with app.state.db.read() as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_concurrent_creates_of_one_name_give_one_201_and_one_409(app) -> None:  # type: ignore[no-untyped-def]
+def test_concurrent_creates_of_one_name_give_one_201_and_one_409(app: FastAPI) -> None:
     async def race() -> list[int]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://svc") as client:

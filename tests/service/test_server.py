@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
@@ -57,14 +58,18 @@ def running(*args: str, ignore_sigint: bool = False) -> Iterator[tuple[str, subp
         if proc.poll() is None:
             proc.terminate()
         proc.wait(60)
+        if proc.stdout is not None:  # the rest of its output kept, the pipe closed
+            proc.rest = proc.stdout.read()  # type: ignore[attr-defined]
+            proc.stdout.close()
 
 
+@pytest.mark.slow
 def test_serves_prints_base_url_and_keeps_data_across_restart(tmp_path: Path) -> None:
     db = str(tmp_path / "svc.db")
     with running("--db", db) as (base, proc):
         created = httpx.post(f"{base}/agent-profile-pools", json={"name": "kept"}, headers=KEY)
         assert created.status_code == 201
-    out = proc.banner + (proc.stdout.read() if proc.stdout else "")  # type: ignore[attr-defined]
+    out = proc.banner + proc.rest  # type: ignore[attr-defined]
     assert base in out and "demo-admin-key" in out
     with running("--db", db) as (base, _):
         pools = httpx.get(f"{base}/agent-profile-pools", headers=KEY).json()
@@ -72,6 +77,7 @@ def test_serves_prints_base_url_and_keeps_data_across_restart(tmp_path: Path) ->
         assert pools["items"][0]["id"] == created.json()["id"]
 
 
+@pytest.mark.slow
 def test_rate_limit_answers_429_with_retry_after(tmp_path: Path) -> None:
     with running("--db", str(tmp_path / "svc.db"), "--rate-limit", "5") as (base, _):
         with httpx.Client(headers=KEY) as client:
@@ -172,6 +178,7 @@ def _stop_with_sigint_while_busy(
     return code, output, took
 
 
+@pytest.mark.slow
 def test_sigint_stops_promptly_and_cleanly_with_work_in_flight(tmp_path: Path) -> None:
     with running_receiver() as rx:
         code, output, took = _stop_with_sigint_while_busy(tmp_path, rx, ignore_sigint=False)
@@ -185,6 +192,7 @@ def test_sigint_stops_promptly_and_cleanly_with_work_in_flight(tmp_path: Path) -
     assert received[0].json()["info"] == received[1].json()["info"]
 
 
+@pytest.mark.slow
 def test_sigint_stops_a_service_started_in_the_background(tmp_path: Path) -> None:
     with running_receiver() as rx:
         code, output, took = _stop_with_sigint_while_busy(tmp_path, rx, ignore_sigint=True)
@@ -202,6 +210,7 @@ def test_a_port_out_of_range_is_refused_before_anything(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_rate_limit_takes_the_clients_forms(tmp_path: Path) -> None:
     """`--rate-limit 3/s` (or N/min), as the provisioner's option takes it: one rule."""
     with running("--db", str(tmp_path / "svc.db"), "--rate-limit", "300/min") as (base, proc):

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 from itertools import count
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -314,8 +315,8 @@ def test_put_creates_then_replaces_an_attachment(api: Api, agents: dict[str, str
     ],
 )
 def test_put_refuses_bad_settings(
-    api: Api, agents: dict[str, str], settings: dict, words: str
-) -> None:  # type: ignore[type-arg]
+    api: Api, agents: dict[str, str], settings: dict[str, Any], words: str
+) -> None:
     integration = new_integration(api)
     path = f"/agents/{agents['checkout-agent']}/webhooks/{integration['id']}"
     assert_error(api.request("PUT", path, json=settings), 400, words)

@@ -137,3 +137,5 @@ def listen_process(*args: str, env: dict[str, str] | None = None) -> Iterator[An
     finally:
         process.terminate()
         process.wait(10)
+        if process.stdout is not None:
+            process.stdout.close()

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from agentform.cli.main import cli
 from agentform.cli.webhook.listen import Listener, read_capture
@@ -33,7 +33,7 @@ BODY = encode(
 )
 
 
-def run(*args: str, input: bytes | None = None):  # type: ignore[no-untyped-def]
+def run(*args: str, input: bytes | None = None) -> Result:
     return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
 
 
@@ -169,7 +169,7 @@ def test_listen_verifies_prints_answers_forwards_and_saves(
     assert "NOT VERIFIED: no signature" in process.stdout.readline()
     process.stdout.readline()
 
-    forwarded = process.handler.wait_for(3)  # type: ignore[attr-defined]
+    forwarded = process.handler.wait_for(3)
     assert forwarded[0].body == BODY  # the exact bytes, with the headers that came
     assert forwarded[0].headers["X-Service-Signature"] == signature
     assert forwarded[0].headers["X-Team"] == TEAM  # forwarded as it came
@@ -220,7 +220,7 @@ def test_listen_saves_and_prints_custom_header_values_masked(
     headers = {"X-Service-Signature": signature, "X-Team-Token": token, "User-Agent": token}
     assert httpx.post(url, content=BODY, headers=headers).status_code == 204
     printed = [process.stdout.readline(), process.stdout.readline()]
-    [forwarded] = process.handler.wait_for(1)  # type: ignore[attr-defined]
+    [forwarded] = process.handler.wait_for(1)
     assert forwarded.headers["X-Team-Token"] == token
     [saved] = sorted((tmp_path / "saved").iterdir())
     data = saved.read_bytes()

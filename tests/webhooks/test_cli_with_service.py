@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from agentform.api.connect import Endpoint
 from agentform.cli.endpoint import open_client
@@ -39,7 +39,7 @@ def call(workspace: Path, method: str, path: str, body: Any = None) -> Any:
     return asyncio.run(go())
 
 
-def run(*args: str):  # type: ignore[no-untyped-def]
+def run(*args: str) -> Result:
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 

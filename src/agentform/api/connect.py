@@ -13,9 +13,10 @@ from pathlib import Path
 
 import httpx
 
-from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.client import ApiClient
 from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.api.endpoint_url import endpoint_password, endpoint_problem, shown_endpoint
+from agentform.api.retries import RetryPolicy
 from agentform.core.errors import AgentformError
 from agentform.core.secrets import Secrets
 from agentform.core.sensitive import Sensitive

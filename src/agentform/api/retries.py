@@ -28,7 +28,7 @@ class RetryPolicy:
     throttled_attempts: int = 20  # 429s in a row one request may meet
 
     def backoff(self, attempt: int) -> float:
-        return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * random.uniform(0.5, 1)
+        return min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1)) * random.uniform(0.5, 1)
 
     def wait(self, response: httpx.Response, attempt: int) -> float:
         """Retry-After (seconds, or an HTTP date), capped; else the backoff."""

@@ -5,6 +5,9 @@ end of the run, every known sensitive value (the API key, the secrets' values,
 and their earlier values learned while planning) is scrubbed in every encoding
 it can take, in requests and responses, URIs, headers and bodies: the last line
 of defence behind the Sensitive type.
+
+vcrpy is the optional extra `agentform[cassettes]`: nothing else needs it, so it
+is imported only here, and its absence is said before the run makes any call.
 """
 
 from __future__ import annotations
@@ -12,11 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-import vcr
-from vcr.persisters.filesystem import FilesystemPersister
-from vcr.serializers import compat
+from typing import TYPE_CHECKING, Any
 
 from agentform.api.endpoint_url import shown_endpoint
 from agentform.core.errors import AgentformError
@@ -26,6 +25,20 @@ from agentform.core.sensitive import Sensitive, reveal
 REDACTED = "REDACTED"
 CREDENTIAL_HEADERS = ("x-api-key", "x-service-agents-api-key", "authorization", "cookie")
 CASSETTE_FORMAT_VERSION = 1
+MISSING_VCRPY = (
+    "--record-cassette needs vcrpy, which is not installed: pip install 'agentform[cassettes]'"
+)
+
+if TYPE_CHECKING:
+    import vcr
+
+
+def require_vcrpy() -> None:
+    """Raises AgentformError naming the extra to install when vcrpy is missing."""
+    try:
+        import vcr  # noqa: F401
+    except ImportError:
+        raise AgentformError(MISSING_VCRPY) from None
 
 
 def scrubbed(value: Any, secrets: Secrets) -> Any:
@@ -42,7 +55,10 @@ def scrubbed(value: Any, secrets: Secrets) -> Any:
 
 
 def _persister(secrets: Secrets) -> type:
-    class ScrubbingPersister(FilesystemPersister):
+    from vcr.persisters.filesystem import FilesystemPersister
+    from vcr.serializers import compat
+
+    class ScrubbingPersister(FilesystemPersister):  # type: ignore[misc]  # vcrpy has no types
         @staticmethod
         def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
             interactions = [
@@ -68,6 +84,9 @@ def cassette_vcr(
     """A vcr that scrubs as it records and again as it saves. Requests are also
     scrubbed before they are matched, so a replay finds the recorded (scrubbed)
     request of a run whose secrets are `secrets`."""
+    require_vcrpy()
+    import vcr
+
     secrets.add_other(reveal(api_key))
 
     def before_request(request: Any) -> Any:
@@ -91,6 +110,7 @@ def cassette_vcr(
 def recording(
     path: Path, secrets: Secrets, api_key: str | Sensitive | None = None
 ) -> Iterator[None]:
+    require_vcrpy()
     try:  # before any call: a path that cannot be written stops the run here
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():

@@ -22,7 +22,7 @@ ENDPOINT_ENV = "AGENTFORM_ENDPOINT"
 RATE_LIMIT_ENV = "AGENTFORM_RATE_LIMIT"
 
 
-class SuggestingChoice(click.Choice):
+class SuggestingChoice(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2 on only
     """A choice whose refusal names the closest choice, as --target's does."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentform.api.client import ApiClient, RetryPolicy
+from agentform.api.client import ApiClient
 from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.api.connect import Endpoint, check_endpoint, connect, resolve_api_key
+from agentform.api.retries import RetryPolicy
 from agentform.core.sensitive import Sensitive
 
 LOCAL = "local"

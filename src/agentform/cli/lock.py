@@ -35,7 +35,7 @@ def duration(text: str) -> float:
     return float(match.group(1)) * scale
 
 
-class Duration(click.ParamType):
+class Duration(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.4 on only
     name = "duration"
 
     def convert(

@@ -69,7 +69,7 @@ def workspace_name(root: Path) -> str:
     try:
         data = parse((root / ROOT_FILE).read_text()).data
         if isinstance(data, dict) and isinstance(data.get("workspace"), str):
-            return data["workspace"]
+            return str(data["workspace"])
     except (OSError, yaml.YAMLError):
         pass
     return root.resolve().name

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pathspec
 
@@ -43,7 +44,7 @@ def root_file(root: Path) -> Path | None:
     return found[0] if found else None
 
 
-def ignore_spec(root: Path) -> pathspec.PathSpec:
+def ignore_spec(root: Path) -> pathspec.PathSpec[Any]:
     path = root / IGNORE_FILE
     lines = path.read_text().splitlines() if path.is_file() else []
     return pathspec.GitIgnoreSpec.from_lines(lines)

@@ -362,7 +362,7 @@ class Batches(Kind):
         return {k: v for k, v in shown.items() if k not in ("agentId", "itemCount")}
 
     def exports(self, live: LiveObject) -> bool:
-        return live.raw["status"] != "completed"  # finished batches are history
+        return bool(live.raw["status"] != "completed")  # finished batches are history
 
     def export(
         self, live: LiveObject, ctx: PlanContext, children: dict[str, list[dict[str, Any]]]

@@ -16,9 +16,8 @@ import bisect
 import csv
 import io
 import json
+import re
 from collections.abc import Sequence
-from json.decoder import JSONArray  # type: ignore[attr-defined]
-from json.scanner import py_make_scanner  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any, overload
 
@@ -174,9 +173,8 @@ def _json_rows(text: str, name: str, position: Position, diagnostics: Diagnostic
 
 class _JsonItemPositions(Sequence[Position]):
     """Where each item of a JSON list opens, worked out only when one is asked for
-    (a problem to report): the values come from the fast C parser, the positions
-    from a second pass of the standard library's Python scanner, whose array hook
-    sees where each element starts."""
+    (a problem to report): the values come from one json.loads, the positions from
+    a second pass over the list, one element at a time (see _element_offsets)."""
 
     def __init__(self, text: str, name: str, count: int) -> None:
         self.text, self.name, self.length = text, name, count
@@ -202,27 +200,29 @@ class _JsonItemPositions(Sequence[Position]):
 
 
 def _element_offsets(text: str) -> list[int]:
-    """The offset in `text` of each element of the JSON list it holds."""
+    """The offset in `text` of each element of the JSON list it holds.
+
+    `text` has already parsed as a list, so only the list's own punctuation needs
+    walking here: JSONDecoder.raw_decode (the C scanner) reads each element whole,
+    from where it opens to where it ends, and the whitespace and commas between
+    elements are skipped by hand."""
     decoder = json.JSONDecoder()
+    at = _skip_space(text, 0) + 1  # past the list's '['
     offsets: list[int] = []
-    depth = 0
-
-    def parse_array(s_and_end: tuple[str, int], scan_once: Any) -> Any:
-        nonlocal depth
-        depth += 1
-        try:
-            if depth > 1:
-                return JSONArray(s_and_end, scan_once)
-
-            def noting_where(s: str, at: int) -> Any:
-                offsets.append(at)
-                return scan_once(s, at)
-
-            return JSONArray(s_and_end, noting_where)
-        finally:
-            depth -= 1
-
-    decoder.parse_array = parse_array  # type: ignore[attr-defined]
-    decoder.scan_once = py_make_scanner(decoder)  # type: ignore[attr-defined]
-    decoder.decode(text)
+    at = _skip_space(text, at)
+    while text[at] != "]":
+        offsets.append(at)
+        _, at = decoder.raw_decode(text, at)
+        at = _skip_space(text, at)
+        if text[at] == ",":
+            at = _skip_space(text, at + 1)
     return offsets
+
+
+def _skip_space(text: str, at: int) -> int:
+    """The offset of the first character at or after `at` that is not JSON whitespace."""
+    match = _SPACE.match(text, at)
+    return match.end() if match else at
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")

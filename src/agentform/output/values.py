@@ -121,7 +121,7 @@ PAIRING_LIMIT = 10_000  # items compared pairwise in one replaced block, at most
 
 def _similarity(a: Any, b: Any) -> float:
     if isinstance(a, Mapping) and isinstance(b, Mapping) and (a or b):
-        same = sum(k in b and a[k] == b[k] for k in a)
+        same: int = sum(k in b and a[k] == b[k] for k in a)
         return same / max(len(a), len(b))
     return 1.0 if a == b else 0.0
 

@@ -113,7 +113,8 @@ class ExecuteRequest(_Strict):
 
     def as_sent(self) -> dict[str, Any]:
         """The request as JSON, only the fields that were given (a batch item keeps this)."""
-        return model_data(self, exclude_unset=True)
+        data: dict[str, Any] = model_data(self, exclude_unset=True)
+        return data
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ invariants of API.md §10 checked after every step."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from fastapi import FastAPI
@@ -36,7 +36,6 @@ from tests.service.batches.support import (
 )
 from tests.service.conftest import Api, running
 
-Advance = Callable[[float], None]
 CAPACITY = 4  # the "scheduled" organization's
 # What the clock alone may do to a batch: start it, complete it.
 CLOCK_EDGES = BATCH_EDGES["start"] | BATCH_EDGES["complete"]
@@ -57,7 +56,7 @@ def _reachable(frm: str, to: str, edges: frozenset[tuple[str, str]]) -> bool:
 class BatchMachine(RuleBasedStateMachine):
     app: ClassVar[FastAPI]
     api: ClassVar[Api]
-    advance: ClassVar[Advance]
+    advance: ClassVar[staticmethod[[float], None]]  # running()'s advance(seconds)
     agent: ClassVar[str]
     names: ClassVar[Iterator[int]] = itertools.count()
 
@@ -203,7 +202,7 @@ def test_the_batch_state_machine(app: FastAPI) -> None:
     with running(app, SCHED_KEY) as (api, advance):
         BatchMachine.app = app
         BatchMachine.api = api
-        BatchMachine.advance = staticmethod(advance)  # type: ignore[assignment]
+        BatchMachine.advance = staticmethod(advance)
         BatchMachine.agent = api.ids("/agents")["worker"]
         run_state_machine_as_test(
             BatchMachine,

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 
 from agentform.service import create_app
 from agentform.service.clock import MANUAL_START
@@ -27,7 +28,7 @@ from tests.service.batches.support import (
 from tests.service.conftest import running
 
 
-def _service(path: Path, seconds: float):  # type: ignore[no-untyped-def]
+def _service(path: Path, seconds: float) -> FastAPI:
     clock = ManualClock(start=MANUAL_START + timedelta(seconds=seconds))
     return create_app(path, seed=BATCH_SEED, clock=clock)
 

@@ -42,7 +42,9 @@ class TestOutcome:
 
 async def find_integration(api: ApiClient, name: str) -> dict[str, Any]:
     """The organization's integration named exactly `name`, else an error with a hint."""
-    matches = await api.list_all("/webhook-integrations", {"searchName": name})
+    matches: list[dict[str, Any]] = await api.list_all(
+        "/webhook-integrations", {"searchName": name}
+    )
     for item in matches:
         if item["name"] == name:
             return item
@@ -56,6 +58,7 @@ async def _delivery(api: ApiClient, integration_id: str, delivery_id: str) -> di
     total = (await api.request("GET", path, params={"pageSize": 1}))["total"]
     last = max(1, math.ceil(total / 100))
     for page in range(last, 0, -1):
+        items: list[dict[str, Any]]
         items = (await api.request("GET", path, params={"pageSize": 100, "page": page}))["items"]
         for item in items:
             if item["id"] == delivery_id:

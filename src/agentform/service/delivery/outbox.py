@@ -43,6 +43,7 @@ from agentform.service.delivery.sender import (
     post,
     request_headers,
 )
+from agentform.service.models.deliveries import DeliveryStatus
 from agentform.service.runtime import IoJobHandler, RunContext, current_context, io_job_handler
 from agentform.service.store import agents, deliveries, jobs
 from agentform.service.store.database import Conn, new_id
@@ -222,7 +223,7 @@ class DeliveryJob(IoJobHandler[Prepared, Attempt]):
         current = deliveries.outgoing(conn, prepared.delivery_id)
         if current is not None and current.status == "pending":
             attempt = current.attempts + 1
-            status: deliveries.DeliveryStatus = "pending"
+            status: DeliveryStatus = "pending"
             if outcome.ok:
                 status = "delivered"
             elif attempt >= MAX_ATTEMPTS:

@@ -56,7 +56,7 @@ async def post(
     url: str,
     body: bytes,
     headers: Mapping[str, str],
-    deadline: Callable[[], Awaitable[None]] | None = None,
+    deadline: Callable[[], Awaitable[object]] | None = None,
     timeout: float = TIMEOUT_SECONDS,
 ) -> Attempt:
     """POST `body` to `url`; `deadline`, when given, ends the wait as a timeout

@@ -18,10 +18,10 @@ from agentform.service.executions import controls, lifecycle, stepping  # noqa: 
 from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import api_router
 from agentform.service.http.paging import Page, PageParams, PageRequest, page_params
-from agentform.service.models.execution_status import Status
 from agentform.service.models.executions import (
     Execution,
     ExecutionCreated,
+    Status,
     StatusChange,
     UserMessage,
     UserMessageAccepted,

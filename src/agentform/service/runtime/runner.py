@@ -18,7 +18,7 @@ import functools
 import logging
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from agentform.service.clock import Clock
 from agentform.service.runtime.handlers import HANDLERS, IoJobHandler, JobHandlers, TxHandler
@@ -53,7 +53,7 @@ class RunContext:
         (`aclose()` or `close()`, when it has one)."""
         if name not in self._resources:
             self._resources[name] = factory()
-        return self._resources[name]
+        return cast(T, self._resources[name])
 
     async def aclose(self) -> None:
         resources, self._resources = list(self._resources.values()), {}

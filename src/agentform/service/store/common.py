@@ -31,7 +31,7 @@ def fetch_owned(
 
     Another organization's id is also 404, so existence never leaks (API.md §1).
     """
-    row = conn.execute(
+    row: sqlite3.Row | None = conn.execute(
         f"SELECT * FROM {table} WHERE id = ? AND organization_id = ? {extra_where}",
         (str(row_id), org_id, *extra_args),
     ).fetchone()

@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from agentform.core.errors import MigrationError
 from agentform.service.store.migrations import upgrade
@@ -164,7 +164,7 @@ class Database:
         with self._all_lock:
             if name not in self._caches:
                 self._caches[name] = factory()
-            return self._caches[name]
+            return cast(T, self._caches[name])
 
     def listen(self, topic: str, callback: Callable[[], None]) -> None:
         """`callback` runs (on the committing thread) after each commit that notified `topic`."""

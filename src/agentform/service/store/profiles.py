@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from agentform.service.errors import bad_request
 from agentform.service.models.pages import Page
@@ -89,7 +90,7 @@ def create_profile(conn: Conn, org_id: str, body: ProfileCreate) -> Profile:
     return profile_from_row(fetch_row(conn, "profiles", profile_id))
 
 
-UPDATED = {
+UPDATED: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "name": ("name", lambda v, now: v),
     "description": ("description", lambda v, now: v or ""),
     "tracingEnabled": ("tracing_enabled", lambda v, now: v),

@@ -65,7 +65,7 @@ def _dump(items: Sequence[BaseModel]) -> str:
 
 
 def _visible(conn: Conn, org_id: str, template_id: object) -> sqlite3.Row:
-    row = conn.execute(
+    row: sqlite3.Row | None = conn.execute(
         f"SELECT * FROM vault_templates WHERE id = ? AND {VISIBLE}", (str(template_id), org_id)
     ).fetchone()
     if row is None:
