@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 
 
-def run(*args: str, input: str | None = None, env: dict[str, str | None] | None = None) -> Result:
+def run(
+    *args: str, input: str | None = None, env: Mapping[str, str | None] | None = None
+) -> Result:
     return CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
 
 
