@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.config.sandbox import MAX_RENDERED, MAX_STEPS, MAX_VALUE, MAX_WIDTH
+from agentform.core.bounds import MAX_FILE_BYTES
 from agentform.core.errors import DiagnosticsError
 from tests.provisioner.harness import write_workspace
 
@@ -253,3 +254,49 @@ def test_a_secret_placed_in_text_renders(ws: Path) -> None:
     workspace = load_workspace(ws, environ={"T": "s3cret"})
     (hook,) = workspace.declared["webhooks"]
     assert hook.model.model_dump()["headers"]["X-A"].reveal() == "Bearer s3cret-xs3cret"
+
+
+# -- files: inside the workspace, of a size a run can afford ----------------------
+
+BATCH = (
+    "batches:\n  - name: b\n    agent: support-agent\n    startAt: 2030-01-01T00:00:00Z\n"
+    "    config: {type: timeBatching, batchSize: 1, batchInterval: 60}\n"
+    "    itemsFile: ITEMS\n"
+)
+
+
+@pytest.mark.parametrize("items", ["../outside.csv", "/etc/passwd", "link/passwd"])
+def test_an_items_file_stays_inside_the_workspace(ws: Path, items: str) -> None:
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws.parent / "outside.csv").write_text("inputs.secret\nstolen\n")
+    os.symlink("/etc", ws / "link")
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": BATCH.replace("ITEMS", items)})
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    assert [d.render() for d in info.value.diagnostics] == [
+        f"b.yaml:6:16: error: itemsFile {items} is outside the workspace: "
+        "not allowed in workspace files"
+    ]
+
+
+def test_an_items_file_of_more_items_than_a_batch_holds_is_refused_unread(ws: Path) -> None:
+    """A million rows: refused from the count, without building a million items."""
+    rows = "\n".join(str(n) for n in range(1_000_000))
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": BATCH.replace("ITEMS", "big.csv")})
+    (ws / "big.csv").write_text("inputs.n\n" + rows + "\n")
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    assert [d.render() for d in info.value.diagnostics] == [
+        "b.yaml:6:16: error: itemsFile big.csv: has more than 10,000 items, the most a batch holds"
+    ]
+
+
+@pytest.mark.parametrize("name", ["pools.yaml", "big.csv"])
+def test_a_file_larger_than_a_workspace_file_may_be_is_refused_unread(ws: Path, name: str) -> None:
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": BATCH.replace("ITEMS", "big.csv")})
+    with (ws / name).open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)  # sparse: no 16 MiB written
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    found = [d.render() for d in info.value.diagnostics]
+    assert any(f"is {MAX_FILE_BYTES + 1:,} bytes, over the 16 MiB" in f for f in found), found

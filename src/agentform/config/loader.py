@@ -194,7 +194,7 @@ class _Loading:
         for kind in top_level_kinds():
             for i, item in enumerate(getattr(model, kind.name) or []):
                 written = Declared(item, where((kind.name, i)), locate=where.inside(kind.name, i))
-                parent, read = kind.expand(written, path.parent, self.diags)
+                parent, read = kind.expand(written, path.parent, self.root, self.diags)
                 for extra, content in read:
                     self.digest.update(
                         relative(extra, self.root).encode() + b"\0" + content + b"\0"

@@ -30,6 +30,7 @@ from agentform.config.sandbox import (
     render_bounded,
 )
 from agentform.config.secret_tokens import SecretTokens
+from agentform.core.bounds import too_large
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.secrets import Secrets
 
@@ -132,6 +133,9 @@ class Renderer:
     ) -> Rendered | None:
         """The rendered text of `path`, or None when it could not be rendered."""
         name = relative(path, self.root)
+        if why := too_large(path):
+            diagnostics.error(why, Position(name))
+            return None
         try:
             source = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
