@@ -356,6 +356,22 @@ def _diagnostics(run: Run) -> None:
     assert "at most 4000 characters" in run.cli("validate", code=1, record=False)
 
 
+@output("a secret transformed by filters, slicing and concatenation", "validate", "plan:text")
+def _transformed(run: Run) -> None:
+    """The value never enters the template (secret() gives a token), so no filter
+    can reveal it: a transform that would change it is refused at its line."""
+    (run.root / "ws" / "bad.yaml").write_text(
+        "vaultTemplates:\n  - name: Transformed\n    kind: custom\n"
+        "    description: \"{{ secret('TOKEN')|upper }} {{ secret('TOKEN')|reverse }}\"\n"
+        "    fields:\n"
+        "      - {type: text, label: A, required: true, hint: \"{{ secret('TOKEN')[1:] }}\"}\n"
+        "      - {type: text, label: B, required: true, hint: \"x{{ secret('TOKEN') ~ 'y' }}\"}\n"
+    )
+    said = run.cli("validate", code=1, record=False)
+    assert "a secret() value can only be placed in text, not given to |upper" in said
+    run.cli("plan", code=1)
+
+
 @output("a crash (a bug) whose message holds the value", "plan:text")
 def _crash(run: Run) -> None:
     from agentform.output import text

@@ -152,7 +152,7 @@ def test_a_short_secret_is_scrubbed_as_the_whole_field_that_holds_it(tmp_path: P
     )
     assert "7q9" not in text and "REDACTED" in text
     said = CliRunner().invoke(cli, ["validate", "-C", str(ws)], env=env).output
-    assert "v.yaml:5:" in said and "warning: secret CODE is shorter than 4 characters" in said
+    assert "v.yaml:5:" in said and "warning: secret CODE is shorter than 8 characters" in said
     assert "PIN" not in said  # it is never alone in a field
 
 

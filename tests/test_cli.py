@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 
 
-def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
+def run(
+    *args: str, input: str | None = None, env: Mapping[str, str | None] | None = None
+) -> Result:
     return CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
 
 
@@ -353,3 +356,27 @@ def test_a_file_that_is_not_a_saved_plan_is_one_line_naming_it(
     assert result.output.strip().splitlines() == [
         f"Error: {given} is not a saved plan (the JSON file `agentform plan --out FILE` writes)"
     ]
+
+
+def test_validate_needs_no_secret_values(tmp_path: Path) -> None:
+    """validate runs offline in pre-commit and the PR job's first step, where no
+    secret is set: an unset secret() passes every rule a value would; plan still
+    names each one missing, at its line."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "agentform.yaml").write_text("workspace: s\nendpoint: local\n")
+    (ws / "hooks.yaml").write_text(
+        "webhooks:\n  - name: h\n    url: https://hooks.example.com/x\n"
+        "    headers: {Authorization: \"Bearer {{ secret('OPS_TOKEN') }}\"}\n"
+    )
+    checked = run("validate", "-C", str(ws), env={"OPS_TOKEN": None})
+    assert checked.exit_code == 0, checked.output
+    assert "Valid: 2 files, 1 object (workspace s)." in checked.stdout
+    assert "note: secret OPS_TOKEN is not set here: plan checks its value" in checked.stderr
+    planned = run("plan", "-C", str(ws), env={"OPS_TOKEN": None})
+    assert planned.exit_code == 1
+    assert "hooks.yaml:4:41: error: secret OPS_TOKEN: environment variable is not set" in (
+        planned.output
+    )
+    bad = run("validate", "-C", str(ws), env={"OPS_TOKEN": "two\nlines"})
+    assert bad.exit_code == 1 and "printable ASCII" in bad.output

@@ -31,8 +31,8 @@ ROOT = "workspace: bad\n"
             "did you mean 'members'?",
         ),
         (
-            {"pools.yaml": "profilePools:\n  - name: \"{{ env('AGENTFORM_TEST_UNSET') }}\"\n"},
-            "pools.yaml:2:15: error: environment variable AGENTFORM_TEST_UNSET is not set",
+            {"pools.yaml": "profilePools:\n  - name: \"{{ env('AGENTFORM_VAR_TEST_UNSET') }}\"\n"},
+            "pools.yaml:2:15: error: environment variable AGENTFORM_VAR_TEST_UNSET is not set",
         ),
         (
             {"pools.yaml": 'profilePools:\n  - name: "{{ vars.nope }}"\n'},
@@ -67,8 +67,8 @@ def test_all_problems_of_all_files_at_once(service: Service, ws: Path) -> None:
         {
             "agentform.yaml": ROOT + "prune: [profilePool]\n",
             "a.yaml": "profilePools:\n  - name: a\n    colour: red\n",
-            "b.yaml": "profileGroups:\n  - name: '{{ env(\"AGENTFORM_TEST_UNSET_1\") }}'\n"
-            "  - name: '{{ env(\"AGENTFORM_TEST_UNSET_2\") }}'\n",
+            "b.yaml": "profileGroups:\n  - name: '{{ env(\"AGENTFORM_VAR_TEST_UNSET_1\") }}'\n"
+            "  - name: '{{ env(\"AGENTFORM_VAR_TEST_UNSET_2\") }}'\n",
             "c.yaml": "vaultTemplates: [\n",
         },
     )
@@ -89,7 +89,7 @@ def test_secret_and_env_without_a_name_are_clean_errors_that_hide_nothing(
         {
             "agentform.yaml": ROOT,
             "pools.yaml": 'profilePools:\n  - name: "p{{ secret() }}"\n'
-            "  - name: \"{{ env('AGENTFORM_TEST_UNSET') }}\"\n"
+            "  - name: \"{{ env('AGENTFORM_VAR_TEST_UNSET') }}\"\n"
             '  - name: "{{ env() }}"\n',
         },
     )
@@ -97,7 +97,9 @@ def test_secret_and_env_without_a_name_are_clean_errors_that_hide_nothing(
         service.plan(ws)
     text = str(info.value)
     assert "pools.yaml:2:16: error: secret() needs the variable's name: secret('NAME')" in text
-    assert "pools.yaml:3:15: error: environment variable AGENTFORM_TEST_UNSET is not set" in text
+    assert (
+        "pools.yaml:3:15: error: environment variable AGENTFORM_VAR_TEST_UNSET is not set" in text
+    )
     assert "pools.yaml:4:15: error: env() needs the variable's name: env('NAME')" in text
     assert "Renderer" not in text and "positional" not in text
     assert service.log.calls == []

@@ -223,7 +223,7 @@ def test_a_saved_plan_whose_batch_start_has_passed_since_is_refused(
     )
     write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": files})
     before = PlanOptions(now=datetime(2025, 12, 31, tzinfo=UTC))
-    saved = dump_plan(service.plan(ws, before), load_workspace(ws).secrets)
+    saved = dump_plan(service.plan(ws, before))
     assert "startAt" in saved and '"create"' in saved
     workspace = load_workspace(ws)
     service.log.reset()
@@ -312,7 +312,7 @@ def test_a_secret_in_item_inputs_is_sent_and_never_shown(service: Service, ws: P
     workspace = load_workspace(ws, environ=env)
     shown = TextView(scrub=workspace.secrets.scrub).plan(plan)
     assert '{"token": "(sensitive)", "n": 1}' in shown and value not in shown
-    assert value not in dump_plan(plan, workspace.secrets)
+    assert value not in dump_plan(plan)
     assert service.apply(ws, plan, environ=env).ok
     (batch_id,) = [b["id"] for b in service.run(lambda api: api.list_all("/execution-batches"))]
     items = service.run(lambda api: api.list_all(f"/execution-batches/{batch_id}/items"))

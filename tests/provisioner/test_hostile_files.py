@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.config.sandbox import MAX_RENDERED, MAX_STEPS, MAX_VALUE, MAX_WIDTH
+from agentform.core.bounds import MAX_FILE_BYTES
 from agentform.core.errors import DiagnosticsError
 from tests.provisioner.harness import write_workspace
 
@@ -159,6 +160,143 @@ def test_a_symlink_inside_the_workspace_is_followed(ws: Path) -> None:
     (ws / "shared" / "pools.j2").write_text("profilePools: [{name: shared}]\n")
     os.symlink(ws / "shared", ws / "common")
     write_workspace(ws, {"agentform.yaml": ROOT, "pools.yaml": "{% include 'common/pools.j2' %}\n"})
-    assert [d.model.model_dump()["name"] for d in load_workspace(ws).declared["profilePools"]] == [
-        "shared"
+    declared = load_workspace(ws).declared["profilePools"]
+    assert [d.model.model_dump()["name"] for d in declared] == ["shared"]
+
+
+# -- env() and secret(): no credentials, only the variables a workspace declares ---
+
+
+def loaded(ws: Path, pools: str, environ: dict[str, str], root: str = ROOT) -> list[str]:
+    write_workspace(ws, {"agentform.yaml": root, "pools.yaml": pools})
+    try:
+        workspace = load_workspace(ws, environ=environ)
+    except DiagnosticsError as exc:
+        return [d.render() for d in exc.diagnostics]
+    return [d.model.model_dump()["name"] for d in workspace.declared["profilePools"]]
+
+
+@pytest.mark.parametrize("function", ["env", "secret"])
+def test_a_workspace_file_cannot_read_the_api_key(ws: Path, function: str) -> None:
+    """Not by env() (its value would be shown in the plan, posted on the pull
+    request), nor by secret() (it would be sent to the service as a header)."""
+    root = ROOT + "allowEnv: [AGENTFORM_API_KEY]\n"
+    found = loaded(
+        ws, named(f"{function}('AGENTFORM_API_KEY')"), {"AGENTFORM_API_KEY": "k3y"}, root
+    )
+    assert found == [
+        "pools.yaml:2:15: error: AGENTFORM_API_KEY holds agentform's API key: "
+        "not allowed in workspace files"
     ]
+
+
+def test_env_reads_only_the_variables_the_workspace_allows(ws: Path) -> None:
+    environ = {"GITHUB_TOKEN": "ghs_x", "AGENTFORM_VAR_REGION": "eu", "TEAM": "pay"}
+    assert loaded(ws, named("env('GITHUB_TOKEN')"), environ) == [
+        "pools.yaml:2:15: error: env('GITHUB_TOKEN'): a workspace file reads only variables "
+        "named AGENTFORM_VAR_* or listed in allowEnv (agentform.yaml)"
+    ]
+    pools = named("env('AGENTFORM_VAR_REGION') ~ '-' ~ env('TEAM')")
+    assert loaded(ws, pools, environ, ROOT + "allowEnv: [TEAM]\n") == ["eu-pay"]
+
+
+def test_allow_env_belongs_in_agentform_yaml(ws: Path) -> None:
+    found = loaded(ws, "allowEnv: [X]\n" + named("'a'"), {})
+    assert found == [
+        "pools.yaml:1:1: error: 'allowEnv' is a workspace setting: it belongs in agentform.yaml"
+    ]
+
+
+def test_secret_reads_any_other_variable(ws: Path) -> None:
+    """A secret() value is never shown: it may come from any variable but the key."""
+    hooks = (
+        "webhooks:\n  - name: h\n    url: https://hooks.example.com/x\n"
+        "    headers: {Authorization: \"{{ secret('GITHUB_TOKEN') }}\"}\n"
+    )
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": hooks})
+    workspace = load_workspace(ws, environ={"GITHUB_TOKEN": "ghs_x"})
+    assert workspace.secrets.values["GITHUB_TOKEN"] == "ghs_x"
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "secret('T')|upper",
+        "secret('T')|reverse",
+        "secret('T')[1:]",
+        "secret('T')[0]",
+        "secret('T').lower()",
+        "secret('T') * 2",
+        "secret('T')|replace('a', 'b')",
+    ],
+)
+def test_a_secret_can_only_be_placed_in_text(ws: Path, expression: str) -> None:
+    """A transform would need the value, which no template ever sees (secret() gives
+    a token): each is refused at its line, never rendered as something else."""
+    hooks = (
+        "webhooks:\n  - name: h\n    url: https://hooks.example.com/x\n"
+        f'    headers: {{X-A: "{{{{ {expression} }}}}"}}\n'
+    )
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": hooks})
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws, environ={"T": "s3cret-value"})
+    (found,) = [d.render() for d in info.value.diagnostics]
+    assert found.startswith("hooks.yaml:4:") and "s3cret" not in found
+    assert "a secret() value can only be placed in text" in found
+
+
+def test_a_secret_placed_in_text_renders(ws: Path) -> None:
+    hooks = (
+        "webhooks:\n  - name: h\n    url: https://hooks.example.com/x\n"
+        "    headers: {X-A: \"Bearer {{ secret('T') ~ '-x' }}{{ secret('T')|string }}\"}\n"
+    )
+    write_workspace(ws, {"agentform.yaml": ROOT, "hooks.yaml": hooks})
+    workspace = load_workspace(ws, environ={"T": "s3cret"})
+    (hook,) = workspace.declared["webhooks"]
+    assert hook.model.model_dump()["headers"]["X-A"].reveal() == "Bearer s3cret-xs3cret"
+
+
+# -- files: inside the workspace, of a size a run can afford ----------------------
+
+BATCH = (
+    "batches:\n  - name: b\n    agent: support-agent\n    startAt: 2030-01-01T00:00:00Z\n"
+    "    config: {type: timeBatching, batchSize: 1, batchInterval: 60}\n"
+    "    itemsFile: ITEMS\n"
+)
+
+
+@pytest.mark.parametrize("items", ["../outside.csv", "/etc/passwd", "link/passwd"])
+def test_an_items_file_stays_inside_the_workspace(ws: Path, items: str) -> None:
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws.parent / "outside.csv").write_text("inputs.secret\nstolen\n")
+    os.symlink("/etc", ws / "link")
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": BATCH.replace("ITEMS", items)})
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    assert [d.render() for d in info.value.diagnostics] == [
+        f"b.yaml:6:16: error: itemsFile {items} is outside the workspace: "
+        "not allowed in workspace files"
+    ]
+
+
+def test_an_items_file_of_more_items_than_a_batch_holds_is_refused_unread(ws: Path) -> None:
+    """A million rows: refused from the count, without building a million items."""
+    rows = "\n".join(str(n) for n in range(1_000_000))
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": BATCH.replace("ITEMS", "big.csv")})
+    (ws / "big.csv").write_text("inputs.n\n" + rows + "\n")
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    assert [d.render() for d in info.value.diagnostics] == [
+        "b.yaml:6:16: error: itemsFile big.csv: has more than 10,000 items, the most a batch holds"
+    ]
+
+
+@pytest.mark.parametrize("name", ["pools.yaml", "big.csv"])
+def test_a_file_larger_than_a_workspace_file_may_be_is_refused_unread(ws: Path, name: str) -> None:
+    write_workspace(ws, {"agentform.yaml": ROOT, "b.yaml": BATCH.replace("ITEMS", "big.csv")})
+    with (ws / name).open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)  # sparse: no 16 MiB written
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    found = [d.render() for d in info.value.diagnostics]
+    assert any(f"is {MAX_FILE_BYTES + 1:,} bytes, over the 16 MiB" in f for f in found), found

@@ -176,7 +176,7 @@ def test_a_saved_plan_applied_for_a_key_of_several_organizations_names_the_chose
 
     async def plan() -> str:
         async with ApiClient(BASE_URL, DEMO_ADMIN_KEY, transport=SlowContext(service, True)) as api:
-            return dump_plan(await make_plan(workspace, api, "test"), workspace.secrets)
+            return dump_plan(await make_plan(workspace, api, "test"))
 
     saved = asyncio.run(plan())
     transport = SlowContext(service, several=True)

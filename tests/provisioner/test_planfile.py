@@ -22,8 +22,7 @@ SECRET = "s3cr3t-description-value"
 
 
 def saved_plan(service: Service, ws: Path, environ: dict[str, str]) -> str:
-    workspace = load_workspace(ws, environ=environ)
-    return dump_plan(service.plan(ws, environ=environ), workspace.secrets)
+    return dump_plan(service.plan(ws, environ=environ))
 
 
 def apply_saved(service: Service, ws: Path, text: str, environ: dict[str, str]) -> ApplyReport:
@@ -181,7 +180,7 @@ def test_a_changed_secret_value_shows_as_sensitive_changed(
     shown = TextView(scrub=workspace.secrets.scrub).plan(plan)
     assert "description: (sensitive, changed)" in shown
     assert SECRET not in shown and "a-new-secret-value" not in shown
-    assert SECRET not in dump_plan(plan, workspace.secrets)
+    assert SECRET not in dump_plan(plan)
 
 
 def forged(text: str, edit: Callable[[dict[str, Any]], None]) -> str:
@@ -281,8 +280,7 @@ def test_a_plan_made_with_an_allowance_applies_with_it(service: Service, ws: Pat
             "    items: [{inputs: {n: 1}}]\n",
         },
     )
-    workspace = load_workspace(ws)
     plan = service.plan(ws, PlanOptions(allow_past_start=True, now=datetime.now(UTC)))
     assert [c.action for c in plan.changes] == ["create"] and plan.allowPastStart
-    text = dump_plan(plan, workspace.secrets)
+    text = dump_plan(plan)
     assert apply_saved(service, ws, text, {}).ok

@@ -17,6 +17,7 @@ from agentform.core.secrets import Secrets
 from agentform.core.sensitive import MASK, SecretRef, Sensitive, reveal
 from agentform.engine.export import export_live
 from agentform.engine.planfile import dump_plan
+from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
 from agentform.output.yaml_view import workspace_yaml
 from tests.provisioner.harness import Service, write_workspace
@@ -72,7 +73,10 @@ def test_a_filter_that_changes_a_secret_is_refused(ws: Path) -> None:
             "    fields: [{type: text, label: A, required: true}]\n",
         },
     )
-    with pytest.raises(DiagnosticsError, match="changed by a filter"):
+    with pytest.raises(
+        DiagnosticsError,
+        match=r"a secret\(\) value can only be placed in text, not given to \|upper",
+    ):
         load_workspace(ws, environ={"TOKEN": VALUE})
 
 
@@ -152,7 +156,7 @@ def test_a_rotated_secret_is_masked_before_and_after(service: Service, ws: Path)
     # planning learned the earlier value from the live template
     secrets = plan_secrets(service, ws, new)
     assert secrets.previous == {"TOKEN": {old}}
-    shown = TextView(scrub=secrets.scrub).plan(plan) + dump_plan(plan, secrets)
+    shown = TextView(scrub=secrets.scrub).plan(plan) + dump_plan(plan)
     assert old not in shown and new not in shown
     assert "description: (sensitive, changed)" in shown
 
@@ -226,11 +230,12 @@ def test_an_unset_secret_names_a_set_variable_it_may_be_mistyped_as(ws: Path) ->
         {
             "agentform.yaml": "workspace: w\n",
             "t.yaml": "vaultTemplates:\n  - name: T\n    kind: custom\n"
-            "    description: \"{{ secret('OPS_WEBHOOK_TOKEN') }} {{ env('REGION') }}\"\n"
+            "    description: \"{{ secret('OPS_WEBHOOK_TOKEN') }} "
+            "{{ env('AGENTFORM_VAR_REGION') }}\"\n"
             "    fields: [{type: text, label: A, required: true}]\n",
         },
     )
-    environ = {"OPS_WEBHOOK_TOKN": VALUE, "REGOIN": "eu-west-1"}
+    environ = {"OPS_WEBHOOK_TOKN": VALUE, "AGENTFORM_VAR_REGOIN": "eu-west-1"}
     with pytest.raises(DiagnosticsError) as caught:
         load_workspace(ws, environ=environ)
     text = str(caught.value)
@@ -238,5 +243,38 @@ def test_an_unset_secret_names_a_set_variable_it_may_be_mistyped_as(ws: Path) ->
         "secret OPS_WEBHOOK_TOKEN: environment variable is not set "
         "(did you mean 'OPS_WEBHOOK_TOKN'?)" in text
     )
-    assert "environment variable REGION is not set (did you mean 'REGOIN'?)" in text
+    unset = "environment variable AGENTFORM_VAR_REGION is not set"
+    assert f"{unset} (did you mean 'AGENTFORM_VAR_REGOIN'?)" in text
     assert VALUE not in text and "eu-west-1" not in text
+
+
+def test_a_common_secret_value_leaves_the_plan_readable(service: Service, ws: Path) -> None:
+    """Views mask by type only: a field that is not sensitive is shown as written,
+    even where its text holds a secret's value; plan warns that such a value
+    protects nothing there (and, short, nothing in cassettes and logs)."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: acme-prod\n",
+            "pools.yaml": "profilePools:\n  - {name: checkout-prod, members: [bot-1]}\n"
+            "profileGroups:\n  - {name: prod-bots, members: [bot-2]}\n",
+            "hooks.yaml": "webhooks:\n  - name: hook-payments-team\n"
+            "    url: https://hooks.example.com/x\n"
+            "    headers: {X-Env: \"{{ secret('ENV') }}\", X-Team: \"{{ secret('TEAM') }}\"}\n",
+        },
+    )
+    env = {"ENV": "prod", "TEAM": "payments-team"}
+    workspace = load_workspace(ws, environ=env)
+    plan = service.plan(ws, environ=env)
+    shown = TextView().plan(plan) + MarkdownView().plan(plan) + dump_plan(plan)
+    for written in ("checkout-prod", "prod-bots", "acme-prod", "hook-payments-team"):
+        assert written in shown
+    assert 'headers: {"X-Env": "(sensitive)", "X-Team": "(sensitive)"}' in TextView().plan(plan)
+    warnings = [w.render() for w in workspace.warnings]
+    assert warnings == [
+        "hooks.yaml:4:15: warning: secret ENV is shorter than 8 characters and fills "
+        "webhooks.0.headers.X-Env alone: it is masked in every view, but too short to be "
+        "scrubbed from cassettes and logs",
+        "hooks.yaml:2:5: warning: the value of secret TEAM also appears in fields that are "
+        "not secret: they are shown as written, and only cassettes and logs mask it there",
+    ]

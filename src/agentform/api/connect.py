@@ -21,6 +21,9 @@ from agentform.core.errors import AgentformError
 from agentform.core.secrets import Secrets
 from agentform.core.sensitive import Sensitive
 
+API_KEY_VARIABLE = "AGENTFORM_API_KEY"
+"""The environment variable holding the API key (a workspace file never reads it)."""
+
 
 @dataclass(frozen=True)
 class Endpoint:
@@ -54,9 +57,9 @@ def resolve_api_key(api_key_file: Path | None) -> Sensitive | None:
             raise AgentformError(
                 "the API key from --api-key-file is not UTF-8 text (its content is not shown)"
             ) from None
-    key = os.environ.get("AGENTFORM_API_KEY")
+    key = os.environ.get(API_KEY_VARIABLE)
     if key:
-        return _header_safe(key, "AGENTFORM_API_KEY")
+        return _header_safe(key, API_KEY_VARIABLE)
     return None
 
 

@@ -157,7 +157,7 @@ class _Applying:
     def show_report(self, report: ApplyReport, saved_plan: bool) -> None:
         name = self.workspace.settings.workspace
         if self.fmt == "json":
-            self.opts.echo(report_json(report, name, self.workspace.secrets), nl=False)
+            self.opts.echo(report_json(report, name), nl=False)
         elif self.fmt == "markdown":
             self.opts.echo(markdown_view(self.opts, self.workspace).report(report, name), nl=False)
         elif report.results or saved_plan:  # a live apply said "No changes." already

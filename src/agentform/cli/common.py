@@ -209,8 +209,8 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
         try:
             code = command(*args, **kwargs)
         except DiagnosticsError as exc:
-            for d in exc.diagnostics:
-                click.echo(secrets.scrub(d.render()), err=True)
+            for d in exc.diagnostics:  # masked by type where they name a value
+                click.echo(d.render(), err=True)
             n = sum(d.severity == "error" for d in exc.diagnostics)
             click.echo(f"{counted(n, 'problem')}; nothing was changed.", err=True)
             code = 1

@@ -24,7 +24,7 @@ def drift(opts: Options, fmt: str) -> int:
         plan = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint))
     report = drift_of(plan)
     if fmt == "json":
-        opts.echo(drift_json(report, workspace.secrets), nl=False)
+        opts.echo(drift_json(report), nl=False)
     elif fmt == "markdown":
         opts.echo(markdown_view(opts, workspace).drift(report), nl=False)
     else:

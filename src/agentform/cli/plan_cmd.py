@@ -48,9 +48,9 @@ def plan(
         endpoint = endpoint_of(opts, workspace).shown
         result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint, options))
     if out:
-        save_file(out, dump_plan(result, workspace.secrets), "the plan")
+        save_file(out, dump_plan(result), "the plan")
     if fmt == "json":
-        opts.echo(plan_json(result, workspace.secrets), nl=False)
+        opts.echo(plan_json(result), nl=False)
     elif fmt == "markdown":
         opts.echo(markdown_view(opts, workspace, out).plan(result), nl=False)
     else:

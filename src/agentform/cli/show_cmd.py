@@ -9,7 +9,6 @@ import click
 
 from agentform.cli.common import Options, guarded, refuse_unused_offline, workspace_options
 from agentform.cli.views import format_option
-from agentform.config.render import Secrets
 from agentform.engine.planfile import read_plan
 from agentform.output.markdown import MarkdownView
 from agentform.output.text import TextView
@@ -33,5 +32,5 @@ def show(opts: Options, planfile: Path, fmt: str, no_limit: bool) -> int:
         view = MarkdownView(limit=None if no_limit else MarkdownView().limit, verbose=opts.verbose)
         opts.echo(view.plan(plan), nl=False)
     else:
-        opts.echo(TextView(opts.use_color, opts.verbose, Secrets().scrub).plan(plan), nl=False)
+        opts.echo(TextView(opts.use_color, opts.verbose).plan(plan), nl=False)
     return 0

@@ -31,7 +31,7 @@ def format_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def text_view(opts: Options, workspace: Workspace) -> TextView:
-    return TextView(opts.use_color, opts.verbose, workspace.secrets.scrub_shown)
+    return TextView(opts.use_color, opts.verbose)
 
 
 def markdown_view(opts: Options, workspace: Workspace, saved: Path | None = None) -> MarkdownView:
@@ -42,7 +42,7 @@ def markdown_view(opts: Options, workspace: Workspace, saved: Path | None = None
         )
     else:
         whole = "run `agentform plan`, or save it with `--out FILE` and run `agentform show FILE`"
-    return MarkdownView(workspace.secrets.scrub_shown, whole=whole, verbose=opts.verbose)
+    return MarkdownView(whole=whole, verbose=opts.verbose)
 
 
 @contextmanager

@@ -18,7 +18,7 @@ from pydantic_core import PydanticCustomError
 from agentform.api.endpoint_url import endpoint_problem
 from agentform.kinds.base import top_level_kinds
 
-SETTINGS = ("workspace", "endpoint", "organizationId", "prune", "protect", "vars")
+SETTINGS = ("workspace", "endpoint", "organizationId", "prune", "protect", "vars", "allowEnv")
 
 
 def _endpoint(url: str) -> str:
@@ -54,6 +54,13 @@ def document_model() -> type[BaseModel]:
             Field(None, description="Name globs per kind that are never deleted"),
         ),
         "vars": (dict[str, Any] | None, Field(None, description="Template variables")),
+        "allowEnv": (
+            list[str] | None,
+            Field(
+                None,
+                description="Environment variables env() may read, besides AGENTFORM_VAR_*",
+            ),
+        ),
     }
     for kind in kinds:
         fields[kind.name] = (list[kind.desired_model] | None, None)  # type: ignore[name-defined]

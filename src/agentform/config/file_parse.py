@@ -51,6 +51,18 @@ def dotted(path: PathKey) -> str:
     return ".".join(str(p) for p in path)
 
 
+def allowed_env(root_path: Path) -> tuple[str, ...]:
+    """`allowEnv` of agentform.yaml as written (read before any file is rendered, as
+    its vars are, so the root file's own env() calls obey it); a bad value is
+    reported when the file is validated."""
+    try:
+        raw = parse(root_path.read_text()).data or {}
+    except (OSError, yaml.YAMLError):
+        return ()
+    names = raw.get("allowEnv") if isinstance(raw, dict) else None
+    return tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else ()
+
+
 def read_variables(
     root_path: Path, cli_vars: Mapping[str, Any], var_files: list[Path], diags: Diagnostics
 ) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 from agentform.config.document import SETTINGS
 from agentform.config.file_parse import (
     Where,
+    allowed_env,
     dotted,
     parse_document,
     read_variables,
@@ -25,7 +26,7 @@ from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relati
 from agentform.core.gcpause import collector_paused
 from agentform.core.problems import did_you_mean
 from agentform.core.secrets import MIN_SEARCHED, Secrets
-from agentform.core.sensitive import Sensitive
+from agentform.core.sensitive import Sensitive, plain_texts
 from agentform.core.yamlpos import Located
 from agentform.kinds import Kind, kinds_in_order
 from agentform.kinds.base import Declared, top_level_kinds
@@ -91,7 +92,7 @@ def _load(
     root = root.resolve()
     root_path = _root_file(root, diags)
     variables = read_variables(root_path, cli_vars or {}, var_files or [], diags)
-    renderer = Renderer(root, environ, secrets, unset_secrets_allowed)
+    renderer = Renderer(root, environ, secrets, unset_secrets_allowed, allowed_env(root_path))
     loading = _Loading(root, root_path, renderer, diags)
     files = workspace_files(root, var_files or [])
     for path in files:
@@ -193,7 +194,7 @@ class _Loading:
         for kind in top_level_kinds():
             for i, item in enumerate(getattr(model, kind.name) or []):
                 written = Declared(item, where((kind.name, i)), locate=where.inside(kind.name, i))
-                parent, read = kind.expand(written, path.parent, self.diags)
+                parent, read = kind.expand(written, path.parent, self.root, self.diags)
                 for extra, content in read:
                     self.digest.update(
                         relative(extra, self.root).encode() + b"\0" + content + b"\0"
@@ -211,7 +212,28 @@ class _Loading:
             for name, value in kind.sensitive_values(self.declared[kind.name]).items():
                 # scrubbed as secret() values are
                 self.renderer.secrets.add(name, value, marks=False)
+        self._warn_of_secrets_shown_elsewhere()
         self.diags.raise_if_errors()
+
+    def _warn_of_secrets_shown_elsewhere(self) -> None:
+        """Views mask by type, so a secret's value that the files also write in a field
+        that is not secret is shown there: said once a secret, where it first shows."""
+        values = self.renderer.secrets.values
+        named = self.renderer.tokens.names  # secret('NAME') calls, not header values
+        searched = {n: values[n] for n in named if len(values.get(n, "")) >= MIN_SEARCHED}
+        warned: set[str] = set()
+        for kind in top_level_kinds():
+            for item in self.declared[kind.name]:
+                texts = list(plain_texts(item.model.model_dump()))
+                for name in sorted(searched.keys() - warned):
+                    if any(searched[name] in text for text in texts):
+                        warned.add(name)
+                        self.diags.warning(
+                            f"the value of secret {name} also appears in fields that are not "
+                            "secret: they are shown as written, and only cassettes and logs "
+                            "mask it there",
+                            item.position,
+                        )
 
     def workspace(self, files: list[str]) -> Workspace:
         assert self.settings is not None  # a root file without one is an error, raised

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +21,16 @@ from typing import Any
 import jinja2
 
 from agentform.config.lines import instrument, line_map
-from agentform.config.sandbox import NotAllowed, WorkspaceSandbox, render_bounded
+from agentform.config.sandbox import (
+    NotAllowed,
+    SecretToken,
+    WorkspaceSandbox,
+    credential_refusal,
+    env_refusal,
+    render_bounded,
+)
 from agentform.config.secret_tokens import SecretTokens
+from agentform.core.bounds import too_large
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.secrets import Secrets
 
@@ -104,8 +112,10 @@ class Renderer:
         environ: Mapping[str, str] | None = None,
         secrets: Secrets | None = None,
         unset_secrets_allowed: bool = False,
+        allowed_env: Collection[str] = (),
     ) -> None:
         self.root = root
+        self.allowed_env = frozenset(allowed_env)  # allowEnv of agentform.yaml
         self.environ = os.environ if environ is None else environ
         self.secrets = secrets if secrets is not None else Secrets()
         self.tokens = SecretTokens(self.secrets)
@@ -123,6 +133,9 @@ class Renderer:
     ) -> Rendered | None:
         """The rendered text of `path`, or None when it could not be rendered."""
         name = relative(path, self.root)
+        if why := too_large(path):
+            diagnostics.error(why, Position(name))
+            return None
         try:
             source = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
@@ -244,6 +257,9 @@ class _FileRendering:
     def env(self, var: Any = None, default: str | None = None, *extra: Any) -> str:
         if not self.named("env", var, extra):
             return ""
+        if refused := env_refusal(var, self.renderer.allowed_env):
+            self.problem(refused, call="env")
+            return ""
         value = self.renderer.environ.get(var, default)
         if value is None:
             mistyped = self.renderer._mistyped(var)
@@ -253,6 +269,9 @@ class _FileRendering:
 
     def secret(self, var: Any = None, *extra: Any) -> str:
         if not self.named("secret", var, extra):
+            return ""
+        if refused := credential_refusal(var):
+            self.problem(refused, call="secret")
             return ""
         renderer = self.renderer
         value = renderer.environ.get(var)
@@ -266,7 +285,7 @@ class _FileRendering:
                 self.problem(problem, value_unknown=True, call="secret")
         else:
             renderer.secrets.add(var, value)
-        return renderer.tokens.token(var)
+        return SecretToken(renderer.tokens.token(var))
 
 
 def _template_line(tb: TracebackType | None, filename: str) -> int:

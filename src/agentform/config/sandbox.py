@@ -9,6 +9,9 @@ job). So a template:
   is not offered;
 - reads no file outside the workspace: `{% include %}` and `{% import %}` resolve
   inside the workspace directory after resolving symlinks;
+- reads no credential: `env()` reads only variables named AGENTFORM_VAR_* or
+  listed in `allowEnv` (agentform.yaml) (its value is shown in plans, which are
+  posted on pull requests), and neither `env()` nor `secret()` reads the API key;
 - does bounded work: at most MAX_STEPS loop iterations and calls, no single
   value over MAX_VALUE characters (`*`, `~`, `+`, `%`, `**`, widths given to
   formats and filters), and no rendered file over MAX_RENDERED characters.
@@ -19,7 +22,7 @@ template's line.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +31,33 @@ from jinja2 import nodes
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from agentform.api.connect import API_KEY_VARIABLE
+
 MAX_STEPS = 1_000_000  # loop iterations and calls in one file's rendering
 MAX_VALUE = 1 << 20  # characters of one value a template computes
 MAX_RENDERED = 16 << 20  # characters of one rendered file
 MAX_WIDTH = 10_000  # a width or count given to a format or a filter
 NOT_ALLOWED = "not allowed in workspace files"
+ENV_PREFIX = "AGENTFORM_VAR_"  # env() reads these without listing them, as Terraform's TF_VAR_
+CREDENTIALS = frozenset({API_KEY_VARIABLE})
 
 _BUDGET = "agentform_step"  # the global the loops are rewritten to go through
 _CONCAT = "agentform_concat"
+_SLICED = "agentform_sliced"  # slices bypass the sandbox's getitem: checked apart
 _WIDTHS = re.compile(r"[{%][^}%a-zA-Z]*?(\d+)")  # widths and precisions in a format
+
+
+class SecretToken(str):
+    """What `secret('NAME')` gives a template: a token standing for the value, which
+    no template sees. Placing it in text is all a template may do with it."""
+
+
+PLACING_FILTERS = frozenset({"string", "default", "d"})
+"""Filters that give a secret() token back as it is."""
+
+
+def _refuse_transform(how: str) -> None:
+    raise NotAllowed(f"a secret() value can only be placed in text, not {how}")
 
 
 class NotAllowed(SecurityError):
@@ -44,6 +65,25 @@ class NotAllowed(SecurityError):
 
     def __init__(self, what: str) -> None:
         super().__init__(f"{what}: {NOT_ALLOWED}")
+
+
+def credential_refusal(name: str) -> str | None:
+    """Why a workspace file may not read the variable `name` at all, or None."""
+    if name in CREDENTIALS:
+        return f"{name} holds agentform's API key: {NOT_ALLOWED}"
+    return None
+
+
+def env_refusal(name: str, allowed: Collection[str]) -> str | None:
+    """Why `env(name)` may not read the variable, or None."""
+    if refused := credential_refusal(name):
+        return refused
+    if name.startswith(ENV_PREFIX) or name in allowed:
+        return None
+    return (
+        f"env('{name}'): a workspace file reads only variables named {ENV_PREFIX}* "
+        "or listed in allowEnv (agentform.yaml)"
+    )
 
 
 class _Budget:
@@ -88,8 +128,14 @@ def _check_counts(args: Iterable[Any]) -> None:
         raise NotAllowed(f"a width or count over {MAX_WIDTH:,}")
 
 
+_WIDTH_FILTERS = frozenset({"center", "indent", "wordwrap", "truncate", "format", "replace"})
+
+
 def _check_operands(operator: str, left: Any, right: Any) -> None:
-    """Refuses, before it is computed, a product or power too large to hold."""
+    """Refuses, before it is computed, a product or power too large to hold, and any
+    arithmetic on a secret() token."""
+    if isinstance(left, SecretToken) and operator != "+":
+        _refuse_transform(f"used with {operator}")
     if operator == "*":
         count, repeated = (right, left) if isinstance(right, int) else (left, right)
         if isinstance(count, int) and size(repeated) * count > MAX_VALUE:
@@ -99,6 +145,12 @@ def _check_operands(operator: str, left: Any, right: Any) -> None:
             raise NotAllowed("a number over 4,096 bits")
     elif operator == "%":
         _check_widths(left)
+
+
+def _sliced(value: Any) -> Any:
+    if isinstance(value, SecretToken):
+        _refuse_transform("indexed or sliced")
+    return value
 
 
 def _check_replace(text: Any, old: Any, new: Any) -> None:
@@ -144,18 +196,26 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         del self.globals["namespace"]
         self.globals[_BUDGET] = lambda items: self.budget.counted(items)
         self.globals[_CONCAT] = lambda *parts: _bounded("".join(str(p) for p in parts))
-        for name in ("center", "indent", "wordwrap", "truncate", "format", "replace"):
-            self.filters[name] = _checked_filter(self.filters[name])
+        self.globals[_SLICED] = _sliced
+        for name, original in list(self.filters.items()):
+            self.filters[name] = _checked_filter(name, original)
 
     def fresh_budget(self) -> None:
         self.budget = _Budget()
 
     def getattr(self, obj: Any, attribute: str) -> Any:
+        if isinstance(obj, SecretToken):
+            _refuse_transform(f"given to .{attribute}")
         if attribute.startswith("_"):  # whether the object has it or not
             raise NotAllowed(f"the attribute {attribute!r} of a {type(obj).__name__}")
         if attribute in ("format", "format_map"):  # the sandbox wraps str.format itself
             _check_widths(obj)
         return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        if isinstance(obj, SecretToken):
+            _refuse_transform("indexed or sliced")
+        return super().getitem(obj, argument)
 
     def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
         raise NotAllowed(f"the attribute {attribute!r} of a {type(obj).__name__}")
@@ -181,14 +241,21 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         tree = super()._parse(source, name, filename)
         for loop in tree.find_all(nodes.For):
             loop.iter = nodes.Call(nodes.Name(_BUDGET, "load"), [loop.iter], [], None, None)
+        for item in tree.find_all(nodes.Getitem):
+            if isinstance(item.arg, nodes.Slice):
+                item.node = nodes.Call(nodes.Name(_SLICED, "load"), [item.node], [], None, None)
         for concat in list(tree.find_all(nodes.Concat)):
             call = nodes.Call(nodes.Name(_CONCAT, "load"), concat.nodes, [], None, None)
             concat.nodes = [call]
         return tree
 
 
-def _checked_filter(original: Callable[..., Any]) -> Callable[..., Any]:
+def _checked_filter(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
     def checked(*args: Any, **kwargs: Any) -> Any:
+        if name not in PLACING_FILTERS and any(isinstance(a, SecretToken) for a in args):
+            _refuse_transform(f"given to |{name}")
+        if name not in _WIDTH_FILTERS:
+            return original(*args, **kwargs)
         _check_counts([*args[1:], *kwargs.values()])
         if args and original.__name__ in ("do_format",):
             _check_widths(args[0])

@@ -19,7 +19,7 @@ from urllib.parse import quote, quote_plus
 
 from agentform.core.sensitive import MASK, Part, SecretRef, Sensitive
 
-MIN_SEARCHED = 4  # shorter values are masked where marked, but never searched for in text
+MIN_SEARCHED = 8  # shorter values are masked by type, but never searched for in text
 
 
 class Secrets:

@@ -16,7 +16,7 @@ The values of one run, and scrubbing them from text, are `core/secrets.py`'s.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -231,3 +231,16 @@ def _stand_in(value: Any) -> Any:
 Text = Annotated[str | Sensitive, AllowSensitive(str)]
 """Free text that may come from secret(); `Annotated[str | Sensitive,
 AllowSensitive(T)]` is the same with the constraints of the str type T."""
+
+
+def plain_texts(value: Any) -> Iterator[str]:
+    """Every string of a JSON-like value that is not Sensitive."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from plain_texts(key)
+            yield from plain_texts(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from plain_texts(item)

@@ -17,7 +17,6 @@ from pydantic import ValidationError
 
 from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError, StalePlanError
-from agentform.core.secrets import Secrets
 from agentform.core.sensitive import as_marked
 from agentform.engine.fingerprint import secret_digest
 from agentform.engine.model import FORMAT_VERSION, Plan
@@ -26,10 +25,10 @@ from agentform.kinds.base import Kind
 from agentform.kinds.context import PlanOptions
 
 
-def dump_plan(plan: Plan, secrets: Secrets) -> str:
+def dump_plan(plan: Plan) -> str:
     """The plan as JSON: each sensitive value as its `((secret:NAME))` markers (or
-    the mask), and, as a last line of defence, no known value in any encoding."""
-    return secrets.scrub_shown(plan.model_dump_json(indent=2, fallback=as_marked)) + "\n"
+    the mask), by their type: no text is searched."""
+    return plan.model_dump_json(indent=2, fallback=as_marked) + "\n"
 
 
 def read_plan(path: Path) -> Plan:

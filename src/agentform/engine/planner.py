@@ -73,7 +73,7 @@ def _declared(
         out.noops.append(NoOp(kind=kind.name, key=str(key), reason="matches live"))
         return
     decision = kind.decide_update(obj, desired, field_changes, ctx)
-    after = secrets.mark(kind.show(desired, ctx))
+    after = kind.show(desired, ctx)  # typed: its secret() values are Sensitive
     out.record(
         kind,
         key,
@@ -81,7 +81,7 @@ def _declared(
         decision,
         item,
         obj,
-        before=secrets.mark(secrets.learn(kind.show(obj.state, ctx), after, kind.set_fields)),
+        before=secrets.learn(kind.show(obj.state, ctx), after, kind.set_fields),
         after=after,
         changed=field_changes,
     )
@@ -131,27 +131,28 @@ def _create(
         )
         return
     decision = kind.decide_create(desired, ctx, item)
-    out.record(kind, key, "create", decision, item, after=secrets.mark(kind.show(desired, ctx)))
+    out.record(kind, key, "create", decision, item, after=kind.show(desired, ctx))
 
 
 def _hide_secrets(change: FieldChange, secrets: Secrets) -> FieldChange:
     """A change of a value that holds a sensitive value shows no value, only that
     it changed (a set shows which of its elements are sensitive). The live value
     of a field the files fill with secret() is an earlier value of that secret:
-    it is learned, so it is masked everywhere."""
+    it is learned, so it is masked everywhere. Values are masked by their type
+    only: a field that is not secret is shown as written, whatever its text."""
     if change.sensitive:
         return change
-    after = secrets.mark(change.after)
+    after = change.after  # typed, as the files give it
     is_set = change.added is not None or change.removed is not None
-    before = secrets.mark(change.before if is_set else secrets.learn(change.before, after))
+    before = change.before if is_set else secrets.learn(change.before, after)
     if not (contains_sensitive(after) or contains_sensitive(before)):
         return change
     if is_set:
         return change.but(
             before=before,
             after=after,
-            added=secrets.mark(change.added),
-            removed=secrets.mark(change.removed),
+            added=change.added,
+            removed=secrets.mark(change.removed),  # live elements: no type to go by
         )
     return FieldChange(field=change.field, sensitive=True)
 

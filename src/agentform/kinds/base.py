@@ -244,11 +244,11 @@ class Kind(ABC):
 
     # -- offline -------------------------------------------------------------
     def expand(
-        self, declared: Declared, folder: Path, diagnostics: Diagnostics
+        self, declared: Declared, folder: Path, root: Path, diagnostics: Diagnostics
     ) -> tuple[Declared, list[tuple[Path, bytes]]]:
         """The declaration with the files it names read in (a batch's itemsFile, relative
-        to `folder`, the YAML file's own), and the files read with their bytes: they
-        are inputs of the plan like the YAML's."""
+        to `folder`, the YAML file's own, and inside the workspace `root`), and the files
+        read with their bytes: they are inputs of the plan like the YAML's."""
         return declared, []
 
     def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:  # noqa: B027

@@ -23,10 +23,12 @@ from typing import Any, overload
 
 from pydantic import ValidationError
 
+from agentform.core.bounds import too_large
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.problems import did_you_mean, problems_from
 from agentform.core.words import counted
 from agentform.kinds.batch_items import BatchItem
+from agentform.rules.batches import ITEMS_MAX
 
 FIELD_COLUMNS = ("agentProfile", "agentProfilePool", "agentProfileId", "agentProfilePoolId")
 PREFIXES = ("metadata", "inputs")
@@ -39,6 +41,9 @@ def read_items_file(
     """The items of the file, where each was written, and the file's bytes; None
     after a diagnostic. `name` is how messages call the file; `position` is where
     the YAML names it."""
+    if why := too_large(path):
+        diagnostics.error(f"itemsFile {name}: {why}", position)
+        return None
     try:
         content = path.read_bytes()
         text = content.decode("utf-8-sig")
@@ -57,6 +62,12 @@ def read_items_file(
     if read is None:
         return None
     rows_read, positions = read
+    if len(rows_read) > ITEMS_MAX:
+        diagnostics.error(
+            f"itemsFile {name}: has more than {ITEMS_MAX:,} items, the most a batch holds",
+            position,
+        )
+        return None
     items = []
     for index, row in enumerate(rows_read):
         try:
@@ -81,8 +92,12 @@ def _csv_rows(text: str, name: str, position: Position, diagnostics: Diagnostics
         return None
     at_header = Position(name, 1, 1)
     columns = _columns(header, lambda why: diagnostics.error(f"itemsFile {name}: {why}", at_header))
-    rows, lines = [], []
+    rows: list[dict[str, Any]] = []
+    lines: list[Position] = []
     for number, record in enumerate((r for r in reader if r), start=1):
+        if number > ITEMS_MAX:  # stop reading: the count is refused as it is
+            rows.append({})
+            break
         line = reader.line_num
         if len(record) != len(header):
             cells = counted(len(record), "cell")

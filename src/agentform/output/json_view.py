@@ -1,12 +1,12 @@
 """The JSON view: stable, versioned documents of a plan, an apply report and a drift
-report. A plan's JSON is the saved-plan format itself (secret values masked)."""
+report. A plan's JSON is the saved-plan format itself (secret values masked).
+Sensitive values are masked by their type, as in every view: no text is searched."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from agentform.config.render import Secrets
 from agentform.core.frozen import thaw
 from agentform.core.sensitive import masked
 from agentform.engine.apply import ApplyReport
@@ -17,8 +17,8 @@ from agentform.engine.planfile import dump_plan
 REPORT_FORMAT_VERSION = 1
 
 
-def plan_json(plan: Plan, secrets: Secrets) -> str:
-    return dump_plan(plan, secrets)
+def plan_json(plan: Plan) -> str:
+    return dump_plan(plan)
 
 
 def report_document(report: ApplyReport, workspace: str) -> dict[str, Any]:
@@ -43,13 +43,8 @@ def report_document(report: ApplyReport, workspace: str) -> dict[str, Any]:
     }
 
 
-def report_json(report: ApplyReport, workspace: str, secrets: Secrets) -> str:
-    return (
-        secrets.scrub_shown(
-            json.dumps(report_document(report, workspace), indent=2, default=masked)
-        )
-        + "\n"
-    )
+def report_json(report: ApplyReport, workspace: str) -> str:
+    return json.dumps(report_document(report, workspace), indent=2, default=masked) + "\n"
 
 
 def drift_document(drift: DriftReport) -> dict[str, Any]:
@@ -98,6 +93,5 @@ def drift_document(drift: DriftReport) -> dict[str, Any]:
     }
 
 
-def drift_json(drift: DriftReport, secrets: Secrets) -> str:
-    text = json.dumps(drift_document(drift), indent=2, ensure_ascii=False, default=masked)
-    return secrets.scrub_shown(text) + "\n"
+def drift_json(drift: DriftReport) -> str:
+    return json.dumps(drift_document(drift), indent=2, ensure_ascii=False, default=masked) + "\n"
