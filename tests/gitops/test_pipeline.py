@@ -438,13 +438,16 @@ def test_a_missing_secret_fails_with_one_line_naming_it(
 
 
 def test_agentform_gets_a_minimal_environment(repo: Repo) -> None:
-    """A workspace template cannot read the job's GITHUB_TOKEN or its other secrets."""
+    """A workspace template cannot read the job's GITHUB_TOKEN or its other secrets:
+    env() refuses a variable the workspace does not allow, and even one it allows
+    (as here) is not in the environment the scripts give agentform."""
     uses_token = (
         "webhooks.yaml",
         "headers:",
         "headers:\n      X-Run: \"{{ env('GITHUB_TOKEN') }}\"",
     )
-    result = repo.pull_request(5, [uses_token])
+    allows_it = ("agentform.yaml", "endpoint: local", "endpoint: local\nallowEnv: [GITHUB_TOKEN]")
+    result = repo.pull_request(5, [uses_token, allows_it])
     assert result.returncode == 1
     [comment] = repo.comments(5, "plan")
     assert "environment variable GITHUB_TOKEN is not set" in comment

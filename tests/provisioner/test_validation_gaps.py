@@ -171,7 +171,7 @@ def test_every_undefined_name_of_a_file_is_reported_at_once(ws: Path) -> None:
             "pools.yaml": "profilePools:\n"
             "  - name: '{{ vars.first }}'\n"
             "  - name: '{{ vars.second.deeper }}'\n"
-            "  - name: '{{ env(\"AGENTFORM_TEST_UNSET_A\") }}'\n"
+            "  - name: '{{ env(\"AGENTFORM_VAR_TEST_UNSET_A\") }}'\n"
             "  - name: x\n"
             "    members: ['{{ secret(\"AGENTFORM_TEST_UNSET_B\") }}']\n"
             "{% for p in vars.pools %}\n  - name: '{{ p }}'\n{% endfor %}\n",
@@ -180,7 +180,7 @@ def test_every_undefined_name_of_a_file_is_reported_at_once(ws: Path) -> None:
     assert problems(ws) == [
         "pools.yaml:2:1: error: template error: 'dict object' has no attribute 'first'",
         "pools.yaml:3:1: error: template error: 'dict object' has no attribute 'second'",
-        "pools.yaml:4:15: error: environment variable AGENTFORM_TEST_UNSET_A is not set",
+        "pools.yaml:4:15: error: environment variable AGENTFORM_VAR_TEST_UNSET_A is not set",
         "pools.yaml:6:19: error: secret AGENTFORM_TEST_UNSET_B: environment variable is not set",
         "pools.yaml:7:1: error: template error: 'dict object' has no attribute 'pools'",
     ]
@@ -221,7 +221,7 @@ def test_header_problems_name_each_header_once_at_its_line(ws: Path, value: str)
             f'    headers:\n      "X A": "{value}"\n      Host: h\n',
         },
     )
-    assert problems(ws, {"TOKEN": "t0ken"}) == [
+    assert problems(ws, {"TOKEN": "a-long-t0ken"}) == [
         "hooks.yaml:5:7: error: webhooks.0.headers.X A: 'X A' is not a valid header name "
         "(letters, digits and !#$%&'*+-.^_`|~ only, at least one)",
         "hooks.yaml:6:7: error: webhooks.0.headers.Host: 'Host' is set by the service and "

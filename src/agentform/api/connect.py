@@ -18,11 +18,8 @@ from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.api.endpoint_url import endpoint_password, endpoint_problem, shown_endpoint
 from agentform.api.retries import RetryPolicy
 from agentform.core.errors import AgentformError
-from agentform.core.secrets import Secrets
+from agentform.core.secrets import API_KEY_VARIABLE, Secrets
 from agentform.core.sensitive import Sensitive
-
-API_KEY_VARIABLE = "AGENTFORM_API_KEY"
-"""The environment variable holding the API key (a workspace file never reads it)."""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from jinja2 import nodes
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from agentform.api.connect import API_KEY_VARIABLE
+from agentform.core.secrets import API_KEY_VARIABLE
 
 MAX_STEPS = 1_000_000  # loop iterations and calls in one file's rendering
 MAX_VALUE = 1 << 20  # characters of one value a template computes

@@ -19,6 +19,9 @@ from urllib.parse import quote, quote_plus
 
 from agentform.core.sensitive import MASK, Part, SecretRef, Sensitive
 
+API_KEY_VARIABLE = "AGENTFORM_API_KEY"
+"""The environment variable holding the API key (a workspace file never reads it)."""
+
 MIN_SEARCHED = 8  # shorter values are masked by type, but never searched for in text
 
 
