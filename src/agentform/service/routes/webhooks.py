@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-from fastapi import Depends, Response
+from fastapi import Depends, Path, Response
 from fastapi import Request as HttpRequest
 from starlette.concurrency import run_in_threadpool
 
@@ -150,37 +150,47 @@ def _delivery(db: Database, delivery_id: str) -> Delivery:
     return found
 
 
-@router.get(INTEGRATION + "/deliveries", response_model=Page[Delivery])
-def list_deliveries(
-    integrationId: uuid.UUID,
-    paging: PageParams = Depends(page_params),
-    who: Caller = Depends(caller),
-    db: Database = Depends(database),
-) -> Page[Delivery]:
-    with db.read() as conn:
-        return deliveries.list_deliveries(conn, who.organization_id, integrationId, paging)
+def _paged_list(
+    path: str, owner: str, model: type[Any], read: Callable[..., Page[Any]], name: str
+) -> None:
+    """A GET of one owner's page of `model`s (an integration's deliveries, its
+    attachments, an agent's): the owner's id from the path, read in the caller's
+    organization."""
+
+    def route(
+        owner_id: uuid.UUID = Path(alias=owner),
+        paging: PageParams = Depends(page_params),
+        who: Caller = Depends(caller),
+        db: Database = Depends(database),
+    ) -> Page[Any]:
+        with db.read() as conn:
+            return read(conn, who.organization_id, owner_id, paging)
+
+    # The page's model is this route's: a value to FastAPI, which mypy cannot type.
+    router.get(path, response_model=Page[model], name=name)(route)  # type: ignore[valid-type]
 
 
-@router.get(INTEGRATION + "/attachments", response_model=Page[Attachment])
-def list_integration_attachments(
-    integrationId: uuid.UUID,
-    paging: PageParams = Depends(page_params),
-    who: Caller = Depends(caller),
-    db: Database = Depends(database),
-) -> Page[Attachment]:
-    with db.read() as conn:
-        return store.list_integration_attachments(conn, who.organization_id, integrationId, paging)
-
-
-@router.get("/agents/{agentId}/webhooks", response_model=Page[Attachment])
-def list_agent_attachments(
-    agentId: uuid.UUID,
-    paging: PageParams = Depends(page_params),
-    who: Caller = Depends(caller),
-    db: Database = Depends(database),
-) -> Page[Attachment]:
-    with db.read() as conn:
-        return store.list_agent_attachments(conn, who.organization_id, agentId, paging)
+_paged_list(
+    INTEGRATION + "/deliveries",
+    "integrationId",
+    Delivery,
+    deliveries.list_deliveries,
+    "list_deliveries",
+)
+_paged_list(
+    INTEGRATION + "/attachments",
+    "integrationId",
+    Attachment,
+    store.list_integration_attachments,
+    "list_integration_attachments",
+)
+_paged_list(
+    "/agents/{agentId}/webhooks",
+    "agentId",
+    Attachment,
+    store.list_agent_attachments,
+    "list_agent_attachments",
+)
 
 
 @router.put("/agents/{agentId}/webhooks/{integrationId}", response_model=Attachment)
