@@ -75,7 +75,7 @@ def required(name: str) -> str:
 def environment(key: str | None, secrets: bool = True) -> dict[str, str]:
     """The whole environment agentform runs with. `key`: the variable holding the API
     key this step may use (READ_KEY or WRITE_KEY), None for offline commands;
-    `secrets`: False for validate, which gets a placeholder for each secret()."""
+    `secrets`: False for validate, which needs no secret() value and gets none."""
     env = {name: os.environ[name] for name in (*_BASE, *_AGENTFORM) if os.environ.get(name)}
     env["NO_COLOR"] = "1"
     if key is not None:
@@ -88,8 +88,8 @@ def environment(key: str | None, secrets: bool = True) -> dict[str, str]:
                 "(Settings > Secrets and variables > Actions > Variables) holding the "
                 "service's base URL"
             )
-    for name in SECRETS:
-        env[name] = required(name) if secrets else "(placeholder: validate gets no secrets)"
+    for name in SECRETS if secrets else ():
+        env[name] = required(name)
     for name in PLAIN_ENV:
         if name in os.environ:
             env[name] = os.environ[name]

@@ -1,7 +1,6 @@
 """On a pull request, before the plan: `agentform validate`, offline, with no key and
-no secret. Each secret() variable of settings.toml gets a placeholder, as validate
-reads the files but sends nothing (agentform's validate asks for the variables to be
-set: see the README).
+no secret (validate checks every rule but those of a secret's own value, which
+plan checks).
 
 Exit: agentform's (0 valid, 1 not).
 """
