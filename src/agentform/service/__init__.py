@@ -1,4 +1,5 @@
-"""The embedded Agent Service: API.md served by FastAPI over SQLite.
+"""The embedded Agent Service: the contract (docs/service/contract.md) served by FastAPI
+over SQLite.
 
 Its layout, bottom up (a package imports only those below it):
 
