@@ -1,7 +1,7 @@
 """On a pull request, before the plan: `agentform validate`, offline, with no key and
 no secret. Each secret() variable of settings.toml gets a placeholder, as validate
-reads the files but sends nothing (agentform's validate asks for the variables to be
-set: see the README).
+reads the files but sends nothing (agentform's validate would also pass with them
+unset: it needs no secret value; see the README).
 
 Exit: agentform's (0 valid, 1 not).
 """
