@@ -6,6 +6,7 @@ markdown-it-py, as a renderer reads them."""
 from __future__ import annotations
 
 import re
+import subprocess
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -109,7 +110,9 @@ def test_every_relative_link_resolves(document: Path) -> None:
     assert not broken, f"{document.relative_to(ROOT)}: " + "; ".join(broken)
 
 
-ABSENT_SOURCES = re.compile(r"API\.md|DESIGN\.md|seed §|\.\./shared")
+ABSENT_SOURCES = re.compile(r"API\.md|DESIGN\.md|[Ss]eed §|\.\./shared")
+"""Citations of files that are not in the repository: the service's specification and
+design notes. (Written so that this line does not match itself.)"""
 
 
 @pytest.mark.parametrize("document", documents(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -118,3 +121,30 @@ def test_documents_stand_on_their_own(document: Path) -> None:
     notes and specifications kept outside it."""
     cited = ABSENT_SOURCES.findall(document.read_text(encoding="utf-8"))
     assert not cited, f"{document.relative_to(ROOT)} cites {sorted(set(cited))}"
+
+
+CITING_SUFFIXES = (".py", ".md", ".yml", ".sh")
+
+
+def tracked_files() -> list[Path]:
+    """Every file git tracks (so nothing under .git, .venv or build output)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: the tracked files are unknown")
+    return [ROOT / name for name in listed.decode().split("\0") if name]
+
+
+def test_no_tracked_file_cites_a_file_outside_the_repository() -> None:
+    """Comments, docstrings, docs, examples and scripts cite only files of the
+    repository: a section of docs/ instead of the specification it came from."""
+    citing = []
+    for path in tracked_files():
+        if path.suffix not in CITING_SUFFIXES or not path.is_file():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if found := ABSENT_SOURCES.findall(line):
+                citing.append(f"{path.relative_to(ROOT)}:{number}: {sorted(set(found))}")
+    assert not citing, "cites files outside the repository:\n" + "\n".join(citing)

@@ -1,6 +1,7 @@
 """A webhook receiver for the Agent Service, small enough to copy.
 
-It does the four things every receiver must (seed §5.5, §6.1):
+It does the four things every receiver must (docs/service/contract.md#signatures,
+#webhook-delivery):
 
 1. Verify the signature against the raw body bytes, before parsing them:
    `X-Service-Signature` is Base64(RSA PKCS#1 v1.5 over SHA-256 of the body),

@@ -1,4 +1,5 @@
-"""The batch rules of API.md §10 as pure functions: request types, status machine, schedule."""
+"""The batch rules (docs/service/contract.md#execution-batches) as pure functions:
+request types, status machine, schedule."""
 
 from __future__ import annotations
 

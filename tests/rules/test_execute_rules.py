@@ -1,4 +1,5 @@
-"""The execute-request rules (seed §2.1, API.md §9): shape, organization checks, prefixes."""
+"""The execute-request rules (docs/service/contract.md#execute-request, #executions):
+shape, organization checks, prefixes."""
 
 from __future__ import annotations
 

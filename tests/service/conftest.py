@@ -126,7 +126,8 @@ def api(app: FastAPI) -> Api:
 
 
 def assert_error(response: httpx.Response, status: int, *words: str) -> dict[str, Any]:
-    """An error answer of API.md §3: the status, JSON body {code, message}, code == status."""
+    """An error answer (docs/service/contract.md#errors): the status, JSON body {code,
+    message}, code == status."""
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/json")
     body = response.json()

@@ -1,4 +1,5 @@
-"""Authentication and roles (API.md §2) on every operation of the service.
+"""Authentication and roles (docs/service/contract.md#authentication-and-organizations)
+on every operation of the service.
 
 OPERATIONS is the table of every operation with a valid request and its
 success status; a test checks that it covers the whole OpenAPI document.

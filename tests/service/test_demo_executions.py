@@ -1,6 +1,7 @@
-"""The demo seed's agents (what `agentform service run` starts with): with a pause, a resume,
-a cancel and a user message they emit every execution event of seed §6.3, each runs a
-second or more, and all are done within 10 seconds."""
+"""The demo seed's agents (what `agentform service run` starts with): with a pause, a
+resume, a cancel and a user message they emit every execution event
+(docs/service/contract.md#events-and-payloads), each runs a second or more, and all are
+done within 10 seconds."""
 
 from __future__ import annotations
 

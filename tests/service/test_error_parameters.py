@@ -1,6 +1,6 @@
 """The 400 body names the parameter at fault once, the way a caller wrote it
-(API.md §3): one error per mistake, no doubled prefix, a list filter by its name,
-a body that is not JSON said so in words."""
+(docs/service/contract.md#errors): one error per mistake, no doubled prefix, a list
+filter by its name, a body that is not JSON said so in words."""
 
 from __future__ import annotations
 

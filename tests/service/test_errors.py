@@ -1,4 +1,5 @@
-"""The error shape of API.md §3 on every kind of failure, and no 422 anywhere."""
+"""The error shape (docs/service/contract.md#errors) on every kind of failure, and no
+422 anywhere."""
 
 from __future__ import annotations
 

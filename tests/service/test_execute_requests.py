@@ -1,5 +1,6 @@
-"""`POST /agents/{agentId}/execute`: every rule of seed §2.1 and API.md §9, one test each,
-through HTTP. A refused request writes nothing."""
+"""`POST /agents/{agentId}/execute`: every rule of an execute request
+(docs/service/contract.md#execute-request, #executions), one test each, through HTTP.
+A refused request writes nothing."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Capacity (API.md §9): a maximum of concurrent executions per organization, 409 at
-capacity unless `onCapacityLimit: "queue"`, queued ones start oldest first, and a pool
-whose every profile is in use is at capacity unless it allows concurrent use."""
+"""Capacity (docs/service/contract.md#execute-request): a maximum of concurrent
+executions per organization, 409 at capacity unless `onCapacityLimit: "queue"`, queued
+ones start oldest first, and a pool whose every profile is in use is at capacity unless
+it allows concurrent use."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Executions run their agent's script on the clock (API.md §9, seed §6.3): statuses,
-events with exactly the seed's payload fields, pause, resume, cancel, user messages,
-the soft timeout, results, produced files. All on a manual clock."""
+"""Executions run their agent's script on the clock
+(docs/service/contract.md#executions, #events-and-payloads): statuses, events with
+exactly the contract's payload fields, pause, resume, cancel, user messages, the soft
+timeout, results, produced files. All on a manual clock."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""`GET /executions` (API.md §9, §4): filters by agent, status (repeatable), batch and a
-metadata pair, paging in creation order, the organization's executions only."""
+"""`GET /executions` (docs/service/contract.md#executions, #lists): filters by agent,
+status (repeatable), batch and a metadata pair, paging in creation order, the
+organization's executions only."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The service's layering, read from its source (AST, not text search):
 
-- SQL is written and executed only in `service/store/` (DESIGN.md §5): no other
+- SQL is written and executed only in `service/store/` (docs/service/internals.md#store): no other
   module calls `.execute(`/`.executemany(`/`.executescript(` or holds SQL text;
 - the wall clock is read only in `service/clock.py`: everything else
   asks the injected clock, so a test's ManualClock governs all of the service;

@@ -1,4 +1,4 @@
-"""Lists (API.md §4): paging, stable order, total, searchName, sorting."""
+"""Lists (docs/service/contract.md#lists): paging, stable order, total, searchName, sorting."""
 
 from __future__ import annotations
 

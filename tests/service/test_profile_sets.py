@@ -1,4 +1,5 @@
-"""Agent profile pools and profile groups (API.md §6): the same table for both."""
+"""Agent profile pools and profile groups
+(docs/service/contract.md#profile-pools-and-profile-groups): the same table for both."""
 
 from __future__ import annotations
 

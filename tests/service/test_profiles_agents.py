@@ -1,4 +1,5 @@
-"""Agents (read-only) and profiles (API.md §5), including the /agent-profiles alias."""
+"""Agents (read-only) and profiles (docs/service/contract.md#agents-and-profiles),
+including the /agent-profiles alias."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def test_profile_crud(api: Api, base: str) -> None:
     patched = api.patch(f"{base}/{created['id']}", json={"name": "renamed"}).json()
     assert patched["name"] == "renamed" and patched["description"] == "d"
     cleared = api.patch(f"{base}/{created['id']}", json={"description": None}).json()
-    assert cleared["description"] == ""  # always a string (API.md §5)
+    # always a string (docs/service/contract.md#agents-and-profiles)
+    assert cleared["description"] == ""
     assert api.delete(f"{base}/{created['id']}").status_code == 204
     assert_error(api.get(f"{base}/{created['id']}"), 404)
 

@@ -94,8 +94,9 @@ def test_the_sdk_stages_a_file_and_executes_with_it(
     client: sdk.ApiClient, agent_ids: dict[str, str]
 ) -> None:
     files = sdk.FilesApi(client)
-    # API.md §9 answers 201 (the public service's status); this SDK maps only 200 to its
-    # model, so `temp_files_upload` returns None for a body it does not look at...
+    # The contract answers 201 (docs/service/contract.md#staged-files; the public
+    # service's status); this SDK maps only 200 to its model, so `temp_files_upload`
+    # returns None for a body it does not look at...
     assert files.temp_files_upload(files=[("first.csv", b"1")]) is None
     # ...and the same call with its HTTP info gives the body its model parses.
     answer = files.temp_files_upload_with_http_info(files=[("orders.csv", b"a,b\n1,2\n")])

@@ -1,5 +1,6 @@
 """The public SDK (asteroid-odyssey 1.9.167) against `agentform service run`: its
-context, agent and profile methods get answers it parses (API.md §2, §5)."""
+context, agent and profile methods get answers it parses
+(docs/service/contract.md#authentication-and-organizations, #agents-and-profiles)."""
 
 from __future__ import annotations
 

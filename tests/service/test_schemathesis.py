@@ -37,7 +37,8 @@ schema = schemathesis.openapi.from_asgi("/agents/v2/openapi.json", APP)
 @schema.parametrize()
 @settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_no_server_errors_and_answers_match_the_document(case: schemathesis.Case[Any]) -> None:
-    # API.md §3: a method a path does not have is 404, so the 405 check does not apply.
+    # docs/service/contract.md#errors: a method a path does not have is 404, so the 405
+    # check does not apply.
     excluded = [unsupported_method]
     if _has_cross_field_rules(case.operation.method, case.operation.path):
         excluded.append(positive_data_acceptance)
@@ -49,16 +50,15 @@ def test_no_server_errors_and_answers_match_the_document(case: schemathesis.Case
 
 
 def _has_cross_field_rules(method: str, path: str) -> bool:
-    """Operations whose 400s come from rules JSON Schema cannot state, so a
-    schema-valid body may rightly be refused: template field keys must be unique
-    and steps must name existing fields (API.md §7); member ids must be profiles
-    of the organization (§6); an execute names a profile or a pool of the
-    organization, not both, and one of the agent's versions, and `metadataKey`
-    goes with `metadataValue` on the executions list (§9); webhook header names
-    are compared ignoring case and some are refused, and attachment filters must
-    name events their rules include (§8); a batch names an agent of the
-    organization and its items follow the execute rules (§10). Every other check
-    still runs on them."""
+    """Operations whose 400s come from rules JSON Schema cannot state, so a schema-valid
+    body may rightly be refused: template field keys must be unique and steps must name
+    existing fields (docs/service/contract.md#vault-templates); member ids must be
+    profiles of the organization (§6); an execute names a profile or a pool of the
+    organization, not both, and one of the agent's versions, and `metadataKey` goes with
+    `metadataValue` on the executions list (§9); webhook header names are compared
+    ignoring case and some are refused, and attachment filters must name events their
+    rules include (§8); a batch names an agent of the organization and its items follow
+    the execute rules (§10). Every other check still runs on them."""
     writes = method.upper() in ("POST", "PATCH", "PUT", "DELETE")
     if method.upper() == "GET" and path == "/agents/v2/executions":
         return True

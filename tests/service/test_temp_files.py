@@ -1,4 +1,5 @@
-"""Staged files (API.md §9): `POST /temp-files`, parts `files` or `file`, 25 MiB a file."""
+"""Staged files (docs/service/contract.md#staged-files): `POST /temp-files`, parts
+`files` or `file`, 25 MiB a file."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Vault templates (API.md §7): derived keys, step rules, presets, replace-on-PATCH."""
+"""Vault templates (docs/service/contract.md#vault-templates): derived keys, step rules,
+presets, replace-on-PATCH."""
 
 from __future__ import annotations
 

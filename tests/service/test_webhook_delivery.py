@@ -1,6 +1,7 @@
-"""Webhook delivery end to end (API.md §8, seed §5.5, §6): events appended with
-`append_event`, delivered by the runner on a manual clock to a receiver on
-loopback, through one in-process app for the module."""
+"""Webhook delivery end to end (docs/service/contract.md#webhook-integrations,
+#signatures, #webhook-delivery): events appended with `append_event`, delivered by the
+runner on a manual clock to a receiver on loopback, through one in-process app for the
+module."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""Webhooks of real executions (seed §6, API.md §8, §9): a scripted execution's events
-reach the receiver signed, in order, as the seed says; filters send exactly what
-they should; and, for random interleavings of execute, pause, resume, cancel, user
-messages and clock advances, every event has exactly one delivery per attachment
-that wants it. One app for the module, on a manual clock."""
+"""Webhooks of real executions (docs/service/contract.md#webhook-delivery,
+#webhook-integrations, #executions): a scripted execution's events reach the receiver
+signed, in order, as the contract says; filters send exactly what they should; and, for
+random interleavings of execute, pause, resume, cancel, user messages and clock
+advances, every event has exactly one delivery per attachment that wants it. One app for
+the module, on a manual clock."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Webhook integrations, attachments, the signing key and the example receiver
-(API.md §8), through HTTP on one in-process app for the module."""
+(docs/service/contract.md#webhook-integrations), through HTTP on one in-process app for
+the module."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Notification bodies (seed §6.2, §6.4) and one signed attempt against a loopback receiver."""
+"""Notification bodies (docs/service/contract.md#execution-notification-envelope,
+#batch-notification-envelope) and one signed attempt against a loopback receiver."""
 
 from __future__ import annotations
 

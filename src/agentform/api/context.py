@@ -1,4 +1,5 @@
-"""Which organization a run works in, from `GET /context` (API.md §2).
+"""Which organization a run works in, from `GET /context`
+(docs/service/contract.md#authentication-and-organizations).
 
 The public service answers `{userId, email, organizations: [{id, name}]}`; the
 embedded one adds `organizationId` and `organizationName`. The organization is

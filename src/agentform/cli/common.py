@@ -88,8 +88,8 @@ class Options:
 
 
 def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The global options of DESIGN.md §4, on each workspace command (also accepted
-    before the command, on the group)."""
+    """The global options (docs/guide/command-line.md#global-options), on each workspace
+    command (also accepted before the command, on the group)."""
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> Any:

@@ -88,7 +88,8 @@ def check_endpoint_option(
 
 
 def global_options() -> list[Callable[[Any], Any]]:
-    """The options of DESIGN.md §4 that the group and every workspace command take.
+    """The global options (docs/guide/command-line.md#global-options) that the group and
+    every workspace command take.
 
     None of them has a default here, so a value given after the command can be told
     from one given before it (after wins); `Options` fills in the defaults.

@@ -1,8 +1,8 @@
 """Problems a rule finds: the parameter at fault and what is wrong with it.
 
 One wording for both halves: the service answers them as the `errors` of a 400
-(API.md §3) and the provisioner reports them as diagnostics. A `prefix` places
-a problem inside a larger request, so a batch says `items[17].agentProfileId`.
+(docs/service/contract.md#errors) and the provisioner reports them as diagnostics. A
+`prefix` places a problem inside a larger request, so a batch says `items[17].agentProfileId`.
 """
 
 from __future__ import annotations

@@ -38,7 +38,8 @@ SHOWN_PROBLEMS = 10  # item problems reported one by one; the rest are counted
 
 
 class BatchItem(ExecuteRequest):
-    """One item: an execute request (seed §2.1), its profile or pool also by name."""
+    """One item: an execute request (docs/service/contract.md#execute-request), its
+    profile or pool also by name."""
 
     model_config = ConfigDict(extra="forbid", strict=True, title="BatchItem")
     agentProfile: str | None = Field(None, description="The agent profile, by name (or id)")

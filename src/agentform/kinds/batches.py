@@ -1,4 +1,5 @@
-"""The `batches` kind: scheduled execution batches (API.md §10, DESIGN.md §2).
+"""The `batches` kind: scheduled execution batches
+(docs/service/contract.md#execution-batches, docs/guide/kinds.md#batches).
 
 A batch is keyed by (agent, name) among batches that are not cancelled
 (cancelled ones are history and never match). Its lifecycle decides what a
@@ -94,7 +95,7 @@ def iso(moment: datetime) -> str:
 class Batches(Kind):
     name = "batches"
     label = "batch"
-    summary = "Scheduled execution batches (API.md §10)."
+    summary = "Scheduled execution batches (docs/service/contract.md#execution-batches)."
     collection = COLLECTION
     desired_model = BatchDesired
     depends_on = ("profilePools",)  # items name pools (by name or id)

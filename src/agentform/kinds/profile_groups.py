@@ -1,4 +1,5 @@
-"""The `profileGroups` kind: profile groups (API.md §6)."""
+"""The `profileGroups` kind: profile groups
+(docs/service/contract.md#profile-pools-and-profile-groups)."""
 
 from agentform.kinds.profile_sets import ProfileSetKind
 
@@ -6,5 +7,5 @@ from agentform.kinds.profile_sets import ProfileSetKind
 class ProfileGroups(ProfileSetKind):
     name = "profileGroups"
     label = "profile group"
-    summary = "Profile groups (API.md §6)."
+    summary = "Profile groups (docs/service/contract.md#profile-pools-and-profile-groups)."
     collection = "/profile-groups"

@@ -1,4 +1,5 @@
-"""The `profilePools` kind: agent profile pools (API.md §6)."""
+"""The `profilePools` kind: agent profile pools
+(docs/service/contract.md#profile-pools-and-profile-groups)."""
 
 from agentform.kinds.profile_sets import ProfileSetKind
 
@@ -6,5 +7,5 @@ from agentform.kinds.profile_sets import ProfileSetKind
 class ProfilePools(ProfileSetKind):
     name = "profilePools"
     label = "pool"
-    summary = "Agent profile pools (API.md §6)."
+    summary = "Agent profile pools (docs/service/contract.md#profile-pools-and-profile-groups)."
     collection = "/agent-profile-pools"

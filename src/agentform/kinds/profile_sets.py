@@ -129,7 +129,9 @@ class ProfileSetKind(Kind):
                     method="POST",
                     path=f"{self.collection}/{{id}}/members",
                     body={"profileIds": chunk},
-                    idempotent=True,  # API.md §6: adding a member twice changes nothing
+                    # adding a member twice changes nothing
+                    # (docs/service/contract.md#profile-pools-and-profile-groups)
+                    idempotent=True,
                 )
             )
         return calls

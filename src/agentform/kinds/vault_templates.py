@@ -1,4 +1,5 @@
-"""The `vaultTemplates` kind (API.md §7): ordered fields and steps; presets untouched.
+"""The `vaultTemplates` kind (docs/service/contract.md#vault-templates): ordered fields
+and steps; presets untouched.
 
 The field types, limits and the rules between fields and steps are the shared
 rules of `rules/vault_templates.py`, the ones the service enforces.
@@ -65,7 +66,7 @@ class VaultTemplates(Kind):
     label = "vault template"
     collection = "/vault/templates"
     desired_model = VaultTemplateDesired
-    summary = "Vault templates (API.md §7)."
+    summary = "Vault templates (docs/service/contract.md#vault-templates)."
     field_docs: ClassVar[FieldDocs] = {
         "VaultTemplateDesired.name": (
             "The name: the template's identity (unique in the organization).",

@@ -1,6 +1,7 @@
-"""The `webhooks` kind: webhook integrations (API.md §8), and `webhookAttachments`,
-their attachments to agents, written inside each webhook in YAML but objects of
-their own in the API (`PUT/DELETE /agents/{agentId}/webhooks/{integrationId}`).
+"""The `webhooks` kind: webhook integrations
+(docs/service/contract.md#webhook-integrations), and `webhookAttachments`, their
+attachments to agents, written inside each webhook in YAML but objects of their own in
+the API (`PUT/DELETE /agents/{agentId}/webhooks/{integrationId}`).
 
 Header values are sensitive: states hold only their digests (which include the
 live integration id, so the comparison needs the live object), plans hold
@@ -66,7 +67,9 @@ class WebhookDesired(DesiredModel):
         examples=["https://hooks.example.com/agent-events"],
     )
     payloadVersion: PayloadVersion | None = Field(
-        None, description="Only v2 (seed §6.1); leave out for the default"
+        None,
+        description="Only v2 (docs/service/contract.md#webhook-integrations); leave out for "
+        "the default",
     )
     headers: DesiredHeaderMap | None = Field(
         None,
@@ -126,7 +129,10 @@ def secret_names(webhooks: list[LiveObject]) -> dict[tuple[str, str], str]:
 class Webhooks(Kind):
     name = "webhooks"
     label = "webhook"
-    summary = "Webhook integrations and their attachments (API.md §8)."
+    summary = (
+        "Webhook integrations and their attachments "
+        "(docs/service/contract.md#webhook-integrations)."
+    )
     collection = COLLECTION
     desired_model = WebhookDesired
     children: ClassVar[dict[str, str]] = {"attachments": "webhookAttachments"}

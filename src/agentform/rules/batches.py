@@ -1,4 +1,4 @@
-"""Execution batch rules (API.md §10), written once.
+"""Execution batch rules (docs/service/contract.md#execution-batches), written once.
 
 The service enforces them on `POST /execution-batches` and runs its scheduler
 and status machine by them; the provisioner checks a workspace's `batches:`
@@ -193,8 +193,9 @@ FINAL_STATUSES: frozenset[BatchStatus] = frozenset({"completed", "cancelled"})
 BatchAction = Literal["start", "pause", "resume", "cancel", "complete"]
 BATCH_ACTIONS: tuple[BatchAction, ...] = get_args(BatchAction)
 
-# Every edge of API.md §10, under the action that takes it. `resume` has two
-# targets: `running`, or `pending` while `startAt` is still ahead.
+# Every edge of the batch statuses (docs/service/contract.md#batch-statuses), under the
+# action that takes it.
+# `resume` has two targets: `running`, or `pending` while `startAt` is still ahead.
 BATCH_EDGES: Mapping[BatchAction, frozenset[tuple[BatchStatus, BatchStatus]]] = {
     "start": frozenset({("pending", "running")}),
     "pause": frozenset({("pending", "paused"), ("running", "paused")}),
@@ -221,7 +222,8 @@ class TransitionRefused(Exception):
 def next_status(status: BatchStatus, action: BatchAction, *, start_due: bool = True) -> BatchStatus:
     """Where `action` takes a batch in `status`; `start_due` says whether `startAt` has come.
 
-    Raises `TransitionRefused` when API.md §10 has no such edge.
+    Raises `TransitionRefused` when the batch statuses
+    (docs/service/contract.md#batch-statuses) have no such edge.
     """
     targets = {to for frm, to in BATCH_EDGES[action] if frm == status}
     if not targets:
@@ -244,7 +246,7 @@ UNSETTLED_ITEM_STATUSES: frozenset[ItemStatus] = frozenset(
 )
 
 # The batch counter each item status is counted in; a paused item is pending
-# (API.md §10: "pendingCount: not yet due, or held by a pause").
+# (docs/service/contract.md#batch-object: "pendingCount: not yet due, or held by a pause").
 COUNTER_OF_ITEM_STATUS: Mapping[ItemStatus, str] = {
     "pending": "pendingCount",
     "batch_paused": "pendingCount",

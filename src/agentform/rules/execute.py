@@ -1,4 +1,4 @@
-"""The execute-request rules (seed §2.1, API.md §9), written once.
+"""The execute-request rules (docs/service/contract.md#execute-request, #executions), written once.
 
 Three callers share them: the service's `POST /agents/{agentId}/execute`, the
 items of an execution batch (service), and the batch items of a workspace
@@ -59,7 +59,7 @@ class TempFileRef(_Strict):
 
 
 class ExecuteRequest(_Strict):
-    """The body of an execute (seed §2.1): every field optional."""
+    """The body of an execute (docs/service/contract.md#execute-request): every field optional."""
 
     agentProfileId: Id | None = Field(
         default=None, description="Mutually exclusive with agentProfilePoolId."

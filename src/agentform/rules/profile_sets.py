@@ -1,4 +1,5 @@
-"""The rules of profile pools and profile groups (API.md §6) that both halves enforce.
+"""The rules of profile pools and profile groups
+(docs/service/contract.md#profile-pools-and-profile-groups) that both halves enforce.
 
 The service's wire models and the provisioner's `profilePools`/`profileGroups`
 kinds take the name rule, the member-call limit and the defaults from here, so

@@ -1,5 +1,6 @@
-"""The rules of profiles (API.md §5) that the service enforces and the rules of
-profile pools and groups build on: how long a name of the profiles API may be."""
+"""The rules of profiles (docs/service/contract.md#agents-and-profiles) that the service
+enforces and the rules of profile pools and groups build on: how long a name of the
+profiles API may be."""
 
 from __future__ import annotations
 

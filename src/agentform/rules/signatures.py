@@ -1,4 +1,5 @@
-"""Webhook signatures, for the people on the receiving end (seed §5.5, API.md §8).
+"""Webhook signatures, for the people on the receiving end
+(docs/service/contract.md#signatures, #webhook-integrations).
 
 A delivery's `X-Service-Signature` header is the Base64 of an RSA PKCS#1 v1.5
 signature over the SHA-256 digest of the exact body bytes. Verify against the
@@ -126,7 +127,8 @@ def verify(body: bytes, signature: str | None, public_key_pem: PemKey) -> bool:
 
 
 def dedupe_key(notification: Mapping[str, Any]) -> tuple[str, ...] | None:
-    """What identifies a notification across redeliveries (seed §6.1).
+    """What identifies a notification across redeliveries
+    (docs/service/contract.md#webhook-delivery, docs/guide/webhooks.md#deduplicating).
 
     `event_id` changes from one attempt to the next, so the key is made of
     stable fields: `info.execution_id` (or `info.batch_id`) and `info.event`,

@@ -1,6 +1,7 @@
-"""Vault template rules (API.md §7), written once: the service enforces them on
-every create and update, the provisioner checks them offline (`validate`), with
-the same words, so a file that validates is a template the service accepts.
+"""Vault template rules (docs/service/contract.md#vault-templates), written once: the
+service enforces them on every create and update, the provisioner checks them offline
+(`validate`), with the same words, so a file that validates is a template the service
+accepts.
 
 The field types and limits are pydantic types both halves' models use; the
 rules between fields and steps are `template_problems`, which reports every

@@ -1,9 +1,10 @@
-"""Webhook rules (seed §6, API.md §8), written once for the service and the provisioner.
+"""Webhook rules (docs/service/contract.md#webhook-delivery, #webhook-integrations),
+written once for the service and the provisioner.
 
-What is here: the event names of seed §6.3 and which of them an attachment may
-name; the integration rules (name, URL, payload version, custom headers); the
-attachment settings model with the meaning of its filters; and the header
-digest a read answers instead of a header value.
+What is here: the event names (docs/service/contract.md#events-and-payloads) and which
+of them an attachment may name; the integration rules (name, URL, payload version,
+custom headers); the attachment settings model with the meaning of its filters; and the
+header digest a read answers instead of a header value.
 
 Every check raises (inside pydantic) or returns a message that names the
 offending field but never a header value: header values are secrets.
@@ -37,7 +38,7 @@ from pydantic_core import PydanticCustomError
 from agentform.core.problems import did_you_mean, rule_error
 from agentform.rules.signatures import SIGNATURE_HEADER
 
-# -- events (seed §6.3) --------------------------------------------------------
+# -- events (docs/service/contract.md#events-and-payloads) ----------------------------
 
 EXECUTION_EVENTS: tuple[str, ...] = (
     "EXECUTION_STARTED",
@@ -60,7 +61,8 @@ EXECUTION_EVENTS: tuple[str, ...] = (
     "EXECUTION_WORKFLOW_UPDATED",
     "USER_MESSAGE_RECEIVED",
 )
-"""The events an execution emits, in the order of seed §6.3."""
+"""The events an execution emits, in the contract's order
+(docs/service/contract.md#events-and-payloads)."""
 
 BATCH_EVENTS: tuple[str, ...] = ("BATCH_STARTED", "BATCH_COMPLETED")
 TEST_EVENT = "EXECUTION_TEST"
@@ -115,14 +117,16 @@ EVENT_PAYLOAD_FIELDS: Mapping[str, PayloadFields] = {
     "USER_MESSAGE_RECEIVED": PayloadFields(
         ("user_id", "message", "execution_was", "injected_into")
     ),
-    # API.md §8 adds item_count to BATCH_COMPLETED.
+    # The contract adds item_count to BATCH_COMPLETED
+    # (docs/service/contract.md#events-and-payloads).
     "BATCH_STARTED": PayloadFields(("batch_id", "batch_name", "item_count")),
     "BATCH_COMPLETED": PayloadFields(
         ("batch_id", "batch_name", "item_count", "triggered_count", "cancelled_count")
     ),
     TEST_EVENT: PayloadFields(("message",)),
 }
-"""The payload fields of each event (seed §6.3): exactly these, no others."""
+"""The payload fields of each event (docs/service/contract.md#events-and-payloads):
+exactly these, no others."""
 
 
 def event_rule_problem(name: str) -> str | None:
@@ -134,7 +138,7 @@ def event_rule_problem(name: str) -> str | None:
     return f"unknown event '{name}'{did_you_mean(name.upper(), ATTACHABLE_EVENTS)}"
 
 
-# -- integrations (API.md §8) ---------------------------------------------------
+# -- integrations (docs/service/contract.md#webhook-integrations) ---------------------
 
 MAX_HEADERS = 20
 MAX_HEADER_VALUE = 8192  # characters (ASCII: bytes) of one custom header's value
@@ -234,7 +238,8 @@ def header_problems(headers: Mapping[str, str | None]) -> list[tuple[str, str]]:
 
 
 def header_digest(integration_id: str, name: str, value: str) -> str:
-    """`sha256:HEX` of `integrationId:NAME:VALUE` (API.md §8): what reads answer."""
+    """`sha256:HEX` of `integrationId:NAME:VALUE`
+    (docs/service/contract.md#webhook-integrations): what reads answer."""
     data = f"{integration_id}:{name}:{value}".encode()
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
@@ -410,7 +415,8 @@ class FieldFilter(BaseModel):
 
 
 class AttachmentSettings(BaseModel):
-    """What an attachment of an integration to an agent asks for (API.md §8).
+    """What an attachment of an integration to an agent asks for
+    (docs/service/contract.md#attachments).
 
     The body of `PUT /agents/{agentId}/webhooks/{integrationId}` and the part of
     an attachment a provisioner manages.
@@ -418,7 +424,8 @@ class AttachmentSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     eventRules: tuple[EventRule, ...] = Field(
-        min_length=1, description='event names of seed §6.3, or ["*"] for all'
+        min_length=1,
+        description='event names (docs/service/contract.md#events-and-payloads), or ["*"] for all',
     )
     fieldFilters: tuple[FieldFilter, ...] = Field(
         (),

@@ -1,4 +1,5 @@
-"""The embedded Agent Service: API.md served by FastAPI over SQLite.
+"""The embedded Agent Service: the contract (docs/service/contract.md) served by FastAPI
+over SQLite.
 
 Its layout, bottom up (a package imports only those below it):
 
@@ -9,8 +10,8 @@ Its layout, bottom up (a package imports only those below it):
 - `store/`: SQLite. `store/database.py` (connections, transactions, the
   default path), the migrations, one module per table family. The only place
   SQL is written or executed (tests/service/test_layers.py checks it).
-- `runtime/`: time-driven work: the injected clock (the only wall-clock
-  reader, also checked), the runner, its job handlers.
+- `clock.py`: the injected clock, the only wall-clock reader (also checked).
+- `runtime/`: time-driven work: the runner, its job handlers.
 - `executions/`, `batches/`, `delivery/`: the behaviour of each of them.
 - `startup/`: what is written before serving: the seed file, the presets.
 - `http/`: how the service meets HTTP: auth and the gate, paging, the rate

@@ -1,8 +1,8 @@
 """The service's error shape: every failure answers `{code, message, errors?}`.
 
 Handlers here translate FastAPI/Starlette failures (validation, routing,
-unexpected exceptions) into the body of API.md §3, so no framework default
-shape (and never a 422) leaks out.
+unexpected exceptions) into the error body (docs/service/contract.md#errors), so no
+framework default shape (and never a 422) leaks out.
 """
 
 from __future__ import annotations
@@ -122,7 +122,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        # Unknown paths and methods a path does not have are both 404 (API.md §3).
+        # Unknown paths and methods a path does not have are both 404
+        # (docs/service/contract.md#errors).
         if exc.status_code in (404, 405):
             return error_response(404, "no such operation")
         if exc.status_code == 400:  # raised while the body was read: it names the body

@@ -1,6 +1,7 @@
-"""The execution batch operations over HTTP (API.md §10, seed §2.3, §4.2): the created
-object, every creation error by field and by item, the list's filters and error
-statuses, the items view, and each allowed and refused status change."""
+"""The execution batch operations over HTTP (docs/service/contract.md#execution-batches,
+#batch-object): the created object, every creation error by field and by item, the
+list's filters and error statuses, the items view, and each allowed and refused status
+change."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A hypothesis state machine over the batch scheduler: random creates, pauses, resumes,
 cancels and clock advances across two batches sharing a concurrency group, with the
-invariants of API.md §10 checked after every step."""
+invariants (docs/service/contract.md#execution-batches) checked after every step."""
 
 from __future__ import annotations
 

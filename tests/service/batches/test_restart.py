@@ -1,5 +1,6 @@
-"""A service restarted mid-batch on the same database file resumes the schedule:
-nothing triggered twice, nothing skipped (API.md §10 on the durable runtime)."""
+"""A service restarted mid-batch on the same database file resumes the schedule: nothing
+triggered twice, nothing skipped (docs/service/contract.md#execution-batches, on the
+durable runtime)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The batch scheduler on the manual clock (API.md §10): slices fall due every interval,
-capacity decides what is triggered, oldest first; pause holds, resume releases, cancel
-ends; items whose execute would fail now fail and the batch goes on; events."""
+"""The batch scheduler on the manual clock (docs/service/contract.md#execution-batches):
+slices fall due every interval, capacity decides what is triggered, oldest first; pause
+holds, resume releases, cancel ends; items whose execute would fail now fail and the
+batch goes on; events."""
 
 from __future__ import annotations
 

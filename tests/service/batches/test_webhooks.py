@@ -1,5 +1,6 @@
 """BATCH_STARTED and BATCH_COMPLETED reach a receiver on loopback through the outbox,
-signed, in the envelope of seed §6.4 (API.md §8), and the documentation receiver
+signed, in the batch envelope (docs/service/contract.md#batch-notification-envelope),
+and the documentation receiver
 `/webhooks/example-batch` accepts them (204)."""
 
 from __future__ import annotations

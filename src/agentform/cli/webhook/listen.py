@@ -3,8 +3,8 @@
 Like `stripe listen`: it verifies every delivery against the organization's
 public key, prints one line per notification as it arrives, answers at once
 (204 when the signature verifies, 401 with the error body when it does not,
-as a receiver must: seed §5.3), and optionally forwards the exact request
-(bytes and headers) to a handler being developed, printing its answer.
+as a receiver must: docs/service/contract.md#signatures), and optionally forwards the
+exact request (bytes and headers) to a handler being developed, printing its answer.
 
 Captures (`--save DIR`) are the request's headers, a blank line and the exact
 body bytes; `agentform webhook verify` reads them back. Header values an

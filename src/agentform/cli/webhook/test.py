@@ -1,11 +1,11 @@
 """`agentform webhook test NAME`: send an integration's test event, report its delivery.
 
-The service writes EXECUTION_TEST to its outbox and answers `/test` once the
-first attempt is made (API.md §8: `{deliveryId, status, responseStatus}`), so
-without waiting this shows the first attempt. A failed attempt is retried
-(about 1 s, then 2 s later; 3 attempts in all), so `--wait SECONDS` follows the
-delivery in the integration's deliveries until it has an outcome: delivered, or
-failed after its last attempt.
+The service writes EXECUTION_TEST to its outbox and answers `/test` once the first
+attempt is made (docs/service/contract.md#test-deliveries: `{deliveryId, status,
+responseStatus}`), so without waiting this shows the first attempt. A failed attempt is
+retried (about 1 s, then 2 s later; 3 attempts in all), so `--wait SECONDS` follows the
+delivery in the integration's deliveries until it has an outcome: delivered, or failed
+after its last attempt.
 """
 
 from __future__ import annotations

@@ -1,1 +1,2 @@
-"""Execution batches (API.md §10): wire models and the scheduler that runs them on the clock."""
+"""Execution batches (docs/service/contract.md#execution-batches): wire models and the
+scheduler that runs them on the clock."""

@@ -1,4 +1,5 @@
-"""What a caller does to a batch: create, pause, resume, cancel (API.md §10).
+"""What a caller does to a batch: create, pause, resume, cancel
+(docs/service/contract.md#execution-batches).
 
 Each runs in the caller's write transaction and moves the batch only along
 the edges of `rules.batches` (`next_status`: a refused move is 409). The

@@ -1,4 +1,5 @@
-"""Notification bodies (seed §6.2, §6.4, API.md §8) and their exact bytes.
+"""Notification bodies (docs/service/contract.md#execution-notification-envelope,
+#batch-notification-envelope, #webhook-integrations) and their exact bytes.
 
 A body is built anew for every attempt (its `event_id` is new each time) from
 the stored event; `timestamp` is the time of the event, the same on every
@@ -41,7 +42,8 @@ def execution_envelope(
     metadata: Mapping[str, str] | None,
     platform_url: str,
 ) -> dict[str, Any]:
-    """Seed §6.2: `info.metadata` only when the execution was given metadata."""
+    """docs/service/contract.md#execution-notification-envelope: `info.metadata` only
+    when the execution was given metadata."""
     info: dict[str, Any] = {
         "event": event,
         "execution_id": execution_id,
@@ -67,7 +69,8 @@ def batch_envelope(
     payload: Mapping[str, Any],
     platform_url: str,
 ) -> dict[str, Any]:
-    """Seed §6.4 with API.md §8's `info.event` and `info.batch_url`."""
+    """docs/service/contract.md#batch-notification-envelope, with `info.event` and
+    `info.batch_url`."""
     if event not in BATCH_EVENTS:
         raise ValueError(f"{event} is not a batch event")
     return {

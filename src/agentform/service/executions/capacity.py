@@ -1,4 +1,5 @@
-"""Capacity (API.md §9): whether one more execution may start now, and with which profile.
+"""Capacity (docs/service/contract.md#execute-request): whether one more execution may
+start now, and with which profile.
 
 An organization runs at most its `maxConcurrentExecutions` (seed; default 10)
 executions at once: starting, running, paused or awaiting confirmation. An

@@ -1,6 +1,7 @@
-"""The calls that change a running execution: pause, resume, cancel, a user message,
-and the soft timeout falling due (API.md §9). Each checks the status first (409
-where it does not allow the call) and makes its change through `lifecycle`."""
+"""The calls that change a running execution: pause, resume, cancel, a user message, and
+the soft timeout falling due (docs/service/contract.md#executions). Each checks the
+status first (409 where it does not allow the call) and makes its change through
+`lifecycle`."""
 
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
 """What happens to an execution: created, started, paused, resumed, cancelled, ended.
 
-Every function here (and in `controls`, the API calls) runs inside the caller's
-write transaction and makes the whole of one change there: the status move
-(checked by the status machine), the events of seed §6.3 it causes
-(`append_event`, so their deliveries commit with it) and the jobs that carry it
-on (`jobs.schedule`). Routes call these; `stepping` (the runtime's handlers)
-when a step falls due. An
-execution has at most one pending step job and one timeout job, each under
+Every function here (and in `controls`, the API calls) runs inside the caller's write
+transaction and makes the whole of one change there: the status move (checked by the
+status machine), the events (docs/service/contract.md#events-and-payloads) it causes
+(`append_event`, so their deliveries commit with it) and the jobs that carry it on
+(`jobs.schedule`). Routes call these; `stepping` (the runtime's handlers) when a step
+falls due. An execution has at most one pending step job and one timeout job, each under
 its own key, so pausing or ending it is cancelling its step job.
 
 When an execution stops holding capacity, `dispatch` starts the queued ones
@@ -213,12 +212,16 @@ def end(conn: Conn, row: sqlite3.Row, final: str, **columns: Any) -> None:
 
 
 def emit(conn: Conn, row: sqlite3.Row, event: str, payload: dict[str, Any]) -> None:
-    """An execution event of seed §6.3, at this moment, in this transaction, with
-    exactly the payload fields the seed lists (anything else is a defect, refused)."""
+    """An execution event (docs/service/contract.md#events-and-payloads), at this
+    moment, in this transaction, with exactly the payload fields the contract lists
+    (anything else is a defect, refused)."""
     fields = EVENT_PAYLOAD_FIELDS[event]
     given = set(payload)
     if not set(fields.required) <= given <= {*fields.required, *fields.optional}:
-        raise ValueError(f"{event} payload fields {sorted(given)} are not those of seed §6.3")
+        raise ValueError(
+            f"{event} payload fields {sorted(given)} are not those of "
+            "docs/service/contract.md#events-and-payloads"
+        )
     append_event(
         conn,
         organization_id=row["organization_id"],

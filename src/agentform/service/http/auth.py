@@ -1,4 +1,5 @@
-"""Who is calling: API key lookup, roles and organization checks (API.md §2)."""
+"""Who is calling: API key lookup, roles and organization checks
+(docs/service/contract.md#authentication-and-organizations)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from agentform.service.store.organizations import find_key, hash_key
 
 __all__ = ["KEY_HEADERS", "Caller", "authenticate", "caller", "database", "hash_key"]
 
-# the two headers a key may come in (API.md §2); both given, they must agree
+# the two headers a key may come in
+# (docs/service/contract.md#authentication-and-organizations); both given, they must
+# agree
 KEY_HEADERS = ("X-Api-Key", "X-Service-Agents-Api-Key")
 _api_key = APIKeyHeader(name=KEY_HEADERS[0], auto_error=False, scheme_name="ApiKey")
 _service_key = APIKeyHeader(

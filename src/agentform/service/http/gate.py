@@ -1,4 +1,5 @@
-"""What every operation decides before its body is read (API.md §1, §2).
+"""What every operation decides before its body is read
+(docs/service/contract.md#conventions, #authentication-and-organizations).
 
 `ServiceRoute` is the route class of every operation under the base path: after
 routing (so an unknown path is 404 whatever the key), it authenticates the

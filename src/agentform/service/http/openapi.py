@@ -1,4 +1,5 @@
-"""The service's OpenAPI document: FastAPI's, with the error shape of API.md §3.
+"""The service's OpenAPI document: FastAPI's, with the error shape
+(docs/service/contract.md#errors).
 
 FastAPI documents a 422 validation error on every operation; this service
 answers 400 instead, so the document is rewritten to say so, and every

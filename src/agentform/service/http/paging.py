@@ -1,4 +1,4 @@
-"""The query parameters of lists (API.md §4) as FastAPI dependencies.
+"""The query parameters of lists (docs/service/contract.md#lists) as FastAPI dependencies.
 
 They turn `page`, `pageSize`, `sortField`, `sortDirection`, `searchName` and
 `organizationId` into a `ListQuery`: the caller and the store's PageRequest.

@@ -1,4 +1,4 @@
-"""The agent as the service answers it (API.md §5)."""
+"""The agent as the service answers it (docs/service/contract.md#agents-and-profiles)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Wire models of execution batches (API.md §10, seed §2.3).
+"""Wire models of execution batches (docs/service/contract.md#execution-batches, #batch-object).
 
 The request's field rules are the shared ones of `agentform.rules.batches`;
 its items are execution requests, checked one by one with the execute rules

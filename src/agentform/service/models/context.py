@@ -1,4 +1,5 @@
-"""Who is calling (API.md §2): the key, its organization and user."""
+"""Who is calling (docs/service/contract.md#authentication-and-organizations): the key,
+its organization and user."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ class OrganizationRef(BaseModel):
 
 
 class Context(BaseModel):
-    """The public service's three fields first (API.md §2), then ours."""
+    """The public service's three fields first
+    (docs/service/contract.md#authentication-and-organizations), then ours."""
 
     userId: str
     email: str

@@ -1,4 +1,5 @@
-"""Wire models of webhook deliveries (API.md §8): one notification to one integration."""
+"""Wire models of webhook deliveries (docs/service/contract.md#webhook-integrations):
+one notification to one integration."""
 
 from __future__ import annotations
 

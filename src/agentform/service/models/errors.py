@@ -1,4 +1,5 @@
-"""The error body every failure answers (API.md §3): `{code, message, errors?}`."""
+"""The error body every failure answers (docs/service/contract.md#errors): `{code,
+message, errors?}`."""
 
 from __future__ import annotations
 

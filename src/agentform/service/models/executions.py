@@ -1,6 +1,7 @@
-"""Wire models of executions (API.md §9): what the execution operations answer and take.
+"""Wire models of executions (docs/service/contract.md#executions): what the execution
+operations answer and take.
 
-The execution object is API.md's, a superset of what the public SDK parses:
+The execution object is the contract's, a superset of what the public SDK parses:
 it requires `workflowId`, `workflowVersionId`, `agentName`, `workflowName`,
 `humanLabels`, `comments` and `hasBeenRerun`, and reads the result from
 `executionResult`.

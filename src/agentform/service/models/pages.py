@@ -1,4 +1,4 @@
-"""The page envelope every list answers (API.md §4)."""
+"""The page envelope every list answers (docs/service/contract.md#lists)."""
 
 from __future__ import annotations
 

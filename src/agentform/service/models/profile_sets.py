@@ -1,4 +1,5 @@
-"""Wire models of profile pools and groups, and their members (API.md §6).
+"""Wire models of profile pools and groups, and their members
+(docs/service/contract.md#profile-pools-and-profile-groups).
 
 The name rule, the member-call limit and the defaults are the shared rules of
 `agentform.rules.profile_sets`.

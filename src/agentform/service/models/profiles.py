@@ -1,4 +1,5 @@
-"""Wire models of profiles, their credentials and cookies (API.md §5)."""
+"""Wire models of profiles, their credentials and cookies
+(docs/service/contract.md#agents-and-profiles)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ class Cookie(CookieIn):
 
 
 class Profile(BaseModel):
-    """The public SDK's profile (API.md §5): its required fields, ours as defaults."""
+    """The public SDK's profile (docs/service/contract.md#agents-and-profiles): its
+    required fields, ours as defaults."""
 
     id: str
     name: str

@@ -1,4 +1,4 @@
-"""Wire models of an execution's temporary files (API.md §9)."""
+"""Wire models of an execution's temporary files (docs/service/contract.md#staged-files)."""
 
 from __future__ import annotations
 

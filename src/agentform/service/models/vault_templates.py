@@ -1,5 +1,5 @@
-"""Wire models of vault templates (API.md §7): the types and limits are the shared
-rules of `agentform.rules.vault_templates`."""
+"""Wire models of vault templates (docs/service/contract.md#vault-templates): the types
+and limits are the shared rules of `agentform.rules.vault_templates`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Wire models of webhook integrations, their attachments and the signing key (API.md §8).
+"""Wire models of webhook integrations, their attachments and the signing key
+(docs/service/contract.md#webhook-integrations).
 
 Header values are accepted (`IntegrationCreate`, `IntegrationUpdate`) and never
 answered: an `Integration` carries their digests. The field rules are the

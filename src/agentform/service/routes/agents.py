@@ -1,4 +1,5 @@
-"""Agents, read-only through the API (API.md §5); created by the seed file."""
+"""Agents, read-only through the API (docs/service/contract.md#agents-and-profiles);
+created by the seed file."""
 
 from __future__ import annotations
 

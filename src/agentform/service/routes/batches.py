@@ -1,4 +1,5 @@
-"""Execution batches (API.md §10): create, list, read, items, pause, resume, cancel."""
+"""Execution batches (docs/service/contract.md#execution-batches): create, list, read,
+items, pause, resume, cancel."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def list_items(
 
 def _status_change(action: str, summary: str) -> None:
     """`POST /execution-batches/{batchId}/<action>`: 200 with the batch, 409 when the
-    batch's status has no such move (API.md §10)."""
+    batch's status has no such move (docs/service/contract.md#batch-statuses)."""
     move = getattr(lifecycle, action)
 
     def change(

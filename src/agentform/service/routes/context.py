@@ -1,4 +1,4 @@
-"""GET /context: who the caller is (API.md §2)."""
+"""GET /context: who the caller is (docs/service/contract.md#authentication-and-organizations)."""
 
 from fastapi import Depends
 

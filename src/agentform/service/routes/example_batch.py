@@ -1,4 +1,5 @@
-"""`POST /webhooks/example-batch` (seed §6.4, API.md §8): the documentation receiver.
+"""`POST /webhooks/example-batch` (docs/service/contract.md#batch-notification-envelope,
+#webhook-integrations): the documentation receiver.
 
 Served outside `/agents/v2` and without an API key: the service itself (or
 anyone) posts notifications to it. It does what a receiver must: verifies the

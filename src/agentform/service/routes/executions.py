@@ -1,6 +1,7 @@
-"""Executions (API.md §9): execute an agent, list and read executions, pause, resume,
-cancel, and send them user messages. The rules live in `rules.execute` and the
-lifecycle in `executions.lifecycle`; these handlers validate, call, answer."""
+"""Executions (docs/service/contract.md#executions): execute an agent, list and read
+executions, pause, resume, cancel, and send them user messages. The rules live in
+`rules.execute` and the lifecycle in `executions.lifecycle`; these handlers validate,
+call, answer."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Agent profile pools and profile groups (API.md §6): two collections, one shape.
+"""Agent profile pools and profile groups
+(docs/service/contract.md#profile-pools-and-profile-groups): two collections, one shape.
 
 `collection_router` builds the same operations for either collection.
 """

@@ -1,4 +1,5 @@
-"""Profiles (API.md §5), also served under the /agent-profiles alias."""
+"""Profiles (docs/service/contract.md#agents-and-profiles), also served under the
+/agent-profiles alias."""
 
 from __future__ import annotations
 

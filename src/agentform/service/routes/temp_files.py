@@ -1,5 +1,6 @@
-"""Staged files (API.md §9): `POST /temp-files` takes one or more multipart parts
-named `files` (or `file`) and answers 201 `{tempFiles: [{id, name, size}]}`.
+"""Staged files (docs/service/contract.md#staged-files): `POST /temp-files` takes one or
+more multipart parts named `files` (or `file`) and answers 201 `{tempFiles: [{id, name,
+size}]}`.
 
 A file over 25 MiB is refused while it streams in, before the body is read in
 full; nothing is staged unless every file is accepted.

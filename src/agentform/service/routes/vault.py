@@ -1,4 +1,5 @@
-"""Vault templates (API.md §7), presets included in lists and read-only."""
+"""Vault templates (docs/service/contract.md#vault-templates), presets included in lists
+and read-only."""
 
 from __future__ import annotations
 

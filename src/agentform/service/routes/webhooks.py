@@ -1,4 +1,5 @@
-"""Webhook integrations, attachments, deliveries and the signing key (API.md §8).
+"""Webhook integrations, attachments, deliveries and the signing key
+(docs/service/contract.md#webhook-integrations).
 
 Routes validate, call the store and answer; header values are accepted here
 and never answered (reads carry digests).

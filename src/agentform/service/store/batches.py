@@ -1,4 +1,5 @@
-"""Execution batches and their items (API.md §10): tables, queries, row -> model.
+"""Execution batches and their items (docs/service/contract.md#execution-batches):
+tables, queries, row -> model.
 
 Every item move goes through `move_items`, which updates the batch's counters
 by the rows it moved in the same statement's transaction, so the counters are

@@ -29,7 +29,8 @@ def fetch_owned(
 ) -> sqlite3.Row:
     """The row of `table` with this id in the caller's organization, else 404.
 
-    Another organization's id is also 404, so existence never leaks (API.md §1).
+    Another organization's id is also 404, so existence never leaks
+    (docs/service/contract.md#conventions).
     """
     row: sqlite3.Row | None = conn.execute(
         f"SELECT * FROM {table} WHERE id = ? AND organization_id = ? {extra_where}",

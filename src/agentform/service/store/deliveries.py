@@ -1,4 +1,4 @@
-"""Webhook deliveries: the outbox (API.md §8).
+"""Webhook deliveries: the outbox (docs/service/contract.md#webhook-integrations).
 
 A row per notification to send to one integration, written in the same
 transaction as the change that caused it; the runtime's delivery handler

@@ -1,4 +1,5 @@
-"""Events: what happened to executions and batches (seed §6.3), in the order appended.
+"""Events: what happened to executions and batches
+(docs/service/contract.md#events-and-payloads), in the order appended.
 
 `append_event` records an event inside the caller's write transaction, so the
 state change and its event commit together. Subscribers (`event_subscriber`)

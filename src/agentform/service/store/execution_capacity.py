@@ -1,6 +1,6 @@
-"""What capacity (API.md §9) reads: each organization's maximum of concurrent
-executions (its seed entry, default 10), the executions holding capacity, the
-queue, and the pools' members and when each profile was last used."""
+"""What capacity (docs/service/contract.md#execute-request) reads: each organization's
+maximum of concurrent executions (its seed entry, default 10), the executions holding
+capacity, the queue, and the pools' members and when each profile was last used."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Executions (API.md §9): their table, the queries the routes and the runner make, row -> model.
+"""Executions (docs/service/contract.md#executions): their table, the queries the routes
+and the runner make, row -> model.
 
 An execution row carries its compiled program and where it is in it (`pc`,
 `wake_at`, or `remaining` seconds while paused or awaiting confirmation), so

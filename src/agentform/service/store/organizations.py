@@ -66,7 +66,8 @@ class KeyCache:
 
 @dataclass(frozen=True)
 class ServiceUser:
-    """The user an organization's keys act as, and who made its agents (API.md §2, §5).
+    """The user an organization's keys act as, and who made its agents
+    (docs/service/contract.md#authentication-and-organizations, #agents-and-profiles).
 
     Derived from the organization, so it is the same on every start and needs no row."""
 

@@ -1,4 +1,5 @@
-"""One page of a list (API.md §4): the page envelope, and the ordered read behind it.
+"""One page of a list (docs/service/contract.md#lists): the page envelope, and the
+ordered read behind it.
 
 `read_page` serves every list of the store: rows of one table matching a
 filter, sorted, paged, and optionally filtered by a case-insensitive name

@@ -1,4 +1,5 @@
-"""Agent profile pools and profile groups (API.md §6): one table, two collections.
+"""Agent profile pools and profile groups
+(docs/service/contract.md#profile-pools-and-profile-groups): one table, two collections.
 
 A `Collection` names which one; a pool id looked up as a group is simply not
 found. Members are profiles; member changes are idempotent.

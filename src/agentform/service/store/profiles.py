@@ -1,4 +1,5 @@
-"""Profiles (API.md §5): rows, queries and the row -> model mapping."""
+"""Profiles (docs/service/contract.md#agents-and-profiles): rows, queries and the row ->
+model mapping."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Staged files (API.md §9, `POST /temp-files`): what an execution request's `tempFiles` name.
+"""Staged files (docs/service/contract.md#staged-files, `POST /temp-files`): what an
+execution request's `tempFiles` name.
 
 A staged file belongs to the organization that uploaded it; only that
 organization's execute requests may name it (the execute rules ask
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from agentform.service.store.database import Conn, new_id
 
 MAX_FILE_BYTES = 25 * 1024 * 1024
-"""At most 25 MiB a file (API.md §1, §11)."""
+"""At most 25 MiB a file (docs/service/contract.md#staged-files, #limits)."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Vault templates (API.md §7): rows, queries, row -> model; presets are read-only.
+"""Vault templates (docs/service/contract.md#vault-templates): rows, queries, row ->
+model; presets are read-only.
 
 The template rules (field keys, step checks) are the shared ones of
 `agentform.rules.vault_templates`; `build_template` applies them on the way

@@ -1,4 +1,5 @@
-"""Webhook integrations, their attachments to agents, and signing keys (API.md §8).
+"""Webhook integrations, their attachments to agents, and signing keys
+(docs/service/contract.md#webhook-integrations).
 
 Owns `webhook_integrations`, `webhook_attachments` and `signing_keys` (made
 by migration 004). Header values are kept here and leave only on the wire of

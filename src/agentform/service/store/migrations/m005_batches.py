@@ -1,4 +1,4 @@
-"""005: execution batches and their items (API.md §10).
+"""005: execution batches and their items (docs/service/contract.md#execution-batches).
 
 A batch keeps its counters (kept equal to its items' statuses in every
 transaction that moves an item) and its schedule: `schedule_origin` (when the

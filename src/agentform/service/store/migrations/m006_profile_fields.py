@@ -1,9 +1,9 @@
 """006: the public SDK's profile fields: tracing, sticky IP, inbox, credentials, cookies.
 
 Profiles answer what the public service's SDK (asteroid-odyssey) requires
-(API.md §5). A description is a string: a missing one becomes "". The inbox
-address is stored only when a prefix was given; otherwise it is derived from
-the id when read. Agents' `userId` and /context's user are derived from the
+(docs/service/contract.md#agents-and-profiles). A description is a string: a missing one
+becomes "". The inbox address is stored only when a prefix was given; otherwise it is
+derived from the id when read. Agents' `userId` and /context's user are derived from the
 organization (its service user), so they need no column.
 """
 
