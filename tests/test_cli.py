@@ -380,3 +380,41 @@ def test_validate_needs_no_secret_values(tmp_path: Path) -> None:
     )
     bad = run("validate", "-C", str(ws), env={"OPS_TOKEN": "two\nlines"})
     assert bad.exit_code == 1 and "printable ASCII" in bad.output
+
+
+@pytest.mark.parametrize("option", ["--out", "--record-cassette"])
+def test_an_output_never_replaces_a_file_agentform_did_not_write(
+    quickstart: Path, option: str
+) -> None:
+    """`plan --out pools.yaml` turned a workspace file into a plan, which the next
+    apply read as the pools removed (and, with prune, deleted them)."""
+    pools = quickstart / "pools.yaml"
+    before = pools.read_text()
+    result = run("plan", option, str(pools), "-C", str(quickstart))
+    assert result.exit_code == 1
+    assert f"Error: {pools} exists and agentform did not write it" in result.output
+    assert pools.read_text() == before
+    saved = quickstart.parent / "plan.json"
+    assert run("plan", "--out", str(saved), "-C", str(quickstart)).exit_code == 0
+    assert run("plan", "--out", str(saved), "-C", str(quickstart)).exit_code == 0  # its own
+
+
+def test_an_unwritable_cassette_path_is_an_error_before_any_call(quickstart: Path) -> None:
+    result = run("plan", "--record-cassette", "/proc/run.yaml", "-C", str(quickstart))
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: cannot write the cassette to /proc/run.yaml")
+
+
+def test_a_saved_plan_applies_only_to_the_endpoint_it_was_made_for(
+    quickstart: Path, tmp_path: Path
+) -> None:
+    saved = tmp_path / "plan.json"
+    assert run("plan", "--out", str(saved), "-C", str(quickstart)).exit_code == 0
+    other = "http://127.0.0.1:9/agents/v2"
+    key = {"AGENTFORM_API_KEY": "a-key"}
+    result = run("apply", str(saved), "--endpoint", other, "-C", str(quickstart), env=key)
+    assert result.exit_code == 1
+    assert (
+        f"the plan is for endpoint local, not {other}: apply it where it was made "
+        "(--endpoint local)"
+    ) in result.output

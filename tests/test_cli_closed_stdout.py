@@ -113,3 +113,19 @@ def test_validate_with_stderr_gone_exits_with_its_own_code(quickstart: Path, clo
     assert with_stderr_gone("validate", cwd=quickstart, closed=closed).returncode == 0
     (quickstart / "extra.yaml").write_text("profilePools:\n  - {name: x, colour: red}\n")
     assert with_stderr_gone("validate", cwd=quickstart, closed=closed).returncode == 1
+
+
+def test_apply_with_no_stdout_at_all_completes_every_change(quickstart: Path) -> None:
+    """`agentform apply --auto-approve >&-`: the descriptor is closed before the
+    interpreter starts (sys.stdout is None), which crashed as a bug in agentform."""
+    proc = subprocess.run(
+        f'"{sys.executable}" -m agentform apply --auto-approve >&-',
+        shell=True,
+        cwd=quickstart,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
+    assert "a bug in agentform" not in proc.stderr and proc.returncode == 0, proc.stderr
+    again = CliRunner().invoke(cli, ["plan", "--detailed-exitcode", "-C", str(quickstart)])
+    assert again.exit_code == 0, again.output

@@ -244,7 +244,7 @@ def test_a_saved_plan_whose_batch_start_has_passed_since_is_refused(
 async def _apply_saved(
     api: ApiClient, text: str, workspace: Workspace, options: PlanOptions
 ) -> ApplyReport:
-    plan = await verified_plan(load_plan(text), workspace, api, "local", options)
+    plan = await verified_plan(load_plan(text), workspace, api, "test", options)
     return await apply_plan(plan, api)
 
 

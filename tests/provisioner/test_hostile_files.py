@@ -37,7 +37,7 @@ def named(expression: str) -> str:
         ("cycler.__init__.__globals__.os.popen('touch PWNED').read()", "'__init__' of a type"),
         ("joiner.__init__.__globals__", "'__init__' of a type"),
         ("''.__class__.__mro__[1].__subclasses__()", "'__class__' of a str"),
-        ("lipsum.__globals__['os']", "'__globals__' of a function"),
+        ("range.__globals__['os']", "'__globals__' of a function"),
         ("self.__init__", "'__init__' of a TemplateReference"),
         ("vars.__class__", "'__class__' of a dict"),
         ("cycler|attr('__init__')", "'__init__' of a type"),
@@ -300,3 +300,24 @@ def test_a_file_larger_than_a_workspace_file_may_be_is_refused_unread(ws: Path, 
         load_workspace(ws)
     found = [d.render() for d in info.value.diagnostics]
     assert any(f"is {MAX_FILE_BYTES + 1:,} bytes, over the 16 MiB" in f for f in found), found
+
+
+def test_a_workspace_file_linked_from_outside_is_refused(ws: Path) -> None:
+    """A checked-in symlink named like a workspace file must not read /etc/passwd or
+    another repository's YAML."""
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws.parent / "elsewhere.yaml").write_text("profilePools: [{name: from-outside}]\n")
+    os.symlink(ws.parent / "elsewhere.yaml", ws / "pools.yaml")
+    write_workspace(ws, {"agentform.yaml": ROOT})
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    assert [d.render() for d in info.value.diagnostics] == [
+        "pools.yaml: error: pools.yaml is a link to a file outside the workspace: "
+        "not allowed in workspace files"
+    ]
+
+
+def test_lipsum_is_not_offered(ws: Path) -> None:
+    """lipsum(n) made n paragraphs: 1,000,000 took a minute and 1.75 GB."""
+    found = problems(ws, named("lipsum(1000000)|length"))
+    assert found and "'lipsum' is undefined" in found[0]

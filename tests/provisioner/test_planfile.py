@@ -29,7 +29,7 @@ def apply_saved(service: Service, ws: Path, text: str, environ: dict[str, str]) 
     workspace = load_workspace(ws, environ=environ)
 
     async def go(api: ApiClient) -> ApplyReport:
-        plan = await verified_plan(load_plan(text), workspace, api, "local")
+        plan = await verified_plan(load_plan(text), workspace, api, "test")
         return await apply_plan(plan, api)
 
     return service.run(go)

@@ -111,10 +111,13 @@ def recording(
     path: Path, secrets: Secrets, api_key: str | Sensitive | None = None
 ) -> Iterator[None]:
     require_vcrpy()
+    from agentform.cli.common import refuse_overwriting
+
+    refuse_overwriting(path, "the cassette")
     try:  # before any call: a path that cannot be written stops the run here
         path.parent.mkdir(parents=True, exist_ok=True)
-        if path.exists():
-            path.unlink()  # a recording is of this run only
+        path.touch()
+        path.unlink()  # a recording is of this run only
     except OSError as exc:
         raise AgentformError(f"cannot write the cassette to {path}: {exc.strerror}") from None
     with cassette_vcr(secrets, api_key).use_cassette(str(path)):

@@ -190,9 +190,31 @@ def with_api(
         return asyncio.run(go())
 
 
+def refuse_overwriting(path: Path, what: str) -> None:
+    """An output the user named may replace an earlier one agentform wrote (a saved
+    plan, a cassette), never another file: `plan --out pools.yaml` would turn a
+    workspace file into a plan, which the next apply then reads as pools removed."""
+    from agentform.config.files import is_artifact
+
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return  # writing it says what is wrong
+    if not is_artifact(head):
+        raise AgentformError(
+            f"{path} exists and agentform did not write it: {what} does not replace it "
+            "(name a new file)"
+        )
+
+
 def save_file(path: Path, text: str, what: str) -> None:
     """Writes an output the user named (`plan --out`), making its directory as
-    --record-cassette does; a path that cannot be written is an error, not a crash."""
+    --record-cassette does; a path that cannot be written is an error, not a crash,
+    and a file agentform did not write is never replaced."""
+    refuse_overwriting(path, what)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)

@@ -223,7 +223,7 @@ def color_wanted(
 
 
 def stdout_is_terminal() -> bool:
-    return sys.stdout.isatty()
+    return sys.stdout is not None and sys.stdout.isatty()  # None: the shell closed it
 
 
 class AgentformGroup(click.Group):

@@ -19,6 +19,7 @@ from typing import Any
 
 import pathspec
 
+from agentform.core.bounds import inside
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.core.errors import DiagnosticsError
 
@@ -71,6 +72,16 @@ def workspace_files(root: Path, var_files: Iterable[Path] = ()) -> list[Path]:
             continue
         if not path.is_file() or ignored.match_file(relative.as_posix()):
             continue
+        if inside(root, relative.as_posix()) is None:
+            raise DiagnosticsError(
+                [
+                    Diagnostic(
+                        f"{relative.as_posix()} is a link to a file outside the workspace: "
+                        "not allowed in workspace files",
+                        Position(relative.as_posix()),
+                    )
+                ]
+            )
         if path.resolve() in variables or is_artifact(_head(path)):
             continue
         others.append(path)

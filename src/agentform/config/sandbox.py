@@ -194,6 +194,7 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         )
         self.budget = _Budget()
         del self.globals["namespace"]
+        del self.globals["lipsum"]  # lipsum(n) makes n paragraphs: unbounded work
         self.globals[_BUDGET] = lambda items: self.budget.counted(items)
         self.globals[_CONCAT] = lambda *parts: _bounded("".join(str(p) for p in parts))
         self.globals[_SLICED] = _sliced

@@ -88,6 +88,11 @@ async def verified_plan(
         )
     if saved.inputsDigest != workspace.inputs_digest:
         raise StalePlanError("plan is stale: the workspace files changed since the plan was made")
+    if saved.endpoint != endpoint:
+        raise StalePlanError(
+            f"the plan is for endpoint {saved.endpoint}, not {endpoint}: apply it where it "
+            f"was made (--endpoint {saved.endpoint})"
+        )
     allowed = allowed or PlanOptions()
     options = PlanOptions(
         allow_past_start=saved.allowPastStart or allowed.allow_past_start,
