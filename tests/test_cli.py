@@ -113,7 +113,7 @@ def test_an_edited_saved_plan_is_shown_but_never_applied(quickstart: Path, tmp_p
     assert applied.exit_code == 1
     assert (
         "Error: the saved plan is not what the files and the service imply now: "
-        f"{change['id']}: calls differ; nothing was written"
+        f"{change['id']}: calls differ (at calls[0].body.name); nothing was written"
     ) in applied.output
     again = run("plan", "--detailed-exitcode", *ws)
     assert again.exit_code == 2 and "renamed-by-forgery" not in again.output
@@ -418,3 +418,33 @@ def test_a_saved_plan_applies_only_to_the_endpoint_it_was_made_for(
         f"the plan is for endpoint local, not {other}: apply it where it was made "
         "(--endpoint local)"
     ) in result.output
+
+
+def test_problems_shown_are_capped(tmp_path: Path) -> None:
+    """One broken large file made 399,999 lines: 200 are shown, the count says all."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "agentform.yaml").write_text("workspace: w\n")
+    (ws / "pools.yaml").write_text(
+        "profilePools:\n" + "".join(f"  - {{name: p{n}, colour: red}}\n" for n in range(300))
+    )
+    result = run("validate", "-C", str(ws))
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert len(lines) == 202 and lines[-2] == "… and 100 more lines not shown"
+    assert lines[-1] == "300 problems; nothing was changed."
+
+
+@pytest.mark.parametrize(("content", "said"), [(None, "cannot read"), ("", "is empty")])
+def test_an_api_key_file_that_gives_no_key_is_named(
+    quickstart: Path, tmp_path: Path, content: str | None, said: str
+) -> None:
+    key_file = tmp_path / "key.txt"
+    if content is not None:
+        key_file.write_text(content)
+    endpoint = "http://127.0.0.1:9/agents/v2"
+    result = run(
+        "plan", "--endpoint", endpoint, "--api-key-file", str(key_file), "-C", str(quickstart)
+    )
+    assert result.exit_code == 1
+    assert f"the API key file {key_file}" in result.output and said in result.output

@@ -395,7 +395,7 @@ def test_apply_refuses_a_saved_plan_whose_calls_were_edited(repo: Repo) -> None:
     (repo.root / "plan.json").write_text(json.dumps(plan))
     result = repo.agentform("apply", str(repo.root / "plan.json"), key=WRITE_KEY)
     assert result.returncode == 1
-    assert "profilePools/checkout-eu: calls differ; nothing was written" in result.stderr
+    assert "profilePools/checkout-eu: calls differ (at calls[0].body" in result.stderr
 
 
 @pytest.mark.parametrize(

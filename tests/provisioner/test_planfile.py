@@ -222,8 +222,8 @@ def _change_removed(data: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     ("edit", "named"),
     [
-        (_call_moved, "profilePools/a: calls differ"),
-        (_value_changed, "profilePools/a: after differs"),
+        (_call_moved, "profilePools/a: calls differ (at calls[0].body.name)"),
+        (_value_changed, "profilePools/a: after differs (at after.allowConcurrentUse)"),
         (_change_added, "profilePools/c is not a change the files and the service imply"),
         (_change_removed, "profilePools/b is missing from the saved plan"),
     ],
@@ -258,7 +258,9 @@ def test_a_forged_call_to_another_object_is_refused(service: Service, ws: Path) 
         call["path"] = call["path"].rsplit("/", 1)[0] + "/00000000-0000-4000-8000-000000000000"
 
     service.log.reset()
-    with pytest.raises(StalePlanError, match="profilePools/a: calls differ"):
+    with pytest.raises(
+        StalePlanError, match=re.escape("profilePools/a: calls differ (at calls[0].path)")
+    ):
         apply_saved(service, ws, forged(text, retarget), {})
     assert service.log.writes() == []
 

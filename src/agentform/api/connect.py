@@ -47,13 +47,17 @@ def resolve_api_key(api_key_file: Path | None) -> Sensitive | None:
         try:
             # utf-8-sig: a leading byte order mark, as editors on Windows write it, is not the key's
             text = api_key_file.read_text(encoding="utf-8-sig").strip()
-            return _header_safe(text, "--api-key-file")
         except OSError as exc:
-            raise AgentformError(f"cannot read the API key file: {exc.strerror}") from None
+            raise AgentformError(
+                f"cannot read the API key file {api_key_file}: {exc.strerror}"
+            ) from None
         except UnicodeDecodeError:
             raise AgentformError(
                 "the API key from --api-key-file is not UTF-8 text (its content is not shown)"
             ) from None
+        if not text:
+            raise AgentformError(f"the API key file {api_key_file} is empty")
+        return _header_safe(text, "--api-key-file")
     key = os.environ.get(API_KEY_VARIABLE)
     if key:
         return _header_safe(key, API_KEY_VARIABLE)

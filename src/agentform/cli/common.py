@@ -190,6 +190,10 @@ def with_api(
         return asyncio.run(go())
 
 
+SHOWN_PROBLEMS = 200
+"""Diagnostics shown at most: one broken large file can make hundreds of thousands."""
+
+
 def refuse_overwriting(path: Path, what: str) -> None:
     """An output the user named may replace an earlier one agentform wrote (a saved
     plan, a cassette), never another file: `plan --out pools.yaml` would turn a
@@ -231,8 +235,11 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
         try:
             code = command(*args, **kwargs)
         except DiagnosticsError as exc:
-            for d in exc.diagnostics:  # masked by type where they name a value
+            for d in exc.diagnostics[:SHOWN_PROBLEMS]:  # masked by type where they name a value
                 click.echo(d.render(), err=True)
+            if len(exc.diagnostics) > SHOWN_PROBLEMS:
+                left = len(exc.diagnostics) - SHOWN_PROBLEMS
+                click.echo(f"… and {counted(left, 'more line')} not shown", err=True)
             n = sum(d.severity == "error" for d in exc.diagnostics)
             click.echo(f"{counted(n, 'problem')}; nothing was changed.", err=True)
             code = 1

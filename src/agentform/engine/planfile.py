@@ -157,6 +157,19 @@ _EXECUTED = ("changes", "cannotApply")
 managed, warnings) describe the organization and may move without changing a call."""
 
 
+def _first_difference(old: Any, new: Any, path: str) -> str:
+    """The path of the first place `old` and `new` (JSON) differ: `calls[0].body.name`."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(old.keys() | new.keys()):
+            if old.get(key) != new.get(key):
+                return _first_difference(old.get(key), new.get(key), f"{path}.{key}")
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            if a != b:
+                return _first_difference(a, b, f"{path}[{i}]")
+    return path
+
+
 def plan_differences(saved: Plan, fresh: Plan) -> list[str]:
     """Where `saved` is not `fresh`, by change and field (secrets compared by their
     `((secret:NAME))` markers, so no value is needed or shown)."""
@@ -179,7 +192,9 @@ def plan_differences(saved: Plan, fresh: Plan) -> list[str]:
             )
             if fields:
                 one = len(fields) == 1 and not fields[0].endswith("s")
-                found.append(f"{cid}: {', '.join(fields)} {'differs' if one else 'differ'}")
+                where = ", ".join(_first_difference(old[cid][f], new[cid][f], f) for f in fields)
+                verb = "differs" if one else "differ"
+                found.append(f"{cid}: {', '.join(fields)} {verb} (at {where})")
         if not found and [c["id"] for c in said[part]] != [c["id"] for c in now[part]]:
             found.append("the order of the changes differs")
     return sorted(found)
