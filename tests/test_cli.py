@@ -448,3 +448,12 @@ def test_an_api_key_file_that_gives_no_key_is_named(
     )
     assert result.exit_code == 1
     assert f"the API key file {key_file}" in result.output and said in result.output
+
+
+def test_init_in_the_current_directory_suggests_plan_without_c(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = run("init")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == "Next: agentform plan"

@@ -119,7 +119,10 @@ def init(directory: Path | None, endpoint: str, organization_id: str | None, for
         click.echo(
             f"YAML files that are not workspace files, now in {IGNORE_FILE}: {', '.join(foreign)}"
         )
-    click.echo(f"Next: {shlex.join(['agentform', '-C', str(directory), 'plan'])}")
+    here = directory.resolve() == Path.cwd().resolve()
+    click.echo(
+        f"Next: {shlex.join(['agentform', *([] if here else ['-C', str(directory)]), 'plan'])}"
+    )
 
 
 def _foreign_yaml(directory: Path, written: set[str]) -> list[str]:
