@@ -89,8 +89,13 @@ def problem_of(exc: yaml.YAMLError) -> tuple[str, tuple[int, int] | None]:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__, None
 
 
+class TooDeep(ConstructorError):
+    """Nesting past MAX_DEPTH, however it was found (libyaml's limit, the pure
+    parser's recursion, the builder's count)."""
+
+
 def _too_deep(mark: Any = None) -> yaml.MarkedYAMLError:
-    return ConstructorError(None, None, f"nesting deeper than {MAX_DEPTH} levels", mark)
+    return TooDeep(None, None, f"nesting deeper than {MAX_DEPTH} levels", mark)
 
 
 def parse(text: str, loader: type[Any] | None = None) -> Located:
@@ -103,8 +108,8 @@ def _parse(text: str, loader: type[Any] | None) -> Located:
     try:
         node = _compose(text, loader or FAST_LOADER)
     except yaml.YAMLError as exc:
-        if loader is not None or not LIBYAML or "nesting depth" in str(exc):
-            raise
+        if loader is not None or not LIBYAML or isinstance(exc, TooDeep):
+            raise  # (re-reading a file nested too deep only recurses out of the stack)
         # The pure-Python parser words errors better and both installs must agree.
         node = _compose(text, PURE_LOADER)
     out = Located(None, node)
