@@ -82,17 +82,7 @@ async def verified_plan(
     first: another workspace or organization, changed files, a change that time has
     made unsafe, a live object that moved, a secret whose value changed; then any
     other difference, named by change and field."""
-    if saved.workspace != workspace.settings.workspace:
-        raise StalePlanError(
-            f"the plan is for workspace {saved.workspace}, not {workspace.settings.workspace}"
-        )
-    if saved.inputsDigest != workspace.inputs_digest:
-        raise StalePlanError("plan is stale: the workspace files changed since the plan was made")
-    if saved.endpoint != endpoint:
-        raise StalePlanError(
-            f"the plan is for endpoint {saved.endpoint}, not {endpoint}: apply it where it "
-            f"was made (--endpoint {saved.endpoint})"
-        )
+    _refuse_elsewhere(saved, workspace, endpoint)
     allowed = allowed or PlanOptions()
     options = PlanOptions(
         allow_past_start=saved.allowPastStart or allowed.allow_past_start,
@@ -126,6 +116,21 @@ async def verified_plan(
             + "; nothing was written"
         )
     return fresh
+
+
+def _refuse_elsewhere(saved: Plan, workspace: Workspace, endpoint: str) -> None:
+    """Refuses, before any call, a plan of another workspace, files or endpoint."""
+    if saved.workspace != workspace.settings.workspace:
+        raise StalePlanError(
+            f"the plan is for workspace {saved.workspace}, not {workspace.settings.workspace}"
+        )
+    if saved.inputsDigest != workspace.inputs_digest:
+        raise StalePlanError("plan is stale: the workspace files changed since the plan was made")
+    if saved.endpoint != endpoint:
+        raise StalePlanError(
+            f"the plan is for endpoint {saved.endpoint}, not {endpoint}: apply it where it "
+            f"was made (--endpoint {saved.endpoint})"
+        )
 
 
 def _refuse_late(saved: Plan, options: PlanOptions) -> None:
