@@ -457,3 +457,28 @@ def test_init_in_the_current_directory_suggests_plan_without_c(
     result = run("init")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1] == "Next: agentform plan"
+
+
+@pytest.mark.parametrize(
+    ("var", "said"),
+    [
+        ("=x", "'' is not a variable's name"),
+        ("vars.x=1", "'vars.x' is not a variable's name (the NAME alone: templates read it as"),
+    ],
+)
+def test_a_var_without_a_name_is_a_usage_error(quickstart: Path, var: str, said: str) -> None:
+    result = run("validate", "--var", var, "-C", str(quickstart))
+    assert result.exit_code == 1 and said in result.output
+
+
+def test_a_damaged_plan_file_says_where(quickstart: Path, tmp_path: Path) -> None:
+    saved = tmp_path / "plan.json"
+    assert run("plan", "--out", str(saved), "-C", str(quickstart)).exit_code == 0
+    data = json.loads(saved.read_text())
+    data["warnings"] = [{"text": "injected"}]
+    saved.write_text(json.dumps(data))
+    result = run("show", str(saved), "-C", str(quickstart))
+    assert result.exit_code == 1
+    assert "Error: the plan file is damaged: 2 problems, the first at warnings.0.message" in (
+        result.output
+    )

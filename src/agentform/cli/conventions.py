@@ -43,6 +43,9 @@ def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
         if "=" not in item:
             raise click.BadParameter(f"expected NAME=VALUE, got {item!r}")
         name, _, val = item.partition("=")
+        if not name.isidentifier():
+            hint = " (the NAME alone: templates read it as vars.NAME)" if "." in name else ""
+            raise click.BadParameter(f"{name!r} is not a variable's name{hint}")
         out[name] = val
     return out
 
@@ -148,6 +151,8 @@ def _the_run() -> list[Callable[[Any], Any]]:
             "var_files",
             multiple=True,
             type=click.Path(dir_okay=False, exists=True, path_type=Path),
+            metavar="FILE",
+            help="Read template variables from a YAML file (repeatable; later files win).",
         ),
         click.option(
             "--parallelism",

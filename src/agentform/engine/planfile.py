@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError, StalePlanError
 from agentform.core.sensitive import as_marked
+from agentform.core.words import counted
 from agentform.engine.fingerprint import secret_digest
 from agentform.engine.model import FORMAT_VERSION, Plan
 from agentform.engine.planner import make_plan
@@ -62,7 +63,12 @@ def load_plan(text: str, not_a_plan: str = "the plan file is not an agentform pl
     try:
         return Plan.model_validate(data)
     except ValidationError as exc:
-        raise AgentformError(f"the plan file is damaged: {exc.error_count()} problems") from None
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise AgentformError(
+            f"the plan file is damaged: {counted(exc.error_count(), 'problem')}, "
+            f"the first at {where}: {first['msg']}"
+        ) from None
 
 
 async def verified_plan(
