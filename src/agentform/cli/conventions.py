@@ -43,7 +43,7 @@ def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
         if "=" not in item:
             raise click.BadParameter(f"expected NAME=VALUE, got {item!r}")
         name, _, val = item.partition("=")
-        if not name.isidentifier():
+        if not name.strip() or "." in name:  # `vars.x=1`: templates read vars.NAME
             hint = " (the NAME alone: templates read it as vars.NAME)" if "." in name else ""
             raise click.BadParameter(f"{name!r} is not a variable's name{hint}")
         out[name] = val
