@@ -42,6 +42,7 @@ from pipeline import (
     environment,
     marker,
     output,
+    plan_markdown,
     summary,
     write_out,
 )
@@ -102,16 +103,7 @@ def prepare() -> int:
         env = environment(READ_KEY)
     except Missing as exc:
         return fail(f"agentform did not plan main: {exc}", number, marker("replan"))
-    plan = agentform(
-        "plan",
-        "--format",
-        "markdown",
-        "--out",
-        str(OUT / "plan.json"),
-        "--detailed-exitcode",
-        env=env,
-    )
-    write_out("plan.md", plan.stdout)
+    plan = plan_markdown(env)
     if plan.returncode not in (0, 2):
         summary(plan.stdout)
         return fail(f"agentform could not plan main at {sha}", number, marker("replan"))

@@ -104,6 +104,23 @@ def agentform(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[st
     return subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False, env=env)
 
 
+def plan_markdown(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`agentform plan` as markdown on stdout, saved as OUT/plan.json and OUT/plan.md;
+    exit 2 when it has changes."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    plan = agentform(
+        "plan",
+        "--format",
+        "markdown",
+        "--out",
+        str(OUT / "plan.json"),
+        "--detailed-exitcode",
+        env=env,
+    )
+    write_out("plan.md", plan.stdout)
+    return plan
+
+
 def error(line: str) -> None:
     """One line in the log (an annotation on GitHub), and in the job summary."""
     print(f"::error title=agentform::{line}" if in_actions() else f"error: {line}", file=sys.stderr)

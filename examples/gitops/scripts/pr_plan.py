@@ -15,15 +15,13 @@ import sys
 
 from github import GitHub, GitHubError, fail
 from pipeline import (
-    OUT,
     READ_KEY,
     Missing,
-    agentform,
     environment,
     marker,
     output,
+    plan_markdown,
     summary,
-    write_out,
 )
 
 
@@ -33,18 +31,8 @@ def main() -> int:
         env = environment(READ_KEY)
     except Missing as exc:
         return fail(f"agentform did not plan: {exc}", number, marker("plan"))
-    OUT.mkdir(parents=True, exist_ok=True)
-    plan = agentform(
-        "plan",
-        "--format",
-        "markdown",
-        "--out",
-        str(OUT / "plan.json"),
-        "--detailed-exitcode",
-        env=env,
-    )
+    plan = plan_markdown(env)
     markdown = plan.stdout
-    write_out("plan.md", markdown)
     summary(markdown)
     output("changes", "true" if plan.returncode == 2 else "false")
     if markdown and number is not None:
