@@ -321,3 +321,22 @@ def test_lipsum_is_not_offered(ws: Path) -> None:
     """lipsum(n) made n paragraphs: 1,000,000 took a minute and 1.75 GB."""
     found = problems(ws, named("lipsum(1000000)|length"))
     assert found and "'lipsum' is undefined" in found[0]
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "[s, s, s]",
+        "[[s]] * 1000",
+        "[s, s]|join('-')",
+        "[s, s]|string",
+        "'a' ~ [s, s]",
+        "{'a': s, 'b': s}|tojson",
+    ],
+)
+def test_a_collection_of_repeated_values_is_bounded_as_text(ws: Path, expression: str) -> None:
+    """A list holding one 1 MB text many times costs little until it is written out:
+    `{{ [s] * 1000 }}` would make a gigabyte in one go. Its size is what it reads
+    as text, all of it."""
+    found = problems(ws, "{% set s = 'x' * 1000000 %}" + named(expression))
+    assert len(found) == 1 and f"a value longer than {MAX_VALUE:,} characters" in found[0]

@@ -103,13 +103,26 @@ class _Budget:
             yield item
 
 
-def size(value: Any) -> int:
-    """The characters a value holds, shallowly (a list: the sum of its strings)."""
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, list | tuple):
-        return sum(len(v) if isinstance(v, str) else 1 for v in value)
-    return 0
+def size(value: Any, limit: int = MAX_VALUE) -> int:
+    """The characters `value` reads as, as text: a collection counts everything it
+    holds, each time it holds it (`[s] * 1000` is a thousand `s`); counting stops
+    once past `limit`, so a huge collection costs no more than that to measure."""
+    total = 0
+    stack = [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, dict):
+            total += 1
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            total += 1
+            stack.extend(item)
+        else:
+            total += 1
+    return total
 
 
 def _bounded(value: Any) -> Any:
@@ -128,6 +141,8 @@ def _check_counts(args: Iterable[Any]) -> None:
         raise NotAllowed(f"a width or count over {MAX_WIDTH:,}")
 
 
+_TEXT_OF_WHOLE = frozenset({"string", "join", "tojson", "pprint", "urlencode", "xmlattr"})
+"""Filters that write a whole collection out as one text."""
 _WIDTH_FILTERS = frozenset({"center", "indent", "wordwrap", "truncate", "format", "replace"})
 
 
@@ -196,7 +211,8 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         del self.globals["namespace"]
         del self.globals["lipsum"]  # lipsum(n) makes n paragraphs: unbounded work
         self.globals[_BUDGET] = lambda items: self.budget.counted(items)
-        self.globals[_CONCAT] = lambda *parts: _bounded("".join(str(p) for p in parts))
+        self.globals[_CONCAT] = lambda *parts: "".join(str(_bounded(p)) for p in parts)
+        self.finalize = _bounded  # what `{{ … }}` writes, before it is made text
         self.globals[_SLICED] = _sliced
         for name, original in list(self.filters.items()):
             self.filters[name] = _checked_filter(name, original)
@@ -255,6 +271,9 @@ def _checked_filter(name: str, original: Callable[..., Any]) -> Callable[..., An
     def checked(*args: Any, **kwargs: Any) -> Any:
         if name not in PLACING_FILTERS and any(isinstance(a, SecretToken) for a in args):
             _refuse_transform(f"given to |{name}")
+        if name in _TEXT_OF_WHOLE:  # the whole value becomes text: measure it first
+            for arg in args:
+                _bounded(arg)
         if name not in _WIDTH_FILTERS:
             return original(*args, **kwargs)
         _check_counts([*args[1:], *kwargs.values()])
