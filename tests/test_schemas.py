@@ -44,6 +44,14 @@ def test_schema_rejects_an_unknown_key() -> None:
         jsonschema.validate({"profilePools": [{"name": "a", "colour": "red"}]}, schema)
 
 
+def test_schema_allows_x_keys_at_the_top_only() -> None:
+    """Editors accept what the loader ignores (`x-` keys holding anchors), no more."""
+    schema = json.loads(render_schema())
+    jsonschema.validate({"x-pool": {"anything": [1]}, "profilePools": [{"name": "a"}]}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"profilePools": [{"name": "a", "x-note": 1}]}, schema)
+
+
 def _properties(node: object, path: str = "") -> list[tuple[str, dict]]:  # type: ignore[type-arg]
     out = []
     if isinstance(node, dict):

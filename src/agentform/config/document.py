@@ -12,12 +12,16 @@ import uuid
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, create_model
 from pydantic_core import PydanticCustomError
 
 from agentform.api.endpoint_url import endpoint_problem
 from agentform.kinds.base import top_level_kinds
 
+EXTENSION_SCHEMA: dict[str, JsonValue] = {
+    "description": "Ignored: a place for YAML anchors that the file's lists merge "
+    "(`x-defaults: &defaults {…}`, then `<<: *defaults`)"
+}
 SETTINGS = ("workspace", "endpoint", "organizationId", "prune", "protect", "vars", "allowEnv")
 
 
@@ -66,7 +70,11 @@ def document_model() -> type[BaseModel]:
         fields[kind.name] = (list[kind.desired_model] | None, None)  # type: ignore[name-defined]
     return create_model(
         "WorkspaceFile",
-        __config__=ConfigDict(extra="forbid", title="agentform workspace file"),
+        __config__=ConfigDict(
+            extra="forbid",
+            title="agentform workspace file",
+            json_schema_extra={"patternProperties": {"^x-": EXTENSION_SCHEMA}},
+        ),
         **fields,
     )
 

@@ -18,6 +18,7 @@ from agentform.core.problems import AT, describe, did_you_mean, own_errors
 from agentform.core.sensitive import Sensitive
 from agentform.core.yamlpos import Located, PathKey, parse, problem_of
 
+EXTENSION_PREFIX = "x-"
 # errors about a Sensitive value that its type allowed (a length, a pattern)
 SENSITIVE_OK = ("string_too_long", "string_too_short", "string_pattern_mismatch")
 
@@ -106,7 +107,14 @@ def parse_document(text: str, where: Where, diags: Diagnostics) -> Located | Non
     if not isinstance(doc.data, dict):
         diags.error("a workspace file must be a mapping of kind lists", where.line(1, 1))
         return None
+    doc.data = {k: v for k, v in doc.data.items() if not is_extension(k)}
     return doc
+
+
+def is_extension(key: str) -> bool:
+    """A top-level `x-` key: a place for YAML anchors (`x-defaults: &d …`), ignored,
+    as Docker Compose ignores its extension fields."""
+    return key.startswith(EXTENSION_PREFIX)
 
 
 def validate_document(doc: Located, where: Where, diags: Diagnostics) -> Any:
@@ -134,10 +142,18 @@ def _message(err: Any, loc: tuple[Any, ...]) -> str:
         )
     if err["type"] == "extra_forbidden":  # the path ends with the key: named once
         return f"{where}: unknown key" + did_you_mean(str(loc[-1]), allowed_keys(loc))
+    if err["type"] in ("bool_type", "bool_parsing"):  # YAML 1.2's booleans, no yes/no/0
+        return f"{where}: {_shown(err.get('input'))} is not a boolean: write true or false"
     if err["type"] in ("model_type", "model_attributes_type", "dict_type"):
         # pydantic's message names the model class, which is no concern of the files
         return f"{where}: should be a mapping (key: value lines), not {_kind_of(err.get('input'))}"
     return f"{where}: {describe(err, where)}"  # the service's words, its "did you mean"
+
+
+def _shown(value: Any) -> str:
+    """A short value as written: a word quoted, a number as it is."""
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _kind_of(value: Any) -> str:

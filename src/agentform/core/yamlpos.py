@@ -10,6 +10,12 @@ large workspaces); the pure-Python parser is the fallback. A file that does not
 parse is parsed again with the pure-Python parser, so its error message and
 position are the same whichever parser is installed.
 
+Two readings differ from PyYAML's own, as users of Docker Compose and YAML 1.2
+expect: a key written in a mapping overrides the same key brought in by a merge
+key (`<<: *base`) before or after it (only a key written twice is a duplicate),
+and only `true` and `false` are booleans (`yes`, `no`, `on`, `off` are the words
+they spell: `country: NO` is Norway, and a boolean field refuses them).
+
 A file is untrusted input, so the work it can ask for is bounded: nesting deeper
 than MAX_DEPTH and aliases expanding to more than MAX_ALIAS_VALUES values (a
 "billion laughs" file) are YAML errors with a position, never a RecursionError
@@ -36,6 +42,7 @@ STR_TAG = "tag:yaml.org,2002:str"
 MAX_DEPTH = 64  # levels of nesting; a workspace needs about six
 MAX_ALIAS_VALUES = 100_000  # values built again through aliases, in one document
 BOOL_TAG = "tag:yaml.org,2002:bool"
+YAML_BOOLEANS = ("true", "false")  # YAML 1.2's; 1.1's yes/no/on/off stay words
 
 
 @dataclass
@@ -159,6 +166,7 @@ class _Builder:
         self.built: set[int] = set()  # nodes built once: another build is an alias's
         self.again = 0  # values built again through aliases
         self.alias_at: Node | None = None  # the container of the alias being expanded
+        self.merged: dict[int, int] = {}  # a mapping's pairs brought in by merge keys
 
     def build(self, node: Node, depth: int = 0, parent: Node | None = None) -> Any:
         if depth >= MAX_DEPTH:
@@ -182,7 +190,8 @@ class _Builder:
             if tag == STR_TAG:
                 return node.value
             if tag == BOOL_TAG:
-                return SafeConstructor.bool_values[node.value.lower()]
+                word = node.value.lower()
+                return SafeConstructor.bool_values[word] if word in YAML_BOOLEANS else node.value
             return self.constructor.construct_object(node, deep=True)
         if id(node) in self.open:
             raise ConstructorError(None, None, "found a recursive alias", node.start_mark)
@@ -209,11 +218,24 @@ class _Builder:
             )
 
     def _mapping(self, node: MappingNode, depth: int) -> dict[str, Any]:
-        self.constructor.flatten_mapping(node)
+        merged = self._flatten(node)
         result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
+        written: set[str] = set()
+        for index, (key_node, value_node) in enumerate(node.value):
             key = _key_text(key_node)
-            if key in result:
-                self.out.duplicates.append((key, *_mark(key_node)))
+            if index >= merged:  # merged keys give way to written ones, silently
+                if key in written:
+                    self.out.duplicates.append((key, *_mark(key_node)))
+                written.add(key)
             result[key] = self.build(value_node, depth, node)
         return result
+
+    def _flatten(self, node: MappingNode) -> int:
+        """Merge keys resolved in place (PyYAML puts the merged pairs first, the
+        written ones after); how many pairs came from merges. A node reached again
+        through an alias is flattened already: its count is remembered."""
+        if id(node) not in self.merged:
+            written = sum(1 for key, _ in node.value if key.tag != "tag:yaml.org,2002:merge")
+            self.constructor.flatten_mapping(node)
+            self.merged[id(node)] = len(node.value) - written
+        return self.merged[id(node)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from agentform.core.sensitive import Text, shown
 from agentform.kinds.base import (
@@ -34,7 +34,7 @@ from agentform.rules.profile_sets import SelectionStrategy as Strategy
 class ProfileSetDesired(DesiredModel):
     name: Name
     selectionStrategy: Strategy | None = None
-    allowConcurrentUse: bool | None = None
+    allowConcurrentUse: StrictBool | None = None  # `no` is a word, not false
     members: list[Text] | None = Field(
         None, description="Profile names or ids: the complete member set. Omit to leave unmanaged."
     )

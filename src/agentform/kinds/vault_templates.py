@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from agentform.core.diagnostics import Diagnostics
 from agentform.core.sensitive import AllowSensitive, Sensitive
@@ -33,7 +33,7 @@ class TemplateField(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     type: FieldType
     label: rules.Label
-    required: bool
+    required: StrictBool  # `yes` is a word, not true
     hint: Annotated[str | Sensitive, AllowSensitive(rules.Hint)] | None = None
 
 
