@@ -47,7 +47,7 @@ class Options:
     record_cassette: Path | None = None
     verbose: bool = False
     color: bool | None = None
-    vars: dict[str, str] = field(default_factory=dict)
+    vars: dict[str, Any] = field(default_factory=dict)
     var_files: list[Path] = field(default_factory=list)
     parallelism: int = DEFAULT_PARALLELISM
     rate_limit: float | None = None

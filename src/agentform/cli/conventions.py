@@ -37,7 +37,11 @@ class SuggestingChoice(click.Choice):  # type: ignore[type-arg]  # generic from 
             raise
 
 
-def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
+def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, Any]:
+    """NAME=VALUE, the value read as YAML (`n=3` a number, `m=[a, b]` a list), as
+    Terraform reads -var; a text that reads as something else is quoted: `n="3"`."""
+    from agentform.core.yamlpos import parse_value
+
     out = {}
     for item in values:
         if "=" not in item:
@@ -46,7 +50,14 @@ def _parse_var(_: Any, __: Any, values: tuple[str, ...]) -> dict[str, str]:
         if not name.strip() or "." in name:  # `vars.x=1`: templates read vars.NAME
             hint = " (the NAME alone: templates read it as vars.NAME)" if "." in name else ""
             raise click.BadParameter(f"{name!r} is not a variable's name{hint}")
-        out[name] = val
+        try:
+            out[name] = parse_value(val)
+        except ValueError as exc:
+            text = "…" if len(val) > 40 else val
+            raise click.BadParameter(
+                f"the value of {name} is {exc} (to pass it as text, quote it: "
+                f"--var '{name}=\"{text}\"')"
+            ) from None
     return out
 
 

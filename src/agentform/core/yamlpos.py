@@ -151,6 +151,28 @@ def parse_all(text: str) -> list[Any]:
     return [_Builder(Located(None, node)).build(node) for node in nodes if node is not None]
 
 
+MAX_VALUE_TEXT = 64 << 10  # characters of one value given on the command line
+
+
+def parse_value(text: str) -> Any:
+    """One value written on a command line (`--var n=3`, `--var members=[a, b]`), read
+    as Terraform reads `-var`: a YAML scalar or flow collection, with this module's
+    bounds. Empty text is the empty string. Raises ValueError saying what is wrong."""
+    if not text.strip():
+        return text
+    if len(text) > MAX_VALUE_TEXT:
+        raise ValueError(f"longer than {MAX_VALUE_TEXT:,} characters")
+    try:
+        with collector_paused():
+            node = _compose(text, PURE_LOADER)
+            if isinstance(node, MappingNode | SequenceNode) and not node.flow_style:
+                raise ValueError("a YAML block, not one value ([a, b] is a list, {k: v} a mapping)")
+            return _Builder(Located(None, node)).build(node) if node is not None else None
+    except yaml.YAMLError as exc:
+        message, _ = problem_of(exc)
+        raise ValueError(f"not a YAML value: {message}") from None
+
+
 def _mark(node: Node) -> tuple[int, int]:
     return (node.start_mark.line + 1, node.start_mark.column + 1)
 
