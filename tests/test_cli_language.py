@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,36 @@ def test_words_and_empty_values_stay_text(pools: Path) -> None:
         "d": None,
         "e": {"k": 1},
     }
+
+
+BATCH = """\
+batches:
+  - name: refunds
+    agent: checkout-agent
+    startAt: "2030-01-01T02:00:00Z"
+    config: {type: timeBatching, batchSize: 10, batchInterval: 60}
+    itemsFile: refunds.csv
+"""
+
+
+def test_typed_csv_columns_show_typed_in_the_plan(tmp_path: Path) -> None:
+    csv = "order,amount:number,urgent:boolean\nA-1,120.5,true\n"
+    files = {"agentform.yaml": ROOT, "batches.yaml": BATCH, "refunds.csv": csv}
+    ws = write_workspace(tmp_path / "ws", files)
+    result = run("plan", "-C", str(ws), "--format", "json")
+    assert result.exit_code == 0, result.output
+    (change,) = json.loads(result.output)["changes"]
+    assert change["after"]["items"] == [
+        {"inputs": {"order": "A-1", "amount": 120.5, "urgent": True}}
+    ]
+
+
+def test_a_typed_cell_that_does_not_parse_is_an_error_at_its_cell(tmp_path: Path) -> None:
+    csv = "order,amount:number\nA-1,12O\n"
+    files = {"agentform.yaml": ROOT, "batches.yaml": BATCH, "refunds.csv": csv}
+    result = run("validate", "-C", str(write_workspace(tmp_path / "ws", files)))
+    assert result.exit_code == 1
+    assert (
+        "refunds.csv:2:5: error: itemsFile refunds.csv: row 1, column amount:number: "
+        "'12O' is not a number"
+    ) in result.output

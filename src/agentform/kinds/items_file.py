@@ -6,7 +6,8 @@ and `agentProfile`, `agentProfilePool`, `agentProfileId`, `agentProfilePoolId`,
 `version` columns for those fields (an empty cell leaves the field out). An input
 whose name is one of those, or close to one, is written `inputs.NAME`: a column
 close to a field's name is taken for a misspelling of it, not silently for an
-input. A JSON file is a list of items as written in YAML. Every problem is an
+input. An input's header may carry a type, `amount:number` (see csv_types.py).
+A JSON file is a list of items as written in YAML. Every problem is an
 error at the file's line (a JSON item's where it opens), all of them at once.
 """
 
@@ -17,7 +18,8 @@ import csv
 import io
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, overload
 
@@ -28,6 +30,7 @@ from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.problems import did_you_mean, problems_from
 from agentform.core.words import counted
 from agentform.kinds.batch_items import BatchItem
+from agentform.kinds.csv_types import CellColumns, CellError, split_type, typed
 from agentform.rules.batches import ITEMS_MAX
 
 FIELD_COLUMNS = ("agentProfile", "agentProfilePool", "agentProfileId", "agentProfilePoolId")
@@ -85,7 +88,9 @@ Rows = tuple[list[Any], Sequence[Position]]  # the items as read, and where each
 
 
 def _csv_rows(text: str, name: str, position: Position, diagnostics: Diagnostics) -> Rows | None:
-    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(text))
+    delimiter = _delimiter(text)
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    cell_columns = CellColumns(text, delimiter)
     header = next(reader, None)
     if header is None:
         diagnostics.error(f"itemsFile {name}: has no header row", position)
@@ -107,9 +112,25 @@ def _csv_rows(text: str, name: str, position: Position, diagnostics: Diagnostics
             )
             continue
         if columns is not None:
-            rows.append(_item(columns, record))
+            row = _Row(name, number, line, header, diagnostics)
+            rows.append(_item(columns, record, partial(row.bad_cell, columns=cell_columns)))
             lines.append(Position(name, line, 1))
     return None if columns is None else (rows, lines)
+
+
+class _Row:
+    """One row, to report a cell that does not read as its column's type at the cell."""
+
+    def __init__(
+        self, name: str, number: int, line: int, header: list[str], diagnostics: Diagnostics
+    ) -> None:
+        self.name, self.number, self.line = name, number, line
+        self.header, self.diagnostics = header, diagnostics
+
+    def bad_cell(self, index: int, why: str, columns: CellColumns) -> None:
+        message = f"itemsFile {self.name}: row {self.number}, column {self.header[index]}: "
+        at = Position(self.name, self.line, columns.of(self.line, index))
+        self.diagnostics.error(message + why, at)
 
 
 def _delimiter(text: str) -> str:
@@ -121,34 +142,53 @@ def _delimiter(text: str) -> str:
     return next((d for d in (";", "\t") if d in header), ",")
 
 
-def _columns(header: list[str], error: Any) -> list[tuple[str, str]] | None:
-    """Each column as (where it goes: field, metadata or inputs; the name there);
-    None after an error."""
-    out: list[tuple[str, str]] = []
+Column = tuple[str, str, str | None]  # where it goes, its name there, its type
+
+
+def _columns(header: list[str], error: Any) -> list[Column] | None:
+    """Each column as (where it goes: field, metadata or inputs; the name there; its
+    type, csv_types.py); None after an error."""
+    out: list[Column] = []
     seen: set[str] = set()
     ok = True
-    for index, column in enumerate(header, start=1):
-        if not column.strip():
-            error(f"column {index} has no name")
+    for index, written in enumerate(header, start=1):
+        column, kind, problem = split_type(written)
+        if problem:
+            error(problem)
             ok = False
-        elif column in seen:
-            error(f"column '{column}' is written twice")
+            continue
+        placed = _column(index, column, seen, error)
+        seen.add(column)
+        if placed is None:
             ok = False
-        elif column in (*FIELD_COLUMNS, "version"):
-            out.append(("field", column))
-        elif column.split(".", 1)[0] in PREFIXES and "." in column:
-            prefix, key = column.split(".", 1)
-            out.append((prefix, key))
-        elif suggestion := _suggestion(column):
-            error(
-                f"column '{column}' is no field{suggestion}; an input of that name "
-                f"is written 'inputs.{column}'"
-            )
+        elif kind is not None and placed[0] != "inputs":
+            error(f"column '{written}': only an input's column takes a type")
             ok = False
         else:
-            out.append(("inputs", column))
-        seen.add(column)
+            out.append((*placed, kind))
     return out if ok else None
+
+
+def _column(index: int, column: str, seen: set[str], error: Any) -> tuple[str, str] | None:
+    """Where a column goes (field, metadata or inputs) and its name there; None after
+    an error."""
+    if not column.strip():
+        error(f"column {index} has no name")
+    elif column in seen:
+        error(f"column '{column}' is written twice")
+    elif column in (*FIELD_COLUMNS, "version"):
+        return ("field", column)
+    elif column.split(".", 1)[0] in PREFIXES and "." in column:
+        prefix, key = column.split(".", 1)
+        return (prefix, key)
+    elif suggestion := _suggestion(column):
+        error(
+            f"column '{column}' is no field{suggestion}; an input of that name "
+            f"is written 'inputs.{column}'"
+        )
+    else:
+        return ("inputs", column)
+    return None
 
 
 def _suggestion(column: str) -> str:
@@ -161,14 +201,21 @@ def _suggestion(column: str) -> str:
     return did_you_mean(column, known, cutoff=CLOSE)
 
 
-def _item(columns: list[tuple[str, str]], record: list[str]) -> dict[str, Any]:
+def _item(
+    columns: list[Column], record: list[str], bad_cell: Callable[[int, str], None]
+) -> dict[str, Any]:
     item: dict[str, Any] = {}
-    for (where, key), cell in zip(columns, record, strict=True):
+    for index, ((where, key, kind), cell) in enumerate(zip(columns, record, strict=True)):
         if where == "field":
             if cell:
                 item[key] = int(cell) if key == "version" and cell.strip().isdigit() else cell
+        elif kind is not None and kind != "string" and not cell.strip():
+            continue  # a typed column's empty cell holds no value: the input is left out
         else:
-            item.setdefault(where, {})[key] = cell
+            try:
+                item.setdefault(where, {})[key] = typed(cell, kind)
+            except CellError as exc:
+                bad_cell(index, str(exc))
     return item
 
 
