@@ -44,14 +44,10 @@ class Decisions:
         """`intent`: the action that makes the object match the files; the decision
         takes it, another, or none (with a warning when the object then differs)."""
         cid = address(kind.name, key)
-        if decision.warning:
-            self.warnings.append(
-                PlanWarning(
-                    message=decision.warning,
-                    address=cid,
-                    position=str(item.position) if item else None,
-                )
-            )
+        for said in (decision.warning, decision.note):
+            if said:
+                position = str(item.position) if item else None
+                self.warnings.append(PlanWarning(message=said, address=cid, position=position))
         if decision.action is None:
             self.noops.append(NoOp(kind=kind.name, key=str(key), reason=decision.reason))
             if not decision.warning:

@@ -179,6 +179,9 @@ class Decision:
     reason: str
     calls: tuple[ApiCall, ...] = ()
     warning: str | None = None  # said in the plan when the action cannot be taken
+    # said in the plan, though nothing differs that matters: not a change, not drift
+    # (a completed batch whose files changed: history, a new run needs a new name)
+    note: str | None = None
 
 
 class Kind(ABC):

@@ -7,7 +7,9 @@ difference means, each decision with its reason in the plan:
 
 - unchanged: left alone, whatever its status;
 - changed and pending: replace (cancel, then create: the API has no update);
-- changed and started or finished: a warning, nothing can be applied;
+- changed and started (running, paused): a warning, nothing can be applied;
+- changed and completed: history, not a change and not drift; the plan says that a
+  new run needs a new name;
 - removed (ensure: absent, prune): pending or paused ones are cancelled, a running
   one only with --allow-cancel-running, a completed one is history;
 - absent and its startAt has passed: a warning, not a create, unless --allow-past-start.
@@ -310,6 +312,15 @@ class Batches(Kind):
                 f"pending batch differs ({fields}): the API cannot change a batch, so it is "
                 "cancelled and created again",
                 calls,
+            )
+        if status == "completed":  # history: its files describe a run that is over
+            return Decision(
+                None,
+                f"completed: history (its files differ in {fields}: not a change)",
+                note=f"the batch is completed, so it is history: the files differ in {fields}, "
+                "but that is no change and no drift; a new run needs a new name "
+                f"(e.g. name: {live.key[1]}-{{{{ vars.run_date }}}}, planned with "
+                "--var run_date=2026-12-02)",
             )
         return Decision(
             None,
