@@ -24,18 +24,19 @@ SENSITIVE_OK = ("string_too_long", "string_too_short", "string_pattern_mismatch"
 
 
 class Where:
-    """Positions in one file: lines of the rendered text mapped to the file's lines.
-    The parsed document is kept while the file is loaded; a position asked for
-    later (a plan-time error inside an object) parses the rendered text again."""
+    """Positions in one file: lines of the rendered text mapped to the lines they
+    came from (of the file, or of a file it includes). The parsed document is kept
+    while the file is loaded; a position asked for later (a plan-time error inside
+    an object) parses the rendered text again."""
 
-    def __init__(self, file: str, source_line: Callable[[int], int], text: str) -> None:
+    def __init__(self, file: str, source_line: Callable[[int], tuple[str, int]], text: str) -> None:
         self.file = file
         self.source_line = source_line
         self.text = text
         self.doc: Located | None = None
 
     def line(self, line: int, column: int = 1) -> Position:
-        return Position(self.file, self.source_line(line), column)
+        return Position(*self.source_line(line), column)
 
     def __call__(self, path: PathKey, at_key: bool = True) -> Position:
         if self.doc is None:

@@ -19,6 +19,7 @@ from agentform.config.file_parse import (
     validate_document,
 )
 from agentform.config.files import IGNORE_FILE, root_file, workspace_files
+from agentform.config.includes import included_files
 from agentform.config.protect import check_protected
 from agentform.config.render import Renderer
 from agentform.config.secret_tokens import substitute
@@ -95,6 +96,9 @@ def _load(
     renderer = Renderer(root, environ, secrets, unset_secrets_allowed, allowed_env(root_path))
     loading = _Loading(root, root_path, renderer, diags)
     files = workspace_files(root, var_files or [])
+    names = [relative(f, root) for f in files]
+    parts = included_files(renderer.env, names)  # read where they are included
+    files = [f for f, name in zip(files, names, strict=True) if name not in parts or f == root_path]
     for path in files:
         loading.read(path, variables)
     loading.check()

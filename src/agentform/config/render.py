@@ -11,16 +11,15 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Collection, Iterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import jinja2
 
-from agentform.config.lines import instrument, line_map
+from agentform.config.includes import include_cycle
+from agentform.config.lines import SourceLine, instrument, line_map, template_place
 from agentform.config.sandbox import (
     NotAllowed,
     SecretToken,
@@ -30,6 +29,7 @@ from agentform.config.sandbox import (
     render_bounded,
 )
 from agentform.config.secret_tokens import SecretTokens
+from agentform.config.undefined import RecordingUndefined, on_undefined
 from agentform.core.bounds import too_large
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.secrets import Secrets
@@ -37,72 +37,11 @@ from agentform.core.secrets import Secrets
 _NEWLINES = re.compile(r"\r\n|\r|\n")  # what Jinja2 turns into "\n"
 __all__ = ["Rendered", "Renderer", "Secrets"]
 
-_on_undefined: ContextVar[Callable[[str], None] | None] = ContextVar("on_undefined", default=None)
-
-
-class _RecordingUndefined(jinja2.StrictUndefined):
-    """Strict, but a use is recorded and rendering goes on, so every undefined
-    name of a file is reported, not only the first."""
-
-    def _record(self) -> None:
-        record = _on_undefined.get()
-        if record is None:
-            self._fail_with_undefined_error()
-        else:
-            record(self._undefined_message)
-
-    def _fail_or_self(self, *args: Any, **kwargs: Any) -> Any:
-        if _on_undefined.get() is None:
-            return self._fail_with_undefined_error()
-        self._record()
-        return self
-
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail_or_self
-    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _fail_or_self
-    __mod__ = __rmod__ = __pos__ = __neg__ = __call__ = __getitem__ = _fail_or_self
-    __lt__ = __le__ = __gt__ = __ge__ = __pow__ = __rpow__ = _fail_or_self
-
-    def __getattr__(self, name: str) -> Any:
-        if name[:2] == "__":
-            raise AttributeError(name)
-        return self._fail_or_self()
-
-    def __str__(self) -> str:  # type: ignore[override]
-        self._record()
-        return ""
-
-    def __iter__(self) -> Iterator[Any]:  # type: ignore[override]
-        self._record()
-        return iter(())
-
-    def __len__(self) -> int:  # type: ignore[override]
-        self._record()
-        return 0
-
-    def __bool__(self) -> bool:  # type: ignore[override]
-        self._record()
-        return False
-
-    def __eq__(self, other: object) -> bool:  # type: ignore[override]
-        self._record()
-        return False
-
-    def __ne__(self, other: object) -> bool:  # type: ignore[override]
-        self._record()
-        return True
-
-    def __contains__(self, item: object) -> bool:  # type: ignore[override]
-        self._record()
-        return False
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return id(self)
-
 
 @dataclass
 class Rendered:
     text: str  # secrets as tokens
-    source_line: Callable[[int], int]  # a line of `text` -> the line of the file
+    source_line: Callable[[int], SourceLine]  # a line of `text` -> the file and line
 
 
 class Renderer:
@@ -120,7 +59,8 @@ class Renderer:
         self.secrets = secrets if secrets is not None else Secrets()
         self.tokens = SecretTokens(self.secrets)
         self.unset_secrets_allowed = unset_secrets_allowed  # export: a placeholder is enough
-        self.env = WorkspaceSandbox(root, _RecordingUndefined)
+        self.env = WorkspaceSandbox(root, RecordingUndefined)
+        self.marked_env: WorkspaceSandbox | None = None  # renders with line marks
         env = self.env
         self.markers = (env.variable_start_string, env.block_start_string, env.comment_start_string)
 
@@ -147,12 +87,19 @@ class Renderer:
             # Nothing to render: the text as Jinja2 would give it back, without the cost of
             # compiling a template (a large plain file takes longer to compile than to parse).
             text = _NEWLINES.sub("\n", source) if "\r" in source else source
-            return Rendered(text, lambda line: line)
+            return Rendered(text, lambda line: (name, line))
         try:
             template = self.env.get_template(Path(name).as_posix())
         except jinja2.TemplateSyntaxError as exc:
             message = self.tokens.replace(exc.message or str(exc), "source")
             diagnostics.error(f"template error: {message}", Position(name, exc.lineno or 0, 1))
+            return None
+        if cycle := include_cycle(self.env, name):
+            chain = " -> ".join(f"{file}:{line}" for file, line in cycle[:-1])
+            at = Position(cycle[-2][0], cycle[-2][1], 1)
+            diagnostics.error(
+                f"template error: files include each other: {chain} -> {cycle[-1][0]}", at
+            )
             return None
         rendering = _FileRendering(self, name, template, source, diagnostics)
         return rendering.rendered(variables, workspace)
@@ -164,20 +111,25 @@ class Renderer:
 
         return did_you_mean(var, list(self.environ), cutoff=0.8)
 
-    def _line_map(self, source: str, context: dict[str, Any], text: str) -> Callable[[int], int]:
+    def _line_map(
+        self, name: str, source: str, context: dict[str, Any], text: str
+    ) -> Callable[[int], SourceLine]:
         source = _NEWLINES.sub("\n", source)
         if "{%" not in source and text.count("\n") == source.count("\n"):
-            return lambda line: line
+            return lambda line: (name, line)
         quiet = {**context, "env": lambda var, default=None: self.environ.get(var, default) or ""}
         quiet["secret"] = self.tokens.token
-        token = _on_undefined.set(lambda message: None)
+        if self.marked_env is None:  # the files as compiled with line marks (lines.py)
+            marks = lambda file, text: instrument(_NEWLINES.sub("\n", text), file)  # noqa: E731
+            self.marked_env = WorkspaceSandbox(self.root, RecordingUndefined, marks)
+        token = on_undefined.set(lambda message: None)
         try:
-            marked = render_bounded(self.env.from_string(instrument(source)), quiet)
+            marked = render_bounded(self.marked_env.get_template(name), quiet)
         except Exception:
-            return lambda line: line
+            return lambda line: (name, line)
         finally:
-            _on_undefined.reset(token)
-        return line_map(marked, text)
+            on_undefined.reset(token)
+        return line_map(marked, text, list(self.marked_env.workspace_loader.sources))
 
 
 class _FileRendering:
@@ -195,11 +147,10 @@ class _FileRendering:
         self.renderer = renderer
         self.name = name
         self.template = template
-        self.filename = template.filename or ""
+        self.names = renderer.env.workspace_loader.names  # every template's, by filename
         self.source = source
-        self.lines = source.splitlines()
         self.diagnostics = diagnostics
-        self.seen: set[tuple[str, int]] = set()
+        self.seen: set[tuple[str, str, int]] = set()
         self.unknown_values = 0  # problems that leave a value unknown, not the text wrong
 
     def rendered(self, variables: Mapping[str, Any], workspace: str | None) -> Rendered | None:
@@ -207,42 +158,46 @@ class _FileRendering:
         if workspace is not None:
             context["workspace"] = workspace
         errors_before = len(self.diagnostics.items)
-        token = _on_undefined.set(lambda message: self.problem(f"template error: {message}"))
+        token = on_undefined.set(lambda message: self.problem(f"template error: {message}"))
         try:
             text = render_bounded(self.template, context)
         except Exception as exc:  # a template may fail in any way: it is the user's input
-            line = _template_line(exc.__traceback__, self.filename)
-            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            file, line = template_place(exc, self.names) or (self.name, 0)
+            message = _message(exc)
             renderer = self.renderer
             message = renderer.tokens.replace(renderer.secrets.scrub(message), "source")
             if isinstance(exc, NotAllowed):  # the whole file's, when no line is to blame
-                self.diagnostics.error(message, Position(self.name, line or 1, 1))
+                self.diagnostics.error(message, Position(file, line or 1, 1))
             else:
-                self.diagnostics.error(f"template error: {message}", Position(self.name, line, 1))
+                self.diagnostics.error(f"template error: {message}", Position(file, line, 1))
             return None
         finally:
-            _on_undefined.reset(token)
+            on_undefined.reset(token)
         if len(self.diagnostics.items) - self.unknown_values > errors_before:
             return None  # values rendered from missing names would only add noise
-        return Rendered(text, self.renderer._line_map(self.source, context, text))
+        return Rendered(text, self.renderer._line_map(self.name, self.source, context, text))
 
     def line_here(self, call: str | None) -> Position:
-        """Where the template is now; at the column of `call` (a function's name)
-        when that line holds it once."""
+        """Where the template is now (the file included last, when in one); at the
+        column of `call` (a function's name) when that line holds it once."""
         frame = sys._getframe(2)
+        loader = self.renderer.env.workspace_loader
         while frame is not None:
-            if frame.f_code.co_filename == self.filename:
-                line = self.template.get_corresponding_lineno(frame.f_lineno)
-                text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+            name = self.names.get(frame.f_code.co_filename)
+            if name is not None:
+                template = self.renderer.env.get_template(name)  # compiled: from the cache
+                line = template.get_corresponding_lineno(frame.f_lineno)
+                lines = loader.sources.get(name, "").splitlines()
+                text = lines[line - 1] if 0 < line <= len(lines) else ""
                 found = [m.start() for m in re.finditer(rf"\b{call}\(", text)] if call else []
-                return Position(self.name, line, found[0] + 1 if len(found) == 1 else 1)
+                return Position(name, line, found[0] + 1 if len(found) == 1 else 1)
             frame = frame.f_back  # type: ignore[assignment]
         return Position(self.name)
 
     def problem(self, message: str, value_unknown: bool = False, call: str | None = None) -> None:
         where = self.line_here(call)
-        if (message, where.line) not in self.seen:
-            self.seen.add((message, where.line))
+        if (message, where.file, where.line) not in self.seen:
+            self.seen.add((message, where.file, where.line))
             self.diagnostics.error(message, where)
             self.unknown_values += value_unknown
 
@@ -288,10 +243,11 @@ class _FileRendering:
         return SecretToken(renderer.tokens.token(var))
 
 
-def _template_line(tb: TracebackType | None, filename: str) -> int:
-    line = 0
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    return line
+def _message(exc: BaseException) -> str:
+    """An exception in the files' words: a missing include names what was asked for,
+    and Python's recursion limit is a nesting of includes or macros too deep."""
+    if isinstance(exc, jinja2.TemplateNotFound):
+        return f"no file {exc.name} to include (names are from the workspace's root)"
+    if isinstance(exc, RecursionError):
+        return "templates nest too deep (an include or a macro that calls itself?)"
+    return getattr(exc, "message", None) or str(exc) or type(exc).__name__

@@ -174,10 +174,25 @@ def _check_replace(text: Any, old: Any, new: Any) -> None:
 
 
 class _WorkspaceLoader(jinja2.BaseLoader):
-    """Templates by path inside the workspace, symlinks resolved; nothing outside."""
+    """Templates by path inside the workspace, symlinks resolved; nothing outside.
+    It remembers each template's name in the workspace by its filename (what
+    tracebacks and code objects carry), so a problem in an included file is
+    reported at that file; `transform` (file's index, source) gives the text
+    compiled (the line marks of lines.py)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, transform: Callable[[int, str], str] | None = None) -> None:
         self.root = root.resolve()
+        self.transform = transform
+        self.names: dict[str, str] = {}  # filename -> the name in the workspace
+        self.sources: dict[str, str] = {}  # name in the workspace -> its text
+
+    def normalised(self, template: str) -> str:
+        """The name in the workspace of the file `template` names (`./a/../b.yaml`:
+        `b.yaml`), as written when it leads outside."""
+        path = (self.root / template).resolve()
+        return (
+            path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else template
+        )
 
     def get_source(
         self, environment: jinja2.Environment, template: str
@@ -187,10 +202,17 @@ class _WorkspaceLoader(jinja2.BaseLoader):
             raise NotAllowed(f"'{template}' is outside the workspace")
         if not path.is_file():
             raise jinja2.TemplateNotFound(template)
+        if path.stat().st_size > MAX_RENDERED:
+            raise NotAllowed(f"'{template}' is larger than {MAX_RENDERED:,} bytes")
         try:
             source = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise jinja2.TemplateNotFound(template) from exc
+        name = path.relative_to(self.root).as_posix()
+        self.names[str(path)] = name
+        self.sources[name] = source
+        if self.transform is not None:
+            source = self.transform(list(self.sources).index(name), source)
         mtime = path.stat().st_mtime
         return source, str(path), lambda: path.stat().st_mtime == mtime
 
@@ -200,14 +222,21 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
 
     intercepted_binops = frozenset({"*", "**", "+", "%"})
 
-    def __init__(self, root: Path, undefined: type[jinja2.Undefined]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        undefined: type[jinja2.Undefined],
+        transform: Callable[[int, str], str] | None = None,
+    ) -> None:
+        self.workspace_loader = _WorkspaceLoader(root, transform)
         super().__init__(
-            loader=_WorkspaceLoader(root),
+            loader=self.workspace_loader,
             undefined=undefined,
             keep_trailing_newline=True,
             autoescape=False,
         )
         self.budget = _Budget()
+        self.includes_found: dict[str, list[tuple[str, int]]] = {}  # includes.py's, by file
         del self.globals["namespace"]
         del self.globals["lipsum"]  # lipsum(n) makes n paragraphs: unbounded work
         self.globals[_BUDGET] = lambda items: self.budget.counted(items)

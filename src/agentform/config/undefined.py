@@ -1,0 +1,72 @@
+"""Undefined names in workspace templates: strict, but recorded rather than raised
+while a file renders, so every undefined name of a file is reported at once, each
+at its line (render.py sets the recorder)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from typing import Any
+
+import jinja2
+
+on_undefined: ContextVar[Callable[[str], None] | None] = ContextVar("on_undefined", default=None)
+
+
+class RecordingUndefined(jinja2.StrictUndefined):
+    """Strict, but a use is recorded and rendering goes on, so every undefined
+    name of a file is reported, not only the first."""
+
+    def _record(self) -> None:
+        record = on_undefined.get()
+        if record is None:
+            self._fail_with_undefined_error()
+        else:
+            record(self._undefined_message)
+
+    def _fail_or_self(self, *args: Any, **kwargs: Any) -> Any:
+        if on_undefined.get() is None:
+            return self._fail_with_undefined_error()
+        self._record()
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail_or_self
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _fail_or_self
+    __mod__ = __rmod__ = __pos__ = __neg__ = __call__ = __getitem__ = _fail_or_self
+    __lt__ = __le__ = __gt__ = __ge__ = __pow__ = __rpow__ = _fail_or_self
+
+    def __getattr__(self, name: str) -> Any:
+        if name[:2] == "__":
+            raise AttributeError(name)
+        return self._fail_or_self()
+
+    def __str__(self) -> str:  # type: ignore[override]
+        self._record()
+        return ""
+
+    def __iter__(self) -> Iterator[Any]:  # type: ignore[override]
+        self._record()
+        return iter(())
+
+    def __len__(self) -> int:  # type: ignore[override]
+        self._record()
+        return 0
+
+    def __bool__(self) -> bool:  # type: ignore[override]
+        self._record()
+        return False
+
+    def __eq__(self, other: object) -> bool:  # type: ignore[override]
+        self._record()
+        return False
+
+    def __ne__(self, other: object) -> bool:  # type: ignore[override]
+        self._record()
+        return True
+
+    def __contains__(self, item: object) -> bool:  # type: ignore[override]
+        self._record()
+        return False
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return id(self)
