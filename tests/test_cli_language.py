@@ -106,3 +106,19 @@ def test_a_typed_cell_that_does_not_parse_is_an_error_at_its_cell(tmp_path: Path
         "refunds.csv:2:5: error: itemsFile refunds.csv: row 1, column amount:number: "
         "'12O' is not a number"
     ) in result.output
+
+
+def test_an_included_file_reports_at_its_own_line_through_the_cli(tmp_path: Path) -> None:
+    team = 'profilePools:\n{% include "shared/pools.yaml" %}\n'
+    shared = "  - name: shared-é\n    members: [bot-1]\n  - name: b\n    membrs: [bot-2]\n"
+    files = {"agentform.yaml": ROOT, "team/pools.yaml": team, "shared/pools.yaml": shared}
+    ws = write_workspace(tmp_path / "ws", files)
+    result = run("validate", "-C", str(ws))
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        "shared/pools.yaml:4:5: error: profilePools.1.membrs: unknown key (did you mean 'members'?)"
+    )
+    (ws / "shared/pools.yaml").write_text(shared.replace("membrs", "members"))
+    planned = run("plan", "-C", str(ws))
+    assert planned.exit_code == 0, planned.output
+    assert "+ profilePools/shared-é  create" in planned.output
