@@ -35,6 +35,7 @@ def test_a_cell_reads_as_its_type(cell: str, kind: str, value: Any) -> None:
         ("nan", "number", "'nan' is not a number"),
         ("1e999", "number", "'1e999' is too large a number"),
         ("1.0", "integer", "'1.0' is not an integer"),
+        ("１２", "integer", "'１２' is not an integer"),  # int() would take these digits
         ("yes", "boolean", "'yes' is not a boolean: write true or false"),
         ("0", "boolean", "'0' is not a boolean"),
         ("{", "json", "'{' is not JSON"),
@@ -53,6 +54,7 @@ def test_a_header_type_is_one_of_the_known_ones() -> None:
     assert split_type("amount:number") == ("amount", "number", None)
     assert split_type("inputs.a:json") == ("inputs.a", "json", None)
     assert split_type("plain") == ("plain", None, None)
+    assert split_type("amount : number") == ("amount", "number", None)  # spaced
     _, kind, problem = split_type("amount:int")
     assert kind is None and problem is not None
     assert "unknown type 'int'" in problem and "integer" in problem

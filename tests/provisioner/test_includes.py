@@ -119,3 +119,15 @@ def test_a_file_that_includes_itself_is_a_cycle(ws: Path) -> None:
 def test_a_cycle_through_a_computed_name_ends_as_too_deep(ws: Path) -> None:
     said = problems(ws, {"team.yaml": "{% include ['team' ~ '.yaml'] | first %}\n"})
     assert len(said) == 1 and "templates nest too deep" in said[0], said
+
+
+def test_an_included_file_that_is_not_utf8_says_so_at_the_include(ws: Path) -> None:
+    write_workspace(ws, {"agentform.yaml": ROOT, "team.yaml": TEAM})
+    (ws / "shared").mkdir()
+    (ws / "shared/pools.yaml").write_bytes(b"\xff\xfe  - name: x\n")
+    with pytest.raises(DiagnosticsError) as info:
+        load(ws)
+    assert [d.render() for d in info.value.diagnostics] == [
+        "team.yaml:3:1: error: template error: shared/pools.yaml is not UTF-8 text (byte 0): "
+        "workspace files are UTF-8"
+    ]

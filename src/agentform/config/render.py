@@ -247,6 +247,8 @@ def _message(exc: BaseException) -> str:
     """An exception in the files' words: a missing include names what was asked for,
     and Python's recursion limit is a nesting of includes or macros too deep."""
     if isinstance(exc, jinja2.TemplateNotFound):
+        if exc.message and exc.message != exc.name:  # found, but not readable (sandbox.py)
+            return exc.message
         return f"no file {exc.name} to include (names are from the workspace's root)"
     if isinstance(exc, RecursionError):
         return "templates nest too deep (an include or a macro that calls itself?)"

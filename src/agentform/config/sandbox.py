@@ -206,8 +206,12 @@ class _WorkspaceLoader(jinja2.BaseLoader):
             raise NotAllowed(f"'{template}' is larger than {MAX_RENDERED:,} bytes")
         try:
             source = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise jinja2.TemplateNotFound(template) from exc
+        except UnicodeDecodeError as exc:
+            why = f"{template} is not UTF-8 text (byte {exc.start}): workspace files are UTF-8"
+            raise jinja2.TemplateNotFound(template, why) from exc
+        except OSError as exc:
+            why = f"cannot read {template} ({exc.strerror or exc})"
+            raise jinja2.TemplateNotFound(template, why) from exc
         name = path.relative_to(self.root).as_posix()
         self.names[str(path)] = name
         self.sources[name] = source

@@ -116,6 +116,7 @@ def split_type(column: str) -> tuple[str, str | None, str | None]:
     if ":" not in column:
         return column, None, None
     name, _, kind = column.rpartition(":")
+    name, kind = name.rstrip(), kind.strip()  # `amount : number`, as people space it
     if kind in TYPES:
         return name, kind, None
     hint = did_you_mean(kind, list(TYPES))
