@@ -35,7 +35,7 @@ def test_a_cell_reads_as_its_type(cell: str, kind: str, value: Any) -> None:
         ("nan", "number", "'nan' is not a number"),
         ("1e999", "number", "'1e999' is too large a number"),
         ("1.0", "integer", "'1.0' is not an integer"),
-        ("１２", "integer", "'１２' is not an integer"),  # int() would take these digits
+        ("\uff11\uff12", "integer", "is not an integer"),  # fullwidth: int() takes them
         ("yes", "boolean", "'yes' is not a boolean: write true or false"),
         ("0", "boolean", "'0' is not a boolean"),
         ("{", "json", "'{' is not JSON"),
