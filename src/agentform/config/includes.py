@@ -11,6 +11,8 @@ Every file is parsed once, and at most MAX_FILES files are followed.
 
 from __future__ import annotations
 
+import re
+
 import jinja2
 from jinja2 import nodes
 
@@ -20,6 +22,7 @@ MAX_FILES = 1_000  # files followed from one file: beyond it, the render's own b
 
 Step = tuple[str, int]  # a file, and the line of its include (0 for the cycle's end)
 _INCLUDING = (nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)
+_INCLUDING_TAG = re.compile(r"\{%[-+]?\s*(?:include|import|from|extends)\b")
 
 
 def includes_of(env: WorkspaceSandbox, name: str) -> list[Step]:
@@ -35,6 +38,8 @@ def includes_of(env: WorkspaceSandbox, name: str) -> list[Step]:
 def _parsed_includes(env: WorkspaceSandbox, name: str) -> list[Step]:
     try:
         source, _, _ = env.workspace_loader.get_source(env, name)
+        if not _INCLUDING_TAG.search(source):
+            return []  # most files include nothing: not parsed a second time
         tree = env.parse(source, name)
     except (jinja2.TemplateError, OSError):
         return []
