@@ -132,14 +132,21 @@ class ManualClock(Clock):
         if seconds < 0:
             raise ValueError("time does not go back")
         target = self._now + timedelta(seconds=seconds)
-        while True:
-            await self._settle()
-            upcoming = await self._next_moment()
-            if upcoming is None or upcoming > target:
-                break
-            self._move_to(upcoming)
+        await self._settle()
+        while await self.step(target):
+            pass
         self._move_to(target)
         await self._settle()
+
+    async def step(self, limit: datetime) -> bool:
+        """Moves time to the next moment work falls due, if that is no later than
+        `limit`, and runs what is due then; False (time unmoved) when nothing is."""
+        upcoming = await self._next_moment()
+        if upcoming is None or upcoming > limit:
+            return False
+        self._move_to(upcoming)
+        await self._settle()
+        return True
 
     def _move_to(self, moment: datetime) -> None:
         self._now = max(self._now, moment)
