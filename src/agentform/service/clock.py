@@ -80,7 +80,9 @@ class WallClock(Clock):
             runner.wake.clear()
             try:
                 await runner.run_due()
-                upcoming = await runner.next_due_after(self.now())
+                # After the moment run_due looked, not after now: a job falling due in
+                # between was not run and would not be waited for (issue 20).
+                upcoming = await runner.next_due_after(runner.looked_at)
             except Exception:  # the database was busy, say: try again shortly
                 log.exception("the runner could not read its jobs; retrying in 1 s")
                 upcoming = self.now() + timedelta(seconds=1)
