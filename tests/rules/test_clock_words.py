@@ -27,7 +27,7 @@ from agentform.service.models.execution_status import STATUSES
         ("0.5s", 0.5),
         ("0", 0),
         (" 2M ", 120),
-        ("3660d", MAX_DURATION),
+        ("366d", MAX_DURATION),
     ],
 )
 def test_a_duration_is_read_in_seconds(text: str, seconds: float) -> None:
@@ -42,7 +42,7 @@ def test_a_duration_is_read_in_seconds(text: str, seconds: float) -> None:
         ("2m1h", "is not a duration"),
         ("-5s", "is not a duration"),
         ("5 minutes", "is not a duration"),
-        ("3661d", "longer than the most allowed, 3660d"),
+        ("367d", "longer than the most allowed, 366d"),
         ("9" * 2000 + "s", "at most 600 characters"),
     ],
 )

@@ -5,7 +5,7 @@ Both halves read these words: the service's `POST /agentform/v1/clock/advance`
 tests of `agentform test`. So the grammar is written once, here:
 
 - a duration is `90s`, `2m`, `1h30m`, `1d`, `0.5s` (units d, h, m, s, largest
-  first, each at most once), or `0`; at most MAX_DURATION (3660d);
+  first, each at most once), or `0`; at most MAX_DURATION (366d);
 - a condition is `KIND/KEY is STATUS`: `batches/AGENT/NAME is completed`
   (AGENT: the agent's name or id; NAME: the batch's), `executions/ID is failed`.
   `finished` means any final status (completed, failed or cancelled).
@@ -22,9 +22,8 @@ from agentform.core.errors import AgentformError
 from agentform.core.problems import did_you_mean
 from agentform.rules.batches import BATCH_STATUSES
 
-MAX_DURATION = 3660 * 86400.0
-"""The longest a clock moves in one go (about ten years: a batch may be set years
-ahead), in seconds."""
+MAX_DURATION = 366 * 86400.0
+"""The longest a clock moves in one go: a year (and a day), in seconds."""
 MAX_TEXT = 600
 """The longest duration or condition text read."""
 
@@ -79,7 +78,7 @@ def parse_duration(text: str) -> float:
         if amount
     )
     if seconds > MAX_DURATION:
-        raise ClockWordsError(f"{_quoted(written)} is longer than the most allowed, 3660d")
+        raise ClockWordsError(f"{_quoted(written)} is longer than the most allowed, 366d")
     return seconds
 
 
