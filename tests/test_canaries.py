@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 import click
+import httpx
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -419,6 +420,26 @@ def _webhook_test(run: Run) -> None:
     rotate(run)
     said = run.cli("webhook", "test", "canary-hook", "--wait", "0", code=1, recorded=True)
     assert "EXECUTION_TEST to canary-hook" in said
+
+
+@output(
+    "webhook explain of an execution, every format", "webhook explain:text", "webhook explain:json"
+)
+def _webhook_explain(run: Run) -> None:
+    rotate(run)
+    endpoint = yaml.safe_load((run.root / "ws" / "agentform.yaml").read_text())["endpoint"]
+    with httpx.Client(base_url=endpoint, headers={"X-Api-Key": run.key}) as api:
+        hooks = api.get("/webhook-integrations").json()["items"]
+        agents = api.get("/agents").json()["items"]
+        hook = next(h["id"] for h in hooks if h["name"] == "canary-hook")
+        agent = next(a["id"] for a in agents if a["name"] == "canary-agent")
+        rules = {"eventRules": ["*"], "metadataFilter": {"team": "ops"}}
+        assert api.put(f"/agents/{agent}/webhooks/{hook}", json=rules).status_code == 200
+        execution = api.post(f"/agents/{agent}/execute", json={"metadata": {"team": "ops"}})
+        execution_id = execution.json()["executionId"]
+    for fmt in ("text", "json"):
+        said = run.cli("webhook", "explain", execution_id, "--format", fmt, record=False)
+        assert "canary-hook" in said
 
 
 def rotate(run: Run, back: bool = False) -> None:
