@@ -1,0 +1,122 @@
+"""`agentform test [FILE…]`: run the workspace's behavioural tests (tests/*.yaml).
+
+Every file is read and checked first (all problems at once, nothing run); then
+each test runs on a fresh embedded service on a manual clock (agentform.testing).
+Exit 0 when every test passes, 1 when one fails or errs. The workspace's
+endpoint is never contacted: a test's service is its own. A secret the files
+use and the environment does not set stands in as `test-NAME`: the test
+service is thrown away, and a pull request's job has no production secrets.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from agentform.cli.common import Options, guarded, workspace_options
+from agentform.cli.conventions import SuggestingChoice
+from agentform.cli.safety import run_secrets
+from agentform.config.loader import Workspace, load_workspace
+from agentform.core.errors import AgentformError
+
+FORMATS = ("text", "junit", "markdown", "json")
+
+
+def stand_in(name: str) -> str:
+    """The value an unset secret has in a test run."""
+    return f"test-{name}"
+
+
+def load_for_tests(opts: Options) -> Workspace:
+    """The workspace as `load` reads it, unset secrets given their stand-ins."""
+    secrets = run_secrets()
+    first = load_workspace(
+        opts.workspace_dir, opts.vars, opts.var_files, secrets=secrets, unset_secrets_allowed=True
+    )
+    environ = dict(os.environ)
+    if first.secrets.unset:
+        environ.update({name: stand_in(name) for name in first.secrets.unset})
+        first = load_workspace(
+            opts.workspace_dir, opts.vars, opts.var_files, environ=environ, secrets=secrets
+        )
+    if opts.organization_id:
+        first.settings.organization_id = opts.organization_id
+    return first
+
+
+def write_report(path: Path, text: str) -> None:
+    """The report where --out says; never over a YAML file (a workspace or test file)."""
+    if path.suffix in (".yaml", ".yml"):
+        raise AgentformError(f"{path}: a test report is not written over a YAML file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise AgentformError(f"cannot write the test report to {path}: {exc.strerror}") from None
+
+
+@click.command("test")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--filter", "name_filter", help="Run only the tests whose name holds this text.")
+@click.option(
+    "--format",
+    "fmt",
+    type=SuggestingChoice(FORMATS),
+    default="text",
+    show_default=True,
+    help="text for a terminal, junit for CI test reports, markdown for a pull request, json.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report (in --format) to this file; the text lines go to stdout.",
+)
+@workspace_options
+@guarded
+def test(
+    opts: Options, files: tuple[Path, ...], name_filter: str | None, fmt: str, out: Path | None
+) -> int:
+    """Run the workspace's tests on a fresh embedded service each, on a manual clock.
+
+    Tests are the *.yaml files under tests/ (or the FILEs given). Each test applies
+    the workspace to its own service, then runs its steps. Exits 1 when a test fails.
+    """
+    from agentform.testing import report
+    from agentform.testing.files import discover, load_tests
+    from agentform.testing.results import CaseResult
+    from agentform.testing.runner import run_tests
+
+    workspace = load_for_tests(opts)
+    paths = list(files) or discover(workspace.root)
+    if not paths:
+        raise AgentformError(
+            f"no tests: write them in {workspace.root / 'tests'}/*.yaml "
+            "(agentform init writes an example)"
+        )
+    runs = load_tests(workspace, paths)
+    scrub = workspace.secrets.scrub
+    streaming = fmt == "text" or out is not None
+
+    def shown(case: CaseResult) -> None:
+        if streaming:
+            opts.echo(report.text_line(case, scrub))
+
+    result = run_tests(workspace, runs, name_filter, on_result=shown)
+    if streaming:
+        opts.echo(result.summary)
+    if name_filter and not result.cases:
+        raise AgentformError(f"no test name holds '{name_filter}'")
+    rendered = {
+        "junit": report.junit,
+        "markdown": report.markdown,
+        "json": report.json_report,
+    }.get(fmt)
+    if rendered is not None:
+        text = rendered(result, scrub)
+        if out is not None:
+            write_report(out, text)
+        else:
+            opts.echo(text, nl=False)
+    return 0 if result.ok else 1
