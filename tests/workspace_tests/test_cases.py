@@ -1,7 +1,7 @@
 """Golden cases of `agentform test`: each directory under cases/ is a workspace
 with its tests/ (and `args`, the command's arguments, when not the plain run),
 and `expected.txt`, the command's whole output word for word (timings written
-as `(… s)`) followed by its exit code. A case runs on a copy of its directory,
+as `(… s)`, ids the service made as `<id>`) followed by its exit code. A case runs on a copy of its directory,
 which must hold exactly the same files afterwards: a run leaves nothing behind.
 
 UPDATE_GOLDEN=1 writes expected.txt from the run (then read the diff).
@@ -21,10 +21,12 @@ from click.testing import CliRunner
 from agentform.cli.main import cli
 
 CASES = Path(__file__).parent / "cases"
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 TIMING = re.compile(r"\(\d+\.\d\d s\)|time=\"\d+\.\d+\"|\"seconds\": \d+(\.\d+)?")
 
 
 def normalised(text: str) -> str:
+    text = UUID.sub("<id>", text)  # ids the service made: new in each run
     return TIMING.sub(lambda m: "(… s)" if m.group().startswith("(") else "time", text)
 
 

@@ -156,23 +156,23 @@ async def _headers_and_signature(
     out = []
     if (e.headers is not None or e.signature is not None) and not received:
         return [f"{subject}: nothing was received"]
-    if isinstance(e.headers, list):
-        for name in e.headers:
-            missing = sum(name.lower() not in r.headers for r in received)
-            if missing:
-                total = len(received)
-                out.append(
-                    f"{subject}: header {name} is missing from {missing} of {total} requests"
-                )
-    elif isinstance(e.headers, dict):
-        for name, value in e.headers.items():
-            # the value may be a secret: compared, never shown
-            differ = sum(r.headers.get(name.lower()) != value for r in received)
-            if differ:
-                out.append(
-                    f"{subject}: header {name} has another value (not shown) in {differ} of "
-                    f"{len(received)} requests"
-                )
+    wanted: dict[str, str | None] = (
+        dict.fromkeys(e.headers) if isinstance(e.headers, list) else dict(e.headers or {})
+    )
+    total = len(received)
+    for name, value in wanted.items():
+        # a value may be a secret: compared, never shown
+        missing = sum(name.lower() not in r.headers for r in received)
+        differ = sum(
+            value is not None and r.headers.get(name.lower()) not in (None, value) for r in received
+        )
+        if missing:
+            out.append(f"{subject}: header {name} is missing from {missing} of {total} requests")
+        if differ:
+            out.append(
+                f"{subject}: header {name} has another value (not shown) in {differ} of "
+                f"{total} requests"
+            )
     if e.signature is not None:
         key = await ctx.service.api.request("GET", "/webhook-signing-key")
         bad = sum(

@@ -26,6 +26,7 @@ COUNT_FIELDS = {
     "failed": "failedCount",
 }
 SHOWN = 5  # offenders listed in a message, at most
+_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def subset_differences(expected: Any, actual: Any, at: str = "") -> list[str]:
@@ -149,7 +150,7 @@ def expect_calls(calls: Sequence[Call], wanted: Sequence[CallExpect]) -> None:
         made = sum(c.method == w.method and pattern.fullmatch(c.path) is not None for c in calls)
         if (w.count is None and made == 0) or (w.count is not None and made != w.count):
             expected = "at least 1" if w.count is None else str(w.count)
-            same = sorted({c.path for c in calls if c.method == w.method})
+            same = sorted({_ID.sub("*", c.path) for c in calls if c.method == w.method})
             seen = f"; its {w.method} calls: {', '.join(same[:10])}" if same else ""
             problems.append(
                 f"{w.method} {w.path}: the apply made {made}, expected {expected}{seen}"

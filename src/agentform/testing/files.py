@@ -22,7 +22,6 @@ from agentform.core.diagnostics import Diagnostics, relative
 from agentform.core.problems import problems_from
 from agentform.core.yamlpos import parse
 from agentform.service.startup.seed import DEMO_SEED, Seed, SeedError, read_seed
-from agentform.testing.advancing import advance_problem
 from agentform.testing.parse import LoadedFile, Names, check_names, read_test_file, seed_agents
 from agentform.testing.runner import TestFileRun
 
@@ -68,13 +67,15 @@ def load_tests(workspace: Workspace, paths: Sequence[Path]) -> list[TestFileRun]
         loaded = read_test_file(path, relative(path.resolve(), workspace.root), diags)
         if loaded is None:
             continue
-        seed = _seed_of(workspace.root, loaded, diags, seeds)
-        if seed is None:
-            continue
-        agents = seed_agents(seed)
+        if loaded.model is not None:
+            seed = _seed_of(workspace.root, loaded, diags, seeds)
+        else:  # the file has problems: its names are still checked when its seed is known
+            raw = loaded.doc.data if isinstance(loaded.doc.data, dict) else {}
+            seed = DEMO_SEED if raw.get("seed") is None else None
+        agents = seed_agents(seed) if seed is not None else None
         check_names(loaded, Names(names.webhooks, names.pools, agents), diags)
-        _check_advances(loaded, diags)
-        runs.append(TestFileRun(loaded, seed))
+        if loaded.model is not None and seed is not None:
+            runs.append(TestFileRun(loaded, seed, loaded.model))
     diags.raise_if_errors()
     return runs
 
@@ -91,6 +92,7 @@ def _workspace_names(workspace: Workspace) -> Names:
 def _seed_of(
     root: Path, loaded: LoadedFile, diags: Diagnostics, seeds: dict[Path | None, Seed]
 ) -> Seed | None:
+    assert loaded.model is not None
     written = loaded.model.seed
     if written is None:
         return DEMO_SEED
@@ -115,10 +117,3 @@ def _seed_of(
                 diags.error(f"seed: {line}", loaded.at("seed"))
             return None
     return seeds[path]
-
-
-def _check_advances(loaded: LoadedFile, diags: Diagnostics) -> None:
-    for t, case in enumerate(loaded.model.tests):
-        for s, step in enumerate(case.steps):
-            if step.advance is not None and (problem := advance_problem(step.advance)):
-                diags.error(f"advance: {problem}", loaded.at("tests", t, "steps", s, "advance"))

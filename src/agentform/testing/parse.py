@@ -9,10 +9,11 @@ emits, a pool is one the workspace declares, an agent is one of the seed's.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import yaml
 from pydantic import ValidationError
@@ -21,7 +22,16 @@ from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.problems import did_you_mean, problems_from
 from agentform.core.yamlpos import Located, parse, problem_of
 from agentform.rules.webhooks import ATTACHABLE_EVENTS
-from agentform.testing.model import Expect, Step, TestFile
+from agentform.testing.advancing import advance_problem
+from agentform.testing.model import (
+    MAX_STEPS,
+    MAX_TESTS,
+    BatchStatus,
+    ExecutionStatus,
+    Expect,
+    Step,
+    TestFile,
+)
 
 MAX_TEST_FILE_BYTES = 1 << 20
 
@@ -40,7 +50,7 @@ class Names:
 class LoadedFile:
     path: Path
     shown: str  # the path as messages name it
-    model: TestFile
+    model: TestFile | None  # None: the file has problems (its valid steps are still checked)
     doc: Located
 
     def at(self, *parts: str | int) -> Position:
@@ -67,14 +77,31 @@ def read_test_file(path: Path, shown: str, diags: Diagnostics) -> LoadedFile | N
         diags.error(f"not valid YAML: {problem}", Position(shown, *(mark or (0, 0))))
         return None
     try:
-        model = TestFile.model_validate(doc.data)
+        model: TestFile | None = TestFile.model_validate(doc.data)
     except ValidationError as exc:
+        model = None
         for p in problems_from(exc, model=TestFile):
             parts = () if p.parameter == "body" else tuple(_part(x) for x in p.parameter.split("."))
             line, column = doc.where(parts)
             diags.error(f"{p.parameter}: {p.detail}", Position(shown, line, column))
-        return None
     return LoadedFile(path, shown, model, doc)
+
+
+def valid_steps(loaded: LoadedFile) -> list[list[tuple[int, Step]]]:
+    """Each test's steps that are valid, with their index: the names of those are
+    checked even when another part of the file is wrong, so all problems show at once."""
+    if loaded.model is not None:
+        return [list(enumerate(case.steps)) for case in loaded.model.tests]
+    tests = loaded.doc.data.get("tests") if isinstance(loaded.doc.data, dict) else None
+    out: list[list[tuple[int, Step]]] = []
+    for case in tests[:MAX_TESTS] if isinstance(tests, list) else []:
+        raw = case.get("steps") if isinstance(case, dict) else None
+        steps = []
+        for s, step in enumerate(raw[:MAX_STEPS] if isinstance(raw, list) else []):
+            with contextlib.suppress(ValidationError):  # reported with the file's problems
+                steps.append((s, Step.model_validate(step)))
+        out.append(steps)
+    return out
 
 
 def _part(text: str) -> str | int:
@@ -83,9 +110,9 @@ def _part(text: str) -> str | int:
 
 def check_names(loaded: LoadedFile, names: Names, diags: Diagnostics) -> None:
     """Every name a step uses, against what exists; problems at the name's line."""
-    for t, case in enumerate(loaded.model.tests):
+    for t, steps in enumerate(valid_steps(loaded)):
         bound: list[str] = []
-        for s, step in enumerate(case.steps):
+        for s, step in steps:
             where = ("tests", t, "steps", s, step.kind)
             for field, value, known in _names_in(step, names, bound):
                 if known is not None and value not in known:
@@ -96,8 +123,24 @@ def check_names(loaded: LoadedFile, names: Names, diags: Diagnostics) -> None:
                         f"{what} '{value}' is not known{hint}",
                         loaded.at(*where, *(_part(x) for x in field.split("."))),
                     )
+            _check_values(loaded, step, where, diags)
             if step.execute is not None and step.execute.as_:
                 bound.append(step.execute.as_)
+
+
+def _check_values(
+    loaded: LoadedFile, step: Step, where: tuple[str | int, ...], diags: Diagnostics
+) -> None:
+    """An advance's duration or condition, an expectation's status."""
+    if step.advance is not None and (problem := advance_problem(step.advance)):
+        diags.error(f"advance: {problem}", loaded.at(*where))
+    expect = step.expect
+    if expect is None or expect.status is None:
+        return
+    allowed = get_args(ExecutionStatus) if expect.execution is not None else get_args(BatchStatus)
+    if expect.status not in allowed:
+        hint = did_you_mean(expect.status, allowed) or f" (one of {', '.join(allowed)})"
+        diags.error(f"status '{expect.status}' is not a status{hint}", loaded.at(*where, "status"))
 
 
 def _listing(known: Iterable[str]) -> str:

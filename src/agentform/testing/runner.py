@@ -25,7 +25,7 @@ from agentform.service.clock import MANUAL_START
 from agentform.service.startup.seed import Seed
 from agentform.testing.deliveries import expect_deliveries
 from agentform.testing.expectations import expect_batch, expect_calls, expect_execution
-from agentform.testing.model import Case, Step
+from agentform.testing.model import Case, Step, TestFile
 from agentform.testing.parse import LoadedFile
 from agentform.testing.results import CaseResult, Outcome, RunResult, StepError, StepFailed
 from agentform.testing.session import (
@@ -48,6 +48,7 @@ class TestFileRun:
 
     loaded: LoadedFile
     seed: Seed
+    model: TestFile  # the loaded file's, valid
 
 
 def run_tests(
@@ -62,7 +63,7 @@ def run_tests(
     async def go() -> None:
         with databases() as dbs:
             for run in files:
-                for index, case in enumerate(run.loaded.model.tests):
+                for index, case in enumerate(run.model.tests):
                     if name_filter and name_filter not in case.name:
                         continue
                     outcome = await run_case(workspace, run, index, dbs)
@@ -78,13 +79,13 @@ async def run_case(
     workspace: Workspace, run: TestFileRun, index: int, dbs: Databases
 ) -> CaseResult:
     loaded = run.loaded
-    case = loaded.model.tests[index]
+    case = run.model.tests[index]
     test_at = str(loaded.at("tests", index))
     if case.skip:
         return CaseResult(loaded.shown, case.name, "skipped", where=test_at, message=case.skip)
     started = time.perf_counter()
     key = admin_key(run.seed, workspace.settings.organization_id)
-    service = open_service(dbs.fresh(run.seed, _start(loaded)), run.seed, loaded.model.start, key)
+    service = open_service(dbs.fresh(run.seed, _start(run.model)), run.seed, run.model.start, key)
     async with service.api:
         outcome = await _steps(workspace, loaded, index, case, service)
     seconds = time.perf_counter() - started
@@ -94,8 +95,8 @@ async def run_case(
     return CaseResult(loaded.shown, case.name, kind, seconds, where, step, message)
 
 
-def _start(loaded: LoadedFile) -> datetime:
-    return loaded.model.start or MANUAL_START
+def _start(model: TestFile) -> datetime:
+    return model.start or MANUAL_START
 
 
 async def _steps(
@@ -116,9 +117,9 @@ async def _steps(
         try:
             await _step(ctx, workspace, step, apply_calls)
         except StepFailed as exc:
-            return "failed", where, _described(step), str(exc)
+            return "failed", where, _described(step), ctx.named(str(exc))
         except (StepError, AgentformError) as exc:
-            return "error", where, _described(step), _message(exc)
+            return "error", where, _described(step), ctx.named(_message(exc))
     return None
 
 

@@ -39,6 +39,12 @@ class Context:
     def execution(self, name: str) -> str:
         return self.executions[name]  # bound: checked before the run
 
+    def named(self, text: str) -> str:
+        """`text` with each bound execution's id written as its `as:` name."""
+        for name, execution in self.executions.items():
+            text = text.replace(execution, name)
+        return text
+
 
 async def run_action(ctx: Context, step: Step) -> None:
     """Carries out a step that acts (not `expect`)."""
