@@ -1,8 +1,9 @@
 """Golden cases of `agentform test`: each directory under cases/ is a workspace
 with its tests/ (and `args`, the command's arguments, when not the plain run),
 and `expected.txt`, the command's whole output word for word (timings written
-as `(… s)`, ids the service made as `<id>`) followed by its exit code. A case runs on a copy of its directory,
-which must hold exactly the same files afterwards: a run leaves nothing behind.
+as `(… s)`, ids the service made as `<id>`) followed by its exit code. A case
+runs on a copy of its directory, which must hold exactly the same files
+afterwards: a run leaves nothing behind.
 
 UPDATE_GOLDEN=1 writes expected.txt from the run (then read the diff).
 """
