@@ -96,6 +96,8 @@ def test(
             "(agentform init writes an example)"
         )
     runs = load_tests(workspace, paths)
+    if name_filter and not any(name_filter in c.name for r in runs for c in r.model.tests):
+        raise AgentformError(f"no test name holds '{name_filter}'")
     scrub = workspace.secrets.scrub
     streaming = fmt == "text" or out is not None
 
@@ -106,8 +108,6 @@ def test(
     result = run_tests(workspace, runs, name_filter, on_result=shown)
     if streaming:
         opts.echo(result.summary)
-    if name_filter and not result.cases:
-        raise AgentformError(f"no test name holds '{name_filter}'")
     rendered = {
         "junit": report.junit,
         "markdown": report.markdown,
