@@ -3,9 +3,9 @@
 Writes agentform.yaml and an example pools.yaml (each with a yaml-language-server
 modeline pointing at the JSON Schema written beside them), the schema itself, an
 example test (tests/smoke.yaml, which `agentform test` runs and which passes against
-the starter files), and a .gitignore for agentform's local state and artifacts (an existing one gets the
-missing lines added). It never overwrites a file unless `--force`: it lists what
-exists and exits 1.
+the starter files), and a .gitignore for agentform's local state and artifacts (an
+existing one gets the missing lines added). It never overwrites a file unless
+`--force`: it lists what exists and exits 1.
 """
 
 from __future__ import annotations
