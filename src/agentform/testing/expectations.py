@@ -21,6 +21,7 @@ from agentform.testing.steps import Context
 COUNT_FIELDS = {
     "total": "totalCount",
     "pending": "pendingCount",
+    "awaitingCapacity": "awaitingCapacityCount",
     "triggered": "triggeredCount",
     "cancelled": "cancelledCount",
     "failed": "failedCount",

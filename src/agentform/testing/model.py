@@ -129,7 +129,13 @@ class Expect(_Strict):
         None
     )
     batch: Annotated[str, StringConstraints(pattern=r"^[^/]+/.+$", max_length=401)] | None = None
-    counts: dict[Literal["total", "pending", "triggered", "cancelled", "failed"], int] | None = None
+    counts: (
+        dict[
+            Literal["total", "pending", "awaitingCapacity", "triggered", "cancelled", "failed"],
+            int,
+        ]
+        | None
+    ) = None
     executions: BatchExecutions | None = None
     plan: Literal["empty"] | None = None
     calls: Annotated[list[CallExpect], Field(min_length=1, max_length=MAX_LIST)] | None = None

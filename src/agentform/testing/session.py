@@ -36,9 +36,6 @@ from agentform.testing.receivers import Receivers
 BASE_URL = "http://agentform.test/agents/v2"
 """The base URL of a test's service: never resolved, the transport answers it."""
 ENDPOINT_SHOWN = "local (agentform test)"
-SETTLE_SECONDS = 0.05
-"""Real seconds the manual clock waits on unfinished in-process I/O (a receiver
-left hanging) before it lets a deadline on the clock end it."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +116,7 @@ def admin_key(seed: Seed, organization_id: str | None) -> str:
 def open_service(db_path: Path, seed: Seed, start: datetime | None, key: str) -> TestService:
     """The service over `db_path` (seeded already), its clients made, nothing started:
     the runner starts with the first request, on the caller's event loop."""
-    clock = ManualClock(start or MANUAL_START, settle=SETTLE_SECONDS)
+    clock = ManualClock(start or MANUAL_START)
     receivers = Receivers()
     app = create_app(db_path, seed=None, clock=clock, webhook_transport=receivers)
     calls: list[Call] = []
