@@ -69,14 +69,19 @@ def write_report(path: Path, text: str) -> None:
     help="text for a terminal, junit for CI test reports, markdown for a pull request, json.",
 )
 @click.option(
-    "--out",
+    "--junit-xml",
+    "junit_xml",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the report (in --format) to this file; the text lines go to stdout.",
+    help="Also write the results as JUnit XML to this file (for CI test reports).",
 )
 @workspace_options
 @guarded
 def test(
-    opts: Options, files: tuple[Path, ...], name_filter: str | None, fmt: str, out: Path | None
+    opts: Options,
+    files: tuple[Path, ...],
+    name_filter: str | None,
+    fmt: str,
+    junit_xml: Path | None,
 ) -> int:
     """Run the workspace's tests on a fresh embedded service each, on a manual clock.
 
@@ -99,24 +104,23 @@ def test(
     if name_filter and not any(name_filter in c.name for r in runs for c in r.model.tests):
         raise AgentformError(f"no test name holds '{name_filter}'")
     scrub = workspace.secrets.scrub
-    streaming = fmt == "text" or out is not None
 
     def shown(case: CaseResult) -> None:
-        if streaming:
+        if fmt == "text":
             opts.echo(report.text_line(case, scrub))
+        else:  # the report is the output: progress goes to stderr
+            click.echo(report.text_line(case, scrub).splitlines()[0], err=True)
 
     result = run_tests(workspace, runs, name_filter, on_result=shown)
-    if streaming:
+    name = workspace.settings.workspace
+    if fmt == "text":
         opts.echo(result.summary)
-    rendered = {
-        "junit": report.junit,
-        "markdown": report.markdown,
-        "json": report.json_report,
-    }.get(fmt)
-    if rendered is not None:
-        text = rendered(result, scrub)
-        if out is not None:
-            write_report(out, text)
-        else:
-            opts.echo(text, nl=False)
+    elif fmt == "junit":
+        opts.echo(report.junit(result, scrub), nl=False)
+    elif fmt == "markdown":
+        opts.echo(report.markdown(result, scrub, name), nl=False)
+    else:
+        opts.echo(report.json_report(result, scrub), nl=False)
+    if junit_xml is not None:
+        write_report(junit_xml, report.junit(result, scrub))
     return 0 if result.ok else 1

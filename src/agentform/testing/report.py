@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from itertools import groupby
 
+from agentform.output.markdown import marker
 from agentform.testing.results import CaseResult, RunResult
 
 GITHUB_LIMIT = 65_536
@@ -66,10 +67,11 @@ def junit(result: RunResult, scrub: Scrub) -> str:
     )
 
 
-def markdown(result: RunResult, scrub: Scrub, limit: int = GITHUB_LIMIT) -> str:
-    """The summary, then each failure with its step and explanation, within `limit`."""
+def markdown(result: RunResult, scrub: Scrub, workspace: str, limit: int = GITHUB_LIMIT) -> str:
+    """The marker a pipeline finds its comment by, the summary, then each failure with
+    its step and explanation, within `limit`."""
     icon = "✅" if result.ok else "❌"
-    head = f"### {icon} agentform test: {result.summary}\n"
+    head = f"{marker('test', workspace)}\n\n### {icon} agentform test: {result.summary}\n"
     parts = [head]
     failing = [c for c in result.cases if c.outcome in ("failed", "error")]
     for case in failing:

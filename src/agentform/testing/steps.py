@@ -40,9 +40,11 @@ class Context:
         return self.executions[name]  # bound: checked before the run
 
     def named(self, text: str) -> str:
-        """`text` with each bound execution's id written as its `as:` name."""
-        for name, execution in self.executions.items():
-            text = text.replace(execution, name)
+        """`text` with each id the test knows written as its name (an execution's
+        `as:` name, an agent's or a pool's name)."""
+        named = [*self.executions.items(), *(i for ids in self.ids.values() for i in ids.items())]
+        for name, id_ in named:
+            text = text.replace(id_, name)
         return text
 
 
