@@ -21,6 +21,7 @@ class StubRunner:
         self.wake = asyncio.Event()
         self.stopping = asyncio.Event()
         self.passes = 0
+        self.looked_at = clock.now()
 
     async def run_due(self) -> int:
         self.passes += 1

@@ -248,6 +248,15 @@ def test_every_event_has_exactly_one_delivery_per_attachment_that_wants_it(
                     got = sorted(deliveries.deliveries_of_event(conn, event.id))
                     want = sorted(i for i, s in hooks.items() if expected(s, event))
                     assert got == want, (event.event, event.payload, event.metadata)
+                    # and each attachment's recorded decision says the same, with its delivery
+                    decided = conn.execute(
+                        "SELECT integration_id, wanted, delivery_id IS NOT NULL "
+                        "FROM routing_decisions WHERE event_ref = ?",
+                        (event.id,),
+                    ).fetchall()
+                    assert sorted(tuple(d) for d in decided) == sorted(
+                        (i, int(expected(s, event)), expected(s, event)) for i, s in hooks.items()
+                    )
     finally:  # also when an example fails, so shrinking starts clean
         for integration in hooks:
             api.delete(f"/webhook-integrations/{integration}")

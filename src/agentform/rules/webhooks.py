@@ -348,6 +348,23 @@ FilterOp = Literal["eq", "ne", "in", "exists"]
 # -- attachment settings and what they mean ------------------------------------
 
 _MISSING = object()
+SHOWN_LENGTH = 80
+
+
+def _shown(text: str) -> str:
+    """A value as a routing reason shows it: at most SHOWN_LENGTH characters."""
+    return text if len(text) <= SHOWN_LENGTH else text[: SHOWN_LENGTH - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Routing:
+    """Whether a notification goes to one attachment, and which rule decided it."""
+
+    wanted: bool
+    rule: str
+    """The setting that decided: `eventRules`, `metadataFilter.team`, `fieldFilters[0]`."""
+    reason: str
+    """The decision in plain words."""
 
 
 def payload_value(payload: Any, path: str) -> Any:
@@ -409,6 +426,19 @@ class FieldFilter(BaseModel):
             return found is _MISSING or not json_equal(found, self.value)
         return found is not _MISSING and any(json_equal(found, v) for v in self.value)
 
+    def text(self) -> str:
+        """The filter in words: `outcome ne "success"`."""
+        if self.op == "exists":
+            return f"{self.path} exists"
+        return f"{self.path} {self.op} {_shown(json.dumps(self.value))}"
+
+    def seen(self, payload: Any) -> str:
+        """What the payload held at the path, in words."""
+        found = payload_value(payload, self.path)
+        if found is _MISSING:
+            return f"{self.path} is absent"
+        return f"{self.path} is {_shown(json.dumps(found))}"
+
     def canonical(self) -> str:
         """A stable text of this filter, for comparing lists of filters as sets."""
         return json.dumps(self.model_dump(mode="json"), sort_keys=True)
@@ -468,14 +498,47 @@ class AttachmentSettings(BaseModel):
     def wants(self, event: str, payload: Any, metadata: Mapping[str, str] | None) -> bool:
         """Whether a notification of `event` with this payload and execution
         metadata is sent to this attachment (its agent already matched)."""
+        return self.decide(event, payload, metadata).wanted
+
+    def decide(self, event: str, payload: Any, metadata: Mapping[str, str] | None) -> Routing:
+        """Whether a notification of `event` is sent to this attachment, and the rule
+        that decided it: the first rule that refuses it, else the rules that let it
+        through. Rules are tried in the order eventRules, metadataFilter, fieldFilters."""
         if event not in self.eventRules and not (
             ALL_EVENTS in self.eventRules and event in ATTACHABLE_EVENTS
         ):
-            return False
+            listed = ", ".join(self.eventRules)
+            return Routing(False, "eventRules", f"the event rules ({listed}) do not list {event}")
         metadata = metadata or {}
-        if any(metadata.get(k) != v for k, v in self.metadataFilter.items()):
-            return False
-        return all(f.matches(payload) for f in self.fieldFilters if f.event == event)
+        for key, wanted in self.metadataFilter.items():
+            found = metadata.get(key)
+            if found != wanted:
+                seen = "absent" if found is None else f"'{_shown(found)}'"
+                return Routing(
+                    False,
+                    f"metadataFilter.{key}",
+                    f"metadataFilter.{key} wanted '{_shown(wanted)}', the execution's was {seen}",
+                )
+        passed = []
+        for index, rule in enumerate(self.fieldFilters):
+            if rule.event != event:
+                continue
+            name = f"fieldFilters[{index}]"
+            if not rule.matches(payload):
+                return Routing(
+                    False, name, f"{name} `{rule.text()}` was false ({rule.seen(payload)})"
+                )
+            passed.append(name)
+        why = (
+            f"the event rules list {event}"
+            if event in self.eventRules
+            else "the event rules are '*'"
+        )
+        if self.metadataFilter:
+            why += ", the metadata filter matched"
+        if passed:
+            why += f", {', '.join(passed)} matched"
+        return Routing(True, "eventRules", why)
 
     def unwraps(self, event: str) -> bool:
         return self.unwrapResult and event == COMPLETED_EVENT

@@ -80,7 +80,9 @@ class WallClock(Clock):
             runner.wake.clear()
             try:
                 await runner.run_due()
-                upcoming = await runner.next_due_after(self.now())
+                # After the moment run_due looked, not after now: a job falling due in
+                # between was not run and would not be waited for (issue 20).
+                upcoming = await runner.next_due_after(runner.looked_at)
             except Exception:  # the database was busy, say: try again shortly
                 log.exception("the runner could not read its jobs; retrying in 1 s")
                 upcoming = self.now() + timedelta(seconds=1)
@@ -132,14 +134,21 @@ class ManualClock(Clock):
         if seconds < 0:
             raise ValueError("time does not go back")
         target = self._now + timedelta(seconds=seconds)
-        while True:
-            await self._settle()
-            upcoming = await self._next_moment()
-            if upcoming is None or upcoming > target:
-                break
-            self._move_to(upcoming)
+        await self._settle()
+        while await self.step(target):
+            pass
         self._move_to(target)
         await self._settle()
+
+    async def step(self, limit: datetime) -> bool:
+        """Moves time to the next moment work falls due, if that is no later than
+        `limit`, and runs what is due then; False (time unmoved) when nothing is."""
+        upcoming = await self._next_moment()
+        if upcoming is None or upcoming > limit:
+            return False
+        self._move_to(upcoming)
+        await self._settle()
+        return True
 
     def _move_to(self, moment: datetime) -> None:
         self._now = max(self._now, moment)

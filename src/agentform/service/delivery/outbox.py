@@ -3,7 +3,8 @@
 - `enqueue_deliveries` subscribes to `append_event`: in the transaction that
   records an event (and the state change behind it), it writes one delivery
   per attachment of the event's agent that wants the event, and schedules a
-  delivery job for each. Nothing is sent from a request.
+  delivery job for each; it records, for every attachment, the decision and the
+  rule that made it (`store.routing`). Nothing is sent from a request.
 - Deliveries of one integration and one execution (or batch) form a lane,
   sent one at a time, oldest first, so a receiver gets an execution's events
   in the order they happened, retries included. A lane has at most one
@@ -45,7 +46,7 @@ from agentform.service.delivery.sender import (
 )
 from agentform.service.models.deliveries import DeliveryStatus
 from agentform.service.runtime import IoJobHandler, RunContext, current_context, io_job_handler
-from agentform.service.store import agents, deliveries, jobs
+from agentform.service.store import agents, deliveries, jobs, routing
 from agentform.service.store.database import Conn, new_id
 from agentform.service.store.events import Event, event_subscriber
 from agentform.service.store.jobs import Job
@@ -136,10 +137,12 @@ def enqueue_deliveries(conn: Conn, event: Event) -> None:
     """One delivery per attachment of the event's agent that wants the event."""
     notification: dict[str, Any] | None = None
     for integration_id, settings in attachments_of_agent(conn, event.agent_id):
-        if not settings.wants(event.event, event.payload, event.metadata):
+        decision = settings.decide(event.event, event.payload, event.metadata)
+        if not decision.wanted:
+            routing.record_decision(conn, event, integration_id, decision, None)
             continue
         notification = notification or notification_of(conn, event)
-        enqueue(
+        delivery_id = enqueue(
             conn,
             event.organization_id,
             integration_id,
@@ -150,6 +153,7 @@ def enqueue_deliveries(conn: Conn, event: Event) -> None:
             batch_id=event.batch_id,
             event_ref=event.id,
         )
+        routing.record_decision(conn, event, integration_id, decision, delivery_id)
 
 
 def enqueue_test(

@@ -95,6 +95,10 @@ class Runner:
         self._scheduled = False
         self._warned: set[str] = set()
         self._pruned_at: datetime | None = None
+        self.looked_at: datetime = clock.now()
+        """The moment `run_due` last looked for due jobs: work due after it was not seen,
+        so the clock's next wait is for the first job due after this moment (not after
+        a later `now`, which would skip a job falling due in between)."""
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -155,7 +159,7 @@ class Runner:
             await self._in_thread(self._prune, now - self.retention)
         while True:
             self._scheduled = False
-            now = self.clock.now()
+            now = self.looked_at = self.clock.now()
             free = self.io_concurrency - len(self._io)
             batch = await self._in_thread(
                 self._read, self._due_batch, now, set(self._io), free, set(self._lanes)
