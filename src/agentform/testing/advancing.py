@@ -1,44 +1,61 @@
 """`advance: 2m` and `advance: until batches/AGENT/NAME is completed`: the test's
 manual clock moves on, and the work that falls due on the way runs in due order.
 
-MAX_ADVANCE bounds one step (a test file is hostile input): a duration past it is
-refused before anything runs, and an `until` that has not come true within it
-fails the step.
+The words are the clock's own (`rules.clock`: one duration and one condition
+grammar for `agentform test` and `service advance`), and so is the moving
+(`service.runtime.advancing.advance`). A test names its executions by their
+`as:` names: `until executions/big is failed`. An `until` that has not come true
+within a day of the test's clock fails the step, saying the subject's status.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping, Sequence
 
-from agentform.testing.results import StepError
+from agentform.core.problems import did_you_mean
+from agentform.rules.clock import ClockWordsError, Condition, parse_condition, parse_duration
+from agentform.service.runtime.advancing import DEFAULT_WITHIN, advance
+from agentform.testing.results import StepFailed
 from agentform.testing.session import TestService
 
-MAX_ADVANCE = 366 * 24 * 3600.0
-_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*")
-_SCALE = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+UNTIL = "until "
 
 
-def advance_problem(text: str) -> str | None:
-    """What is wrong with an `advance:` value, or None."""
-    if text.strip().startswith("until "):
-        return None
+def advance_problem(text: str, bound: Sequence[str], agents: frozenset[str] | None) -> str | None:
+    """What is wrong with an `advance:` value (checked before anything runs), or None."""
+    written = text.strip()
     try:
-        seconds = parse_duration(text)
-    except ValueError as exc:
+        if not written.startswith(UNTIL):
+            parse_duration(written)
+            return None
+        condition = parse_condition(written.removeprefix(UNTIL))
+    except ClockWordsError as exc:
         return str(exc)
-    if seconds > MAX_ADVANCE:
-        return f"'{text}' is longer than the {MAX_ADVANCE / 86400:g} days one step may advance"
+    subject = condition.key[0]
+    if condition.kind == "executions" and subject not in bound:
+        hint = did_you_mean(subject, bound) or " (name it with as: in an earlier execute)"
+        return f"execution '{subject}' is not known{hint}"
+    if condition.kind == "batches" and agents is not None and subject not in agents:
+        return f"agent '{subject}' is not known{did_you_mean(subject, agents)}"
     return None
 
 
-def parse_duration(text: str) -> float:
-    match = _DURATION.fullmatch(text)
-    if not match:
-        raise ValueError(f"'{text}' is not a duration (like 30s, 2m, 1h, 1d) or 'until CONDITION'")
-    return float(match.group(1)) * _SCALE[match.group(2) or "s"]
-
-
-async def advance_clock(service: TestService, text: str) -> None:
-    if text.strip().startswith("until "):
-        raise StepError("advance until a condition needs the service's condition support")
-    await service.clock.advance(parse_duration(text))
+async def advance_clock(
+    service: TestService, text: str, executions: Mapping[str, str], organization_id: str
+) -> None:
+    written = text.strip()
+    if not written.startswith(UNTIL):
+        await advance(service.app.state, seconds=parse_duration(written))
+        return
+    condition = parse_condition(written.removeprefix(UNTIL))
+    if condition.kind == "executions":  # the test's name for it, to the service's id
+        condition = Condition(condition.kind, (executions[condition.key[0]],), condition.status)
+    result = await advance(
+        service.app.state, until=condition, within=DEFAULT_WITHIN, organization_id=organization_id
+    )
+    if not result.met:
+        now = result.status or "not there"
+        shown = text.strip().removeprefix(UNTIL)
+        raise StepFailed(
+            f"{shown}: not within {DEFAULT_WITHIN / 3600:g} h of the clock (it is {now})"
+        )

@@ -123,16 +123,21 @@ def check_names(loaded: LoadedFile, names: Names, diags: Diagnostics) -> None:
                         f"{what} '{value}' is not known{hint}",
                         loaded.at(*where, *(_part(x) for x in field.split("."))),
                     )
-            _check_values(loaded, step, where, diags)
+            _check_values(loaded, step, where, diags, bound, names.agents)
             if step.execute is not None and step.execute.as_:
                 bound.append(step.execute.as_)
 
 
 def _check_values(
-    loaded: LoadedFile, step: Step, where: tuple[str | int, ...], diags: Diagnostics
+    loaded: LoadedFile,
+    step: Step,
+    where: tuple[str | int, ...],
+    diags: Diagnostics,
+    bound: Sequence[str],
+    agents: frozenset[str] | None,
 ) -> None:
     """An advance's duration or condition, an expectation's status."""
-    if step.advance is not None and (problem := advance_problem(step.advance)):
+    if step.advance is not None and (problem := advance_problem(step.advance, bound, agents)):
         diags.error(f"advance: {problem}", loaded.at(*where))
     expect = step.expect
     if expect is None or expect.status is None:

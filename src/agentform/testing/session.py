@@ -63,6 +63,7 @@ class TestService:
 
     __test__ = False  # not a pytest class
 
+    app: FastAPI
     clock: ManualClock
     receivers: Receivers
     api: ApiClient
@@ -125,4 +126,4 @@ def open_service(db_path: Path, seed: Seed, start: datetime | None, key: str) ->
         transport=RecordingTransport(app, calls),
         base_url=BASE_URL,
     )
-    return TestService(clock, receivers, api, calls)
+    return TestService(app, clock, receivers, api, calls)
