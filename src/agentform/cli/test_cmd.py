@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import Options, guarded, workspace_options
+from agentform.cli.common import Options, guarded, refuse_unused_offline, workspace_options
 from agentform.cli.conventions import SuggestingChoice
 from agentform.cli.safety import run_secrets
 from agentform.config.loader import Workspace, load_workspace
@@ -93,6 +93,7 @@ def test(
     from agentform.testing.results import CaseResult
     from agentform.testing.runner import run_tests
 
+    refuse_unused_offline("test", "a test runs on a fresh embedded service of its own")
     workspace = load_for_tests(opts)
     paths = list(files) or discover(workspace.root)
     if not paths:
