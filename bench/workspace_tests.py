@@ -74,7 +74,7 @@ HOOK = """\
 def timed(root: Path, files: list[Path] | None = None) -> list[tuple[CaseResult, float]]:
     """Each test's result with its CPU seconds."""
     workspace = load_workspace(root)
-    runs = load_tests(workspace, files or discover(root))
+    runs = load_tests(workspace, files or discover(root / "tests"))
     out: list[tuple[CaseResult, float]] = []
     last = time.process_time()
 

@@ -54,4 +54,13 @@ def test_a_filter_that_selects_nothing_is_an_error(tmp_path: Path) -> None:
     assert run("init", str(tmp_path)).exit_code == 0
     result = run("-C", str(tmp_path), "test", "--filter", "no such test")
     assert result.exit_code == 1
-    assert result.output == "Error: no test name holds 'no such test'\n"
+    assert result.output == "Error: no test's file or name holds 'no such test'\n"
+
+
+def test_a_directory_runs_its_test_files_and_the_filter_matches_file_paths(
+    tmp_path: Path,
+) -> None:
+    assert run("init", str(tmp_path)).exit_code == 0
+    result = run("-C", str(tmp_path), "test", str(tmp_path / "tests"), "--filter", "smoke.yaml")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("PASS tests/smoke.yaml: the example pool runs")

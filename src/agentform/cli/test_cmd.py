@@ -18,6 +18,7 @@ import click
 from agentform.cli.common import Options, guarded, refuse_unused_offline, workspace_options
 from agentform.cli.conventions import SuggestingChoice
 from agentform.cli.safety import run_secrets
+from agentform.config.files import TESTS_DIR
 from agentform.config.loader import Workspace, load_workspace
 from agentform.core.errors import AgentformError
 
@@ -58,8 +59,12 @@ def write_report(path: Path, text: str) -> None:
 
 
 @click.command("test")
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("--filter", "name_filter", help="Run only the tests whose name holds this text.")
+@click.argument("files", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--filter",
+    "name_filter",
+    help="Run only the tests whose file path or name holds this text.",
+)
 @click.option(
     "--format",
     "fmt",
@@ -85,25 +90,27 @@ def test(
 ) -> int:
     """Run the workspace's tests on a fresh embedded service each, on a manual clock.
 
-    Tests are the *.yaml files under tests/ (or the FILEs given). Each test applies
+    Tests are the *.yaml files under tests/ (or the FILEs given; a directory: its
+    *.yaml files). Each test applies
     the workspace to its own service, then runs its steps. Exits 1 when a test fails.
     """
     from agentform.testing import report
     from agentform.testing.files import discover, load_tests
     from agentform.testing.results import CaseResult
-    from agentform.testing.runner import run_tests
+    from agentform.testing.runner import run_tests, selected
 
     refuse_unused_offline("test", "a test runs on a fresh embedded service of its own")
     workspace = load_for_tests(opts)
-    paths = list(files) or discover(workspace.root)
+    paths = [p for given in files for p in (discover(given) if given.is_dir() else [given])]
+    paths = paths if files else discover(workspace.root / TESTS_DIR)
     if not paths:
+        where = ", ".join(str(f) for f in files) if files else str(workspace.root / "tests")
         raise AgentformError(
-            f"no tests: write them in {workspace.root / 'tests'}/*.yaml "
-            "(agentform init writes an example)"
+            f"no tests: write them in {where}/*.yaml (agentform init writes an example)"
         )
     runs = load_tests(workspace, paths)
-    if name_filter and not any(name_filter in c.name for r in runs for c in r.model.tests):
-        raise AgentformError(f"no test name holds '{name_filter}'")
+    if not any(selected(r, c, name_filter) for r in runs for c in r.model.tests):
+        raise AgentformError(f"no test's file or name holds '{name_filter}'")
     scrub = workspace.secrets.scrub
 
     def shown(case: CaseResult) -> None:

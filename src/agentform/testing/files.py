@@ -1,10 +1,11 @@
 """Which test files run, and the seed each runs on: every problem found before any runs.
 
 Without FILE arguments, the tests are the `*.yaml` and `*.yml` files under the
-workspace's `tests/` directory (hidden ones aside), in sorted order; a file
-there that is a seed (an `organizations` list and no `tests`) is a seed, not a
-test. A file's `seed:` is a path relative to that file, inside the workspace,
-or the seed inline; without one, the demo seed.
+workspace's `tests/` directory (hidden ones aside), in sorted order, and a
+directory given is read the same way; a file there that is a seed (an
+`organizations` list and no `tests`) is a seed, not a test. A file's `seed:`
+is a path relative to that file, inside the workspace, or the seed inline;
+without one, the demo seed.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from agentform.config.files import TESTS_DIR
 from agentform.config.loader import Workspace
 from agentform.core.bounds import inside
 from agentform.core.diagnostics import Diagnostics, relative
@@ -29,9 +29,8 @@ SUFFIXES = (".yaml", ".yml")
 MAX_FILES = 1000
 
 
-def discover(root: Path) -> list[Path]:
-    """The test files under `root/tests`, seeds aside."""
-    folder = root / TESTS_DIR
+def discover(folder: Path) -> list[Path]:
+    """The test files under `folder` (the workspace's tests/), seeds aside."""
     if not folder.is_dir():
         return []
     found = []

@@ -64,7 +64,7 @@ def run_tests(
         with databases() as dbs:
             for run in files:
                 for index, case in enumerate(run.model.tests):
-                    if name_filter and name_filter not in case.name:
+                    if not selected(run, case, name_filter):
                         continue
                     outcome = await run_case(workspace, run, index, dbs)
                     result.cases.append(outcome)
@@ -73,6 +73,12 @@ def run_tests(
 
     asyncio.run(go())
     return result
+
+
+def selected(run: TestFileRun, case: Case, name_filter: str | None) -> bool:
+    """Whether `--filter` selects the test: its text is in the file's path or the
+    test's name (`tests/alerts.yaml: failed refunds alert ops`)."""
+    return not name_filter or name_filter in f"{run.loaded.shown}: {case.name}"
 
 
 async def run_case(
