@@ -227,3 +227,14 @@ def test_on_the_wall_clock_there_is_no_clock_to_move(tmp_path: Path) -> None:
             assert_error(moved, 404, NOT_MANUAL)
     finally:
         wall.state.db.close()
+
+
+def test_the_answer_is_bounded_and_says_when_it_was_cut(
+    svc: tuple[Api, Advance], explained: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api, _ = svc
+    monkeypatch.setattr(routing, "MAX_DECISIONS", 3)
+    cut = routing_of(api, explained["executionId"]).json()
+    assert cut["truncated"] is True
+    assert [e["eventId"] for e in cut["events"]] == [e["eventId"] for e in explained["events"][:3]]
+    assert sum(len(e["decisions"]) for e in cut["events"]) == 3

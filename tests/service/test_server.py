@@ -230,3 +230,27 @@ def test_a_bad_rate_limit_is_refused_before_anything(tmp_path: Path) -> None:
         assert result.exit_code == 1, result.output
         assert f"rate limit {bad!r}: expected requests per second" in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_a_manual_clock_moves_only_when_service_advance_says(tmp_path: Path) -> None:
+    with running("--db", str(tmp_path / "svc.db"), "--clock", "manual") as (base, proc):
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline() for _ in range(2)]
+        assert lines[1] == (
+            "clock: manual, standing at the time it started; move it with "
+            f"`agentform service advance 2m --endpoint {base}` (an admin API key)\n"
+        )
+        agents = httpx.get(f"{base}/agents", headers=KEY).json()["items"]
+        support = next(a["id"] for a in agents if a["name"] == "support-agent")
+        execution = httpx.post(f"{base}/agents/{support}/execute", json={}, headers=KEY).json()
+        executions = f"{base}/executions/{execution['executionId']}"
+        assert httpx.get(executions, headers=KEY).json()["status"] in ("starting", "running")
+        moved = CliRunner().invoke(
+            cli,
+            ["service", "advance", "until", f"executions/{execution['executionId']} is finished"],
+            env={"AGENTFORM_API_KEY": "demo-admin-key", "AGENTFORM_ENDPOINT": base},
+        )
+        assert moved.exit_code == 0, moved.output
+        assert moved.output.startswith("Clock moved ")
+        assert httpx.get(executions, headers=KEY).json()["status"] == "completed"

@@ -1,4 +1,5 @@
-"""`agentform service run`: the embedded Agent Service over HTTP."""
+"""`agentform service run|advance`: the embedded Agent Service over HTTP, and
+moving the clock of one started with `--clock manual`."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from agentform.cli.common import Options, guarded, workspace_options
 from agentform.cli.conventions import parse_rate_option
 from agentform.core.errors import AgentformError
 from agentform.service.store.database import DEFAULT_DB_PATH
@@ -44,17 +46,67 @@ def service() -> None:
     metavar="N/s",
     help="Requests per second per API key (N, N/s or N/min); above it, 429 with Retry-After.",
 )
+@click.option(
+    "--clock",
+    "clock_kind",
+    type=click.Choice(["wall", "manual"]),
+    default="wall",
+    show_default=True,
+    help="manual: time stands still until `agentform service advance` moves it "
+    "(schedules, execution steps and webhook retries run then, without waiting).",
+)
 def run(
-    host: str, port: int, db_path: Path, seed_path: Path | None, rate_limit: float | None
+    host: str,
+    port: int,
+    db_path: Path,
+    seed_path: Path | None,
+    rate_limit: float | None,
+    clock_kind: str,
 ) -> None:
     """Serve the Agent Service API until stopped (Ctrl-C)."""
     from agentform.service import SeedError
     from agentform.service.http.server import serve
 
     try:
-        serve(host, port, db_path, seed_path, rate_limit, say=click.echo)
+        serve(
+            host,
+            port,
+            db_path,
+            seed_path,
+            rate_limit,
+            say=click.echo,
+            manual=clock_kind == "manual",
+        )
     except SeedError as exc:  # its lines are diagnostics already (file:line:col: error: ...)
         click.echo(str(exc), err=True)
         raise SystemExit(1) from None
     except AgentformError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+@service.command("advance")
+@click.argument("words", nargs=-1, required=True, metavar="DURATION | until CONDITION")
+@click.option(
+    "--within",
+    default="1d",
+    show_default=True,
+    metavar="DURATION",
+    help="With until: the longest the clock moves waiting for the condition.",
+)
+@workspace_options
+@guarded
+def advance(opts: Options, words: tuple[str, ...], within: str) -> int:
+    """Move the clock of a service started with `--clock manual`, running what falls due.
+
+    DURATION: 90s, 2m, 1h30m, 1d. `until CONDITION`: move until it holds, e.g.
+    `until batches/AGENT/NAME is completed` or `until executions/ID is finished`.
+    Needs an admin API key (AGENTFORM_API_KEY) and the service's URL (--endpoint).
+    Exit 0 when moved (and the condition held), 1 otherwise.
+    """
+    from agentform.cli.service_clock import advance_clock
+
+    answer = advance_clock(opts, words, within)
+    from agentform.output.routing_lines import advance_line
+
+    click.echo(advance_line(answer))
+    return 0 if answer.get("met") is not False else 1

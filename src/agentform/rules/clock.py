@@ -5,7 +5,7 @@ Both halves read these words: the service's `POST /agentform/v1/clock/advance`
 tests of `agentform test`. So the grammar is written once, here:
 
 - a duration is `90s`, `2m`, `1h30m`, `1d`, `0.5s` (units d, h, m, s, largest
-  first, each at most once), or `0`; at most MAX_DURATION;
+  first, each at most once), or `0`; at most MAX_DURATION (366d);
 - a condition is `KIND/KEY is STATUS`: `batches/AGENT/NAME is completed`
   (AGENT: the agent's name or id; NAME: the batch's), `executions/ID is failed`.
   `finished` means any final status (completed, failed or cancelled).

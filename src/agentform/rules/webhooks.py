@@ -513,11 +513,15 @@ class AttachmentSettings(BaseModel):
         for key, wanted in self.metadataFilter.items():
             found = metadata.get(key)
             if found != wanted:
-                seen = "absent" if found is None else f"'{_shown(found)}'"
+                seen = (
+                    f"the execution's metadata has no '{_shown(key)}'"
+                    if found is None
+                    else f"the execution's was '{_shown(found)}'"
+                )
                 return Routing(
                     False,
                     f"metadataFilter.{key}",
-                    f"metadataFilter.{key} wanted '{_shown(wanted)}', the execution's was {seen}",
+                    f"metadataFilter.{key} wanted '{_shown(wanted)}', {seen}",
                 )
         passed = []
         for index, rule in enumerate(self.fieldFilters):

@@ -1,4 +1,4 @@
-"""`agentform webhook verify|listen|test`: tools for the receiving end of webhooks."""
+"""`agentform webhook verify|listen|test|explain`: tools for the receiving end of webhooks."""
 
 from __future__ import annotations
 
@@ -226,3 +226,42 @@ def test_cmd(opts: Options, name: str, wait: float) -> int:
     if not outcome.settled:
         click.echo(WAIT_HINT)
     return 0 if outcome.delivered else 1
+
+
+@webhook.command("explain")
+@click.argument("execution_id")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal, json for programs (the service's answer as it is).",
+)
+@workspace_options
+@guarded
+def explain_cmd(opts: Options, execution_id: str, fmt: str) -> int:
+    """Say, for each event of EXECUTION_ID and each webhook integration attached to its
+    agent, whether a notification was sent and which rule decided.
+
+    Needs the embedded agentform service (it records each decision as it makes it).
+    """
+    import json
+
+    from agentform.cli.agentform_ops import own_client
+    from agentform.cli.webhook.explain import explain
+    from agentform.output.routing_lines import routing_lines
+
+    endpoint, root = _service(opts)
+
+    async def go() -> dict[str, Any]:
+        async with own_client(endpoint, root) as api:
+            return await explain(api, execution_id, endpoint.shown)
+
+    answer = asyncio.run(go())
+    if fmt == "json":
+        click.echo(json.dumps(answer, indent=2, ensure_ascii=False))
+    else:
+        for line in routing_lines(answer):
+            click.echo(line)
+    return 0

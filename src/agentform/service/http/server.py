@@ -15,6 +15,7 @@ import uvicorn
 
 from agentform.core.errors import PortInUse
 from agentform.service.app import BASE_PATH, create_app
+from agentform.service.clock import ManualClock, wall_now
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.runtime import Runner
 from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
@@ -24,6 +25,11 @@ def base_url(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}{BASE_PATH}"
 
+
+MANUAL_BANNER = (
+    "clock: manual, standing at the time it started; move it with "
+    "`agentform service advance 2m --endpoint {url}` (an admin API key)"
+)
 
 GRACE_SECONDS = 1
 """How long a stopping server lets requests in flight finish before cancelling them."""
@@ -36,6 +42,7 @@ def serve(
     seed_path: Path | None,
     rate_limit: float | None,
     say: Callable[[str], None],
+    manual: bool = False,
 ) -> None:
     """Loads the seed (raising SeedError) and takes the port (raising PortInUse),
     both before saying anything or creating the database, then serves until
@@ -48,13 +55,19 @@ def serve(
         with stop.on_signals():  # from here on: a signal during start-up counts too
             # Links in webhook notifications point at this server.
             settings = {PLATFORM_URL: base_url(host, port)}
-            app = create_app(db_path, seed=seed, rate_limit=rate_limit, settings=settings)
+            # Whole seconds: the times it shows (and `service advance` prints) read cleanly.
+            clock = ManualClock(start=wall_now().replace(microsecond=0)) if manual else None
+            app = create_app(
+                db_path, seed=seed, rate_limit=rate_limit, settings=settings, clock=clock
+            )
             try:
                 say(f"Agent Service on {base_url(host, port)} (database {db_path})")
                 if seed_path is None:
                     say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")
                 if rate_limit:
                     say(f"rate limit: {rate_limit:g} requests/s per API key")
+                if manual:
+                    say(MANUAL_BANNER.format(url=base_url(host, port)))
                 config = uvicorn.Config(
                     app, log_level="warning", timeout_graceful_shutdown=GRACE_SECONDS
                 )

@@ -16,7 +16,6 @@ from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import agentform_router
 from agentform.service.store import routing
 from agentform.service.store.database import Database
-from agentform.service.store.events import list_events
 from agentform.service.store.executions import owned_row
 
 router = agentform_router(tags=["agentform"])
@@ -25,7 +24,8 @@ router = agentform_router(tags=["agentform"])
 def _explain(db: Database, org_id: str, execution_id: str) -> dict[str, Any]:
     with db.read() as conn:
         row = owned_row(conn, org_id, execution_id)
-        events = list_events(conn, organization_id=org_id, execution_id=row["id"])
+        # One more than shown, to know whether there were more.
+        events = routing.events_of_execution(conn, org_id, row["id"], routing.MAX_DECISIONS + 1)
         decisions = routing.decisions_of_execution(conn, org_id, row["id"])
     by_event: dict[str, list[dict[str, object]]] = {}
     for decision in decisions:

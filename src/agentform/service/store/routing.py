@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from agentform.rules.webhooks import Routing
 from agentform.service.store.database import Conn, Database
-from agentform.service.store.events import Event
+from agentform.service.store.events import Event, event_from_row
 from agentform.service.store.executions import owned_row
 
 MAX_DECISIONS = 2000
@@ -124,6 +124,15 @@ def decisions_of_execution(conn: Conn, org_id: str, execution_id: str) -> list[R
         (org_id, execution_id, MAX_DECISIONS),
     )
     return [_decision(r) for r in rows]
+
+
+def events_of_execution(conn: Conn, org_id: str, execution_id: str, limit: int) -> list[Event]:
+    """The execution's first `limit` events, in order (the decisions explain them)."""
+    rows = conn.execute(
+        "SELECT * FROM events WHERE organization_id = ? AND execution_id = ? ORDER BY seq LIMIT ?",
+        (org_id, execution_id, limit),
+    )
+    return [event_from_row(r) for r in rows]
 
 
 def explain_execution(db: Database, org_id: str, execution_id: object) -> list[RoutingDecision]:
