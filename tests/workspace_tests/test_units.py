@@ -27,7 +27,7 @@ WORKSPACE = {
 profilePools: [{name: p1, members: [bot-1]}]
 webhooks:
   - name: hook
-    url: https://hooks.example.com/x
+    url: https://hooks.example.com/événements
     attachments: [{agent: support-agent, eventRules: [EXECUTION_STARTED]}]
 """,
 }
@@ -47,7 +47,8 @@ def run(root: Path, *args: str) -> tuple[int, str]:
 
 
 def test_deliveries_go_through_the_transport_given_at_app_creation(workspace: Path) -> None:
-    """create_app(webhook_transport=...): the delivery reaches it, signed, not the network."""
+    """create_app(webhook_transport=...): the delivery reaches it, signed, not the network
+    (to the receiver of a URL written as httpx does not send it: a non-ASCII path)."""
 
     async def go() -> list[str]:
         with databases() as dbs:

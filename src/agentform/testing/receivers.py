@@ -61,7 +61,8 @@ class Receivers(httpx.AsyncBaseTransport):
     received: list[Received] = field(default_factory=list)
 
     def route(self, url: str, webhook: str) -> None:
-        names = self.names_by_url.setdefault(url, [])
+        # as httpx will send it: `https://host` is requested as `https://host/`
+        names = self.names_by_url.setdefault(str(httpx.URL(url)), [])
         if webhook not in names:
             names.append(webhook)
 
