@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
+from agentform.output.routing_lines import plain  # payload values, escaped as explain does
 from agentform.service.store.routing import explain_execution
 from agentform.testing.steps import Context
 
@@ -31,7 +32,7 @@ async def why_lines(ctx: Context, execution: str, webhook: str) -> list[str]:
     decided = [d for d in mine if d not in unlisted]
     lines = ["  why:"]
     for d in decided[:MAX_LINES]:
-        lines.append(f"    {d.event}: {d.outcome} ({d.reason})")
+        lines.append(f"    {d.event}: {d.outcome} ({plain(d.reason)})")
     if len(decided) > MAX_LINES:
         lines.append(f"    … {len(decided) - MAX_LINES} more")
     if unlisted:
