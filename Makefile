@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/apply_scale.py
 	$(BIN)/python bench/order.py
 	$(BIN)/python bench/deliveries.py
+	$(BIN)/python bench/workspace_tests.py
 	$(BIN)/python bench/stuck_executions.py
 
 cassettes: $(STAMP)

@@ -442,6 +442,37 @@ def _webhook_explain(run: Run) -> None:
         assert "canary-hook" in said
 
 
+CANARY_TESTS = """\
+seed:
+  organizations:
+    - name: canaries
+      apiKeys: [{name: admin, key: canary-test-key-1, role: admin}]
+      profiles: [{name: bot-1}, {name: bot-2}]
+      agents: [{name: canary-agent}]
+tests:
+  - name: the files apply and still match
+    steps:
+      - expect: {plan: empty}
+  - name: a failing expectation
+    steps:
+      - expect: {calls: [{method: PATCH, path: "/**"}]}
+"""
+
+
+@output("test, every format", "test:text", "test:junit", "test:markdown", "test:json")
+def _test(run: Run) -> None:
+    tests = Path(run.ws) / "tests" / "canary.yaml"
+    tests.parent.mkdir()
+    tests.write_text(CANARY_TESTS)
+    run.inputs["ws/tests/canary.yaml"] = CANARY_TESTS.encode()
+    for fmt in ("text", "junit", "markdown", "json"):
+        said = run.cli("test", "--format", fmt, code=1, record=False)
+        assert "PATCH /**: the apply made 0, expected at least 1" in said
+    run.cli("test", "--junit-xml", str(run.root / "junit.xml"), code=1, record=False)
+    # an unset secret stands in as test-NAME: a test needs no production secret
+    run.cli("test", code=1, record=False, env=run.env(None))
+
+
 def rotate(run: Run, back: bool = False) -> None:
     """The live workspace holds the other value (applied before the secret changed)."""
     value = run.canary.current if back else run.canary.earlier

@@ -1,5 +1,6 @@
 """`make demo`'s script, run as a user runs it with its output sent to a file: all five
-kinds applied, no warning, and a plan that ends with "No changes"."""
+kinds applied, no warning, a plan that says "No changes", then the workspace's
+tests, all passing."""
 
 from __future__ import annotations
 
@@ -33,7 +34,9 @@ def test_the_demo_ends_with_no_changes_and_writes_plain_text_to_a_file(tmp_path:
     text = log.read_text(encoding="utf-8")
     assert done.returncode == 0, text
     assert "\x1b" not in text  # no terminal escapes in a file
-    assert text.rstrip().splitlines()[-1].startswith("No changes.")
+    lines = text.rstrip().splitlines()
+    assert lines[lines.index("$ agentform test") - 2].startswith("No changes.")
+    assert lines[-1].endswith(" passed, 0 failed"), text
     assert "$ agentform apply --auto-approve" in text
     assert "warning" not in text.lower(), text
     for kind in ("profilePools", "profileGroups", "vaultTemplates", "webhooks", "batches"):

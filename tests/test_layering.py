@@ -41,7 +41,12 @@ AGENTFORM = Layers(
     # of what an endpoint is (api/endpoint_url.py, which parses it as httpx does).
     stack=("core", "rules", "api", "kinds", "config", "engine", "output", "cli"),
     # The embedded service enforces the shared rules and never the provisioner's code.
-    beside={"service": ("core", "rules")},
+    # `agentform test` drives the provisioner's engine against the embedded service:
+    # below the command line, above both halves.
+    beside={
+        "service": ("core", "rules"),
+        "testing": ("core", "rules", "api", "kinds", "config", "engine", "output", "service"),
+    },
     # `agentform` itself holds the version and imports nothing; `python -m` runs the CLI.
     entry={"": (), "__main__": ("cli",)},
 )

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make demo: plan, apply, plan again (no changes), on a fresh embedded service.
+# make demo: plan, apply, plan again (no changes), on a fresh embedded service;
+# then the workspace's tests (tests/*.yaml), each on a service of its own.
 set -euo pipefail
 cd "$(dirname "$0")"
 AGENTFORM="${AGENTFORM:-../../.venv/bin/agentform}"
@@ -12,3 +13,5 @@ step plan;                   "$AGENTFORM" plan
 step apply --auto-approve;   "$AGENTFORM" apply --auto-approve
 step plan --detailed-exitcode
 "$AGENTFORM" plan --detailed-exitcode   # exits 2 if anything were left to change
+step test
+"$AGENTFORM" test                        # what the workspace does: exits 1 if a test fails

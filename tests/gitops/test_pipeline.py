@@ -487,6 +487,37 @@ def test_a_failed_plan_is_posted_with_its_reason(repo: Repo) -> None:
     assert not (repo.out / "plan.json").exists()
 
 
+def test_a_pull_requests_tests_run_without_a_key_and_are_commented(repo: Repo) -> None:
+    result = repo.script("pr_test.py", PR_NUMBER="11", OPS_WEBHOOK_TOKEN=None)  # type: ignore[arg-type]
+    assert result.returncode == 0, result.stderr
+    [comment] = repo.comments(11, "test")
+    assert structure(comment).marker == "<!-- agentform:test workspace=gitops-example -->"
+    assert "### ✅ agentform test: 1 passed, 0 failed" in comment
+    junit = (repo.out / "test-results.xml").read_text()
+    assert '<testsuite name="tests/smoke.yaml" tests="1" failures="0"' in junit
+    assert not (repo.root / "workspace" / ".agentform").exists()  # no service state left
+
+
+def test_a_failing_test_fails_the_step_and_says_why_in_the_comment(repo: Repo) -> None:
+    repo.edit("pools.yaml", "members: [bot-1, bot-2]", "members: [bot-1]")
+    repo.edit(
+        "tests/smoke.yaml",
+        "as: order}",
+        "as: order}\n      - execute: {agent: checkout-agent, pool: checkout-eu, as: second}",
+    )
+    repo.edit("tests/smoke.yaml", "execution: order,", "execution: second,")
+    result = repo.script("pr_test.py", PR_NUMBER="12")
+    assert result.returncode == 1
+    [comment] = repo.comments(12, "test")
+    assert "### ❌ agentform test: 0 passed, 1 failed" in comment
+    # a smaller pool: the second checkout is refused while the first holds its profile
+    assert (
+        "`tests/smoke.yaml:7:9`: execute\n\n```text\nPOST /agents/checkout-agent/execute: "
+        "409 every profile of pool 'checkout-eu' is in use" in comment
+    )
+    assert 'errors="1"' in (repo.out / "test-results.xml").read_text()
+
+
 def behind_the_back(repo: Repo) -> None:
     """Someone changes the pool in the service by hand (selectionStrategy)."""
     code = """

@@ -1,10 +1,11 @@
 """`agentform init [DIR]`: a new workspace, ready for git and for editors.
 
 Writes agentform.yaml and an example pools.yaml (each with a yaml-language-server
-modeline pointing at the JSON Schema written beside them), the schema itself, and a
-.gitignore for agentform's local state and artifacts (an existing one gets the
-missing lines added). It never overwrites a file unless `--force`: it lists what
-exists and exits 1.
+modeline pointing at the JSON Schema written beside them), the schema itself, an
+example test (tests/smoke.yaml, which `agentform test` runs and which passes against
+the starter files), and a .gitignore for agentform's local state and artifacts (an
+existing one gets the missing lines added). It never overwrites a file unless
+`--force`: it lists what exists and exits 1.
 """
 
 from __future__ import annotations
@@ -45,6 +46,29 @@ profilePools: []
   #   members: [profile-name]
 """
 
+SMOKE = """\
+# A test of what this workspace does: `agentform test` applies the workspace to a
+# fresh embedded service (the demo seed: agents checkout-agent, support-agent and
+# refund-agent, profiles bot-1 to bot-6) on a manual clock, then runs the steps.
+tests:
+  - name: the example pool runs an execution, and the files still match after
+    steps:
+      - execute: {agent: support-agent, pool: example-pool, as: first}
+      - advance: 1m                       # the test's clock: due work runs in order
+      - expect: {execution: first, status: completed, pool: example-pool}
+      - expect: {plan: empty}
+"""
+
+EXAMPLE_SMOKE = """\
+# A test of what this workspace does: `agentform test` applies the workspace to a
+# fresh embedded service (never to the endpoint above) on a manual clock, then runs
+# the steps. The demo seed has agents checkout-agent, support-agent, refund-agent.
+tests:
+  - name: the files apply, and still match after
+    steps:
+      - expect: {plan: empty}
+"""
+
 GITIGNORE_LINES = (
     ".agentform/",
     "# agentform artifacts: saved plans, reports and recorded cassettes",
@@ -77,7 +101,8 @@ def _organization(value: str | None) -> str | None:
 @click.option("--organization-id", help="The organization the workspace manages (a UUID).")
 @click.option("--force", is_flag=True, help="Overwrite files that exist already.")
 def init(directory: Path | None, endpoint: str, organization_id: str | None, force: bool) -> None:
-    """Scaffold a workspace (agentform.yaml, pools.yaml, the JSON Schema, .gitignore)."""
+    """Scaffold a workspace (agentform.yaml, pools.yaml, the JSON Schema, .gitignore,
+    tests/smoke.yaml)."""
     if directory is None:
         directory = merged_globals({}).get("workspace_dir") or Path(".")
     org = _organization(organization_id)
@@ -88,12 +113,14 @@ def init(directory: Path | None, endpoint: str, organization_id: str | None, for
         else "# organizationId: ...    # optional when the key has one organization\n"
     )
     pools = POOLS if endpoint == "local" else EXAMPLE_POOLS
+    smoke = SMOKE if endpoint == "local" else EXAMPLE_SMOKE
     files = {
         "agentform.yaml": MODELINE
         + ROOT.format(name=name, endpoint=endpoint, organization=organization),
         "pools.yaml": MODELINE + pools,
         SCHEMA_FILE: render_schema(),
         ".gitignore": "\n".join(GITIGNORE_LINES) + "\n",
+        "tests/smoke.yaml": smoke,
     }
     merged = {".gitignore"}  # init adds its lines to these, keeping the file's own
     existing = [n for n in (*files, *ROOT_NAMES) if n not in merged and (directory / n).exists()]
@@ -112,6 +139,7 @@ def init(directory: Path | None, endpoint: str, organization_id: str | None, for
         path = directory / file_name
         if file_name in merged and path.exists():
             text = _merged_gitignore(path.read_text())
+        path.parent.mkdir(exist_ok=True)  # tests/
         path.write_text(text)
     click.echo(f"Created a workspace in {directory}: {', '.join(files)}")
     if foreign:

@@ -30,6 +30,7 @@ COMMANDS: Mapping[str, str] = {
     "schema": "agentform.cli.schema_cmd:schema",
     "service": "agentform.cli.service_cmd:service",
     "webhook": "agentform.cli.webhook.command:webhook",
+    "test": "agentform.cli.test_cmd:test",
 }
 
 

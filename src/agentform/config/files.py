@@ -3,6 +3,8 @@
 `*.yaml` and `*.yml` below the workspace root, in sorted path order with the root
 file (`agentform.yaml`, or `agentform.yml`) first, minus:
 - anything under a hidden directory, and hidden files (`.agentform/`, `.github/`…);
+- the `tests/` directory at the root: it holds the workspace's tests (`agentform
+  test`), not objects;
 - what `.agentformignore` at the root names (gitignore syntax, read with pathspec);
 - agentform's own artifacts written inside the workspace: a vcrpy cassette
   (`--record-cassette run.yaml`) or a saved plan or report (JSON holding a
@@ -26,6 +28,7 @@ from agentform.core.errors import DiagnosticsError
 ROOT_NAMES = ("agentform.yaml", "agentform.yml")
 IGNORE_FILE = ".agentformignore"
 SUFFIXES = (".yaml", ".yml")
+TESTS_DIR = "tests"
 
 _CASSETTE = re.compile(r"\A(?:\s*#[^\n]*\n)*\s*interactions:\s*(?:\n|$)")
 _REPORT = re.compile(r'\A\s*\{\s*"formatVersion"\s*:')
@@ -67,6 +70,8 @@ def workspace_files(root: Path, var_files: Iterable[Path] = ()) -> list[Path]:
     for path in sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES):
         relative = path.relative_to(root)
         if path == first or any(part.startswith(".") for part in relative.parts):
+            continue
+        if relative.parts[0] == TESTS_DIR:
             continue
         if _in_nested_workspace(root, relative, nested):
             continue

@@ -13,10 +13,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 from fastapi import FastAPI
 
 from agentform.service.batches.scheduler import fill_everywhere
 from agentform.service.delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
+from agentform.service.delivery.outbox import WEBHOOK_TRANSPORT
 from agentform.service.errors import install_error_handlers
 from agentform.service.executions.lifecycle import dispatch_everywhere
 from agentform.service.http.gate import AGENTFORM_PATH, ServiceRoute
@@ -39,6 +41,7 @@ def create_app(
     clock: Clock | None = None,
     settings: Mapping[str, Any] | None = None,
     runtime: bool = True,
+    webhook_transport: httpx.AsyncBaseTransport | None = None,
 ) -> FastAPI:
     """The service over the SQLite file `db_path`, with `seed` loaded (idempotently).
 
@@ -47,6 +50,8 @@ def create_app(
     With `runtime=False` no due work is done, ever: the runner is never started
     and the start-up catch-up (dispatching queued executions, filling batches) is
     skipped, so reading the state changes none of it (`endpoint: local` commands).
+    `webhook_transport` carries webhook deliveries instead of the network (`agentform
+    test` puts its in-process receivers there).
     """
     clock = clock or WallClock()
     db = _open_database(db_path, seed, clock, runtime)
@@ -63,6 +68,8 @@ def create_app(
     app.state.db = db
     app.state.clock = clock
     app.state.settings = dict(settings or {})
+    if webhook_transport is not None:
+        app.state.settings[WEBHOOK_TRANSPORT] = webhook_transport
     app.state.runner = Runner(db, clock, settings=app.state.settings)
     app.state.runtime = runtime
     _include_routes(app)

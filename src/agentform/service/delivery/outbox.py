@@ -65,6 +65,7 @@ DEFAULT_PLATFORM_URL = "http://127.0.0.1:8700/agents/v2"
 # Settings (create_app(settings=...)): where links point, and the attempt timeout.
 PLATFORM_URL = "platform_url"
 TIMEOUT = "webhook_timeout_seconds"
+WEBHOOK_TRANSPORT = "webhook_transport"  # an httpx transport in place of the network
 
 
 def delivered_topic(delivery_id: str) -> str:
@@ -209,7 +210,8 @@ class DeliveryJob(IoJobHandler[Prepared, Attempt]):
     async def perform(self, job: Job, prepared: Prepared, context: RunContext) -> Attempt:
         # Signing is CPU work: off the event loop, like the database.
         signature = await asyncio.to_thread(sign, prepared.body, prepared.private_pem)
-        client = context.resource("webhook-http", new_http_client)
+        transport = context.settings.get(WEBHOOK_TRANSPORT)
+        client = context.resource("webhook-http", lambda: new_http_client(transport=transport))
         timeout = float(context.settings.get(TIMEOUT, TIMEOUT_SECONDS))
         return await post(
             client,

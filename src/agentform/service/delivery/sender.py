@@ -30,9 +30,14 @@ class Attempt:
     error: str | None = None
 
 
-def new_http_client(timeout: float = TIMEOUT_SECONDS) -> httpx.AsyncClient:
-    """The runner's client: no redirects, no environment proxies, bounded time."""
+def new_http_client(
+    timeout: float = TIMEOUT_SECONDS, transport: httpx.AsyncBaseTransport | None = None
+) -> httpx.AsyncClient:
+    """The runner's client: no redirects, no environment proxies, bounded time.
+    `transport` (create_app's `webhook_transport`) replaces the network: `agentform
+    test` hands in its in-process receivers."""
     return httpx.AsyncClient(
+        transport=transport,
         follow_redirects=False,
         trust_env=False,
         timeout=httpx.Timeout(timeout),

@@ -1,0 +1,118 @@
+"""Which test files run, and the seed each runs on: every problem found before any runs.
+
+Without FILE arguments, the tests are the `*.yaml` and `*.yml` files under the
+workspace's `tests/` directory (hidden ones aside), in sorted order, and a
+directory given is read the same way; a file there that is a seed (an
+`organizations` list and no `tests`) is a seed, not a test. A file's `seed:`
+is a path relative to that file, inside the workspace, or the seed inline;
+without one, the demo seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from agentform.config.loader import Workspace
+from agentform.core.bounds import inside
+from agentform.core.diagnostics import Diagnostics, relative
+from agentform.core.problems import problems_from
+from agentform.core.yamlpos import parse
+from agentform.service.startup.seed import DEMO_SEED, Seed, SeedError, read_seed
+from agentform.testing.parse import LoadedFile, Names, check_names, read_test_file, seed_agents
+from agentform.testing.runner import TestFileRun
+
+SUFFIXES = (".yaml", ".yml")
+MAX_FILES = 1000
+
+
+def discover(folder: Path) -> list[Path]:
+    """The test files under `folder` (the workspace's tests/), seeds aside."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES and p.is_file()):
+        if any(part.startswith(".") for part in path.relative_to(folder).parts):
+            continue
+        if not _is_seed(path):
+            found.append(path)
+    return found
+
+
+def _is_seed(path: Path) -> bool:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            head = handle.read(1 << 20)
+        data = parse(head).data
+    except (OSError, yaml.YAMLError):
+        return False
+    return isinstance(data, dict) and "organizations" in data and "tests" not in data
+
+
+def load_tests(workspace: Workspace, paths: Sequence[Path]) -> list[TestFileRun]:
+    """The files, validated, their seeds read and their names checked; DiagnosticsError
+    with every problem of every file otherwise."""
+    diags = Diagnostics()
+    if len(paths) > MAX_FILES:
+        diags.error(f"{len(paths)} test files: at most {MAX_FILES} run at once")
+        diags.raise_if_errors()
+    names = _workspace_names(workspace)
+    runs = []
+    seeds: dict[Path | None, Seed] = {}
+    for path in paths:
+        loaded = read_test_file(path, relative(path.resolve(), workspace.root), diags)
+        if loaded is None:
+            continue
+        if loaded.model is not None:
+            seed = _seed_of(workspace.root, loaded, diags, seeds)
+        else:  # the file has problems: its names are still checked when its seed is known
+            raw = loaded.doc.data if isinstance(loaded.doc.data, dict) else {}
+            seed = DEMO_SEED if raw.get("seed") is None else None
+        agents = seed_agents(seed) if seed is not None else None
+        check_names(loaded, Names(names.webhooks, names.pools, agents), diags)
+        if loaded.model is not None and seed is not None:
+            runs.append(TestFileRun(loaded, seed, loaded.model))
+    diags.raise_if_errors()
+    return runs
+
+
+def _workspace_names(workspace: Workspace) -> Names:
+    def named(kind: str) -> frozenset[str]:
+        return frozenset(
+            str(getattr(d.model, "name", "")) for d in workspace.declared.get(kind, [])
+        )
+
+    return Names(named("webhooks"), named("profilePools"))
+
+
+def _seed_of(
+    root: Path, loaded: LoadedFile, diags: Diagnostics, seeds: dict[Path | None, Seed]
+) -> Seed | None:
+    assert loaded.model is not None
+    written = loaded.model.seed
+    if written is None:
+        return DEMO_SEED
+    if isinstance(written, dict):
+        try:
+            return Seed.model_validate(written)
+        except ValidationError as exc:
+            for p in problems_from(exc, model=Seed):
+                diags.error(
+                    f"seed.{p.parameter}: {p.detail}", loaded.at("seed", *p.parameter.split("."))
+                )
+            return None
+    path = inside(root.resolve(), written, loaded.path.resolve().parent)
+    if path is None:
+        diags.error(f"seed '{written}' is outside the workspace", loaded.at("seed"))
+        return None
+    if path not in seeds:
+        try:
+            seeds[path] = read_seed(path)
+        except SeedError as exc:
+            for line in str(exc).splitlines():
+                diags.error(f"seed: {line}", loaded.at("seed"))
+            return None
+    return seeds[path]

@@ -1,0 +1,66 @@
+"""`agentform init` writes a test that passes; the workspace's tests/ is never read
+as workspace objects; a run needs tests and says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agentform.cli.main import cli
+from agentform.config.files import workspace_files
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+@pytest.mark.parametrize("endpoint", ["local", "https://agents.example.com/agents/v2"])
+def test_the_test_init_writes_passes_and_leaves_nothing_behind(
+    tmp_path: Path, endpoint: str
+) -> None:
+    root = tmp_path / "ws"
+    assert run("init", str(root), "--endpoint", endpoint).exit_code == 0
+    before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    assert "tests/smoke.yaml" in before
+    result = run("-C", str(root), "test")
+    assert result.exit_code == 0, result.output
+    assert result.output.endswith("1 passed, 0 failed\n")
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == before
+
+
+def test_tests_directory_is_not_read_as_workspace_objects(tmp_path: Path) -> None:
+    (tmp_path / "agentform.yaml").write_text("workspace: w\nendpoint: local\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.yaml").write_text("profilePools: [{name: from-a-test}]\n")
+    (tmp_path / "more").mkdir()
+    (tmp_path / "more" / "tests.yaml").write_text("profilePools: [{name: p}]\n")
+    names = [p.relative_to(tmp_path).as_posix() for p in workspace_files(tmp_path)]
+    assert names == ["agentform.yaml", "more/tests.yaml"]
+
+
+def test_a_workspace_without_tests_says_where_they_go(tmp_path: Path) -> None:
+    (tmp_path / "agentform.yaml").write_text("workspace: w\nendpoint: local\n")
+    result = run("-C", str(tmp_path), "test")
+    assert result.exit_code == 1
+    assert (
+        result.output == f"Error: no tests: write them in {tmp_path / 'tests'}/*.yaml "
+        "(agentform init writes an example)\n"
+    )
+
+
+def test_a_filter_that_selects_nothing_is_an_error(tmp_path: Path) -> None:
+    assert run("init", str(tmp_path)).exit_code == 0
+    result = run("-C", str(tmp_path), "test", "--filter", "no such test")
+    assert result.exit_code == 1
+    assert result.output == "Error: no test's file or name holds 'no such test'\n"
+
+
+def test_a_directory_runs_its_test_files_and_the_filter_matches_file_paths(
+    tmp_path: Path,
+) -> None:
+    assert run("init", str(tmp_path)).exit_code == 0
+    result = run("-C", str(tmp_path), "test", str(tmp_path / "tests"), "--filter", "smoke.yaml")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("PASS tests/smoke.yaml: the example pool runs")
