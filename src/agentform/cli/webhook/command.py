@@ -105,13 +105,7 @@ def _with_client(
     from agentform.cli.endpoint import open_client
 
     async def go() -> T:
-        client = open_client(
-            endpoint,
-            root,
-            concurrency=opts.parallelism,
-            rate_limit=opts.rate_limit,
-            run_due_work=run_due_work,
-        )
+        client = open_client(endpoint, root, run_due_work=run_due_work, **opts.client_settings())
         async with client as api:
             return await fn(api)
 
