@@ -48,7 +48,7 @@ def test_a_silent_service_times_out_after_the_seconds_given(silent: str, tmp_pat
     assert "timeout: no answer within 0.3 s (--timeout)" in result.stderr
     retrying = [line for line in result.stderr.splitlines() if line.startswith("retrying")]
     assert retrying == [
-        "retrying requests the service did not complete (GET /context: timeout: no answer "
+        "retrying failed requests (GET /context: timeout: no answer "
         "within 0.3 s (--timeout)); -v shows each retry"
     ]
     assert "Traceback" not in result.output

@@ -82,10 +82,13 @@ def test_a_name_that_does_not_resolve_is_named_as_dns() -> None:
     assert "DNS: the name agentform-test.invalid does not resolve" in message
 
 
-def test_https_to_a_plain_http_server_is_named_as_tls(tmp_path: Path) -> None:
+def test_https_to_a_plain_http_server_is_named_as_tls_and_not_retried(tmp_path: Path) -> None:
+    notices = Heard()
     with serving(create_app(tmp_path / "s.db")) as origin:
-        message = failure(origin.replace("http://", "https://") + "/agents/v2")
+        url = origin.replace("http://", "https://") + "/agents/v2"
+        message = failure(url, attempts=3, notices=notices)
     assert "TLS: the handshake with 127.0.0.1:" in message
+    assert notices.heard == []  # the same on every attempt: not sent again
 
 
 def test_a_service_that_never_answers_is_a_timeout_of_the_seconds_given() -> None:

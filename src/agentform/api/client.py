@@ -37,7 +37,7 @@ from agentform.api.ratelimit import RateLimiter
 from agentform.api.retries import AGAIN, Attempts, Lookup, RetryPolicy
 from agentform.api.together import all_or_none
 from agentform.api.transport import Sender
-from agentform.api.unreached import unreached_reason
+from agentform.api.unreached import lasting, unreached_reason
 from agentform.core.errors import ReadError
 from agentform.core.sensitive import Sensitive, reveal
 
@@ -164,7 +164,7 @@ class ApiClient:
         never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
         timeout = self.sender.timeout.connect if never_sent else self.sender.timeout.read
         cause = unreached_reason(exc, httpx.URL(self.shown_url).netloc.decode(), timeout)
-        if last or not (call.safe or never_sent or call.lookup):
+        if last or lasting(exc) or not (call.safe or never_sent or call.lookup):
             raise call.failed(
                 None, f"cannot reach the service at {self.shown_url} ({cause})"
             ) from None

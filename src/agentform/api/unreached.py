@@ -53,6 +53,14 @@ def unreached_reason(exc: httpx.TransportError, host: str, timeout: float | None
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+def lasting(exc: httpx.TransportError) -> bool:
+    """Whether sending again cannot mend it: a TLS failure (a plain HTTP server, a
+    certificate that does not match) is the same on every attempt."""
+    causes = list(_causes(exc))
+    text = " ".join(str(c) for c in causes).lower()
+    return any(isinstance(c, ssl.SSLError) for c in causes) or "[ssl" in text
+
+
 def _says_dns(text: str) -> bool:
     return any(
         words in text

@@ -26,8 +26,7 @@ class StderrNotices(Notices):
             click.echo(f"retrying {call} in {_seconds(wait)}: {why}", err=True)
         elif not self.retried:
             click.echo(
-                f"retrying requests the service did not complete ({call}: {why}); "
-                "-v shows each retry",
+                f"retrying failed requests ({call}: {why}); -v shows each retry",
                 err=True,
             )
         self.retried = True
