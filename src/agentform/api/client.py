@@ -7,7 +7,10 @@ Retry rules:
 - A create (POST) is never retried blindly: only when the request provably never
   reached the server (the connection was not made, or 429: refused unprocessed),
   or when a lookup by name shows the object does not exist; if the lookup finds
-  it, the object is adopted as the answer of the create.
+  it, the object is adopted as the answer of the create. Any call given a
+  `lookup` (an action such as a batch's cancel: a read of its object) is sent
+  again the same way, only after the lookup shows the earlier attempt did not land.
+- A TLS failure is never sent again: it would be the same.
 - 429 means "slower", not "failed": every request is retried, and its
   Retry-After (or a backoff) pauses the whole run. Only `throttled_attempts`
   refusals of one request in a row make it fail.

@@ -8,10 +8,11 @@ object gone; a member change, the members in or out; an update (PATCH or PUT),
 the fields as sent; an action (a batch's cancel), what its kind says it leaves
 (kinds/base.py `action_goal`). Calls that are not safe to send twice (creates,
 actions) are sent again only after that read shows their goal not reached.
-When a failed call's goal is found
-reached, the change goes on, and it is reported "already in place" — or
-"succeeded" when this apply's own earlier attempt may be what landed. An object
-found under the name that is not what was asked is a conflict, never adopted.
+
+When a failed call's goal is found reached, the change goes on, and it is
+reported "already in place" — or "succeeded" when this apply's own earlier
+attempt may be what landed. An object found under the name that is not what was
+asked is a conflict, never adopted.
 """
 
 from __future__ import annotations
