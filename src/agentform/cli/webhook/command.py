@@ -117,6 +117,17 @@ def _with_client(
     return asyncio.run(go())
 
 
+def _check_save(save_dir: Path | None, save_unverified: bool) -> None:
+    """--save names a directory that is not a symbolic link; --save-unverified needs it."""
+    if save_unverified and save_dir is None:
+        raise click.UsageError("--save-unverified saves into the directory --save names: give it")
+    if save_dir is not None and save_dir.is_symlink():
+        raise AgentformError(
+            f"--save {save_dir} is a symbolic link: captures are never written through "
+            "one; name the directory itself"
+        )
+
+
 @webhook.command("listen")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8787, show_default=True, type=click.IntRange(0, 65535))
@@ -162,13 +173,7 @@ def listen(
             f"must be an http(s) URL, not {shown_endpoint(forward_to)!r}",
             param_hint="'--forward-to'",
         )
-    if save_unverified and save_dir is None:
-        raise click.UsageError("--save-unverified saves into the directory --save names: give it")
-    if save_dir is not None and save_dir.is_symlink():
-        raise AgentformError(
-            f"--save {save_dir} is a symbolic link: captures are never written through "
-            "one; name the directory itself"
-        )
+    _check_save(save_dir, save_unverified)
     try:
         sock = bind(host, port)
     except OSError as exc:
