@@ -343,7 +343,10 @@ def test_an_unreachable_service_is_named_without_its_credentials() -> None:
     with pytest.raises(ApiError) as caught:
         asyncio.run(api.request("GET", "/context"))
     message = str(caught.value)
-    assert "cannot reach the service at http://127.0.0.1:9/agents/v2 (ConnectError)" in message
+    assert (
+        "cannot reach the service at http://127.0.0.1:9/agents/v2 (ConnectError: refused)"
+        in message
+    )
     assert "pa55word" not in message and "user" not in message
 
 

@@ -7,7 +7,10 @@ Retry rules:
 - A create (POST) is never retried blindly: only when the request provably never
   reached the server (the connection was not made, or 429: refused unprocessed),
   or when a lookup by name shows the object does not exist; if the lookup finds
-  it, the object is adopted as the answer of the create.
+  it, the object is adopted as the answer of the create. Any call given a
+  `lookup` (an action such as a batch's cancel: a read of its object) is sent
+  again the same way, only after the lookup shows the earlier attempt did not land.
+- A TLS failure is never sent again: it would be the same.
 - 429 means "slower", not "failed": every request is retried, and its
   Retry-After (or a backoff) pauses the whole run. Only `throttled_attempts`
   refusals of one request in a row make it fail.
@@ -32,10 +35,12 @@ from agentform.api.answers import base_path_hint, decoded, error_message, page_o
 from agentform.api.clock import Clock, SkippedWaits, SystemClock
 from agentform.api.concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
 from agentform.api.endpoint_url import shown_endpoint
+from agentform.api.notices import Notices
 from agentform.api.ratelimit import RateLimiter
 from agentform.api.retries import AGAIN, Attempts, Lookup, RetryPolicy
 from agentform.api.together import all_or_none
 from agentform.api.transport import Sender
+from agentform.api.unreached import lasting, unreached_reason
 from agentform.core.errors import ReadError
 from agentform.core.sensitive import Sensitive, reveal
 
@@ -54,12 +59,17 @@ class ApiClient:
         concurrency: int = DEFAULT_PARALLELISM,
         rate_limit: float | None = None,
         clock: Clock | None = None,
+        timeout: float | None = None,
+        notices: Notices | None = None,
     ) -> None:
         """`concurrency` is the ceiling of requests in flight; `rate_limit` requests per
-        second, when the service's limit is known. `sleep` (tests): waits are handed to
-        it instead of slept, and the client's time moves on by them."""
+        second, when the service's limit is known; `timeout` the seconds one request
+        may take (transport.py's TIMEOUT when None). `sleep` (tests): waits are handed
+        to it instead of slept, and the client's time moves on by them. `notices` hears
+        of every retry and every pause the service asks for."""
         self.clock: Clock = clock or (SkippedWaits(sleep) if sleep else SystemClock())
-        self.sender = Sender(base_url, api_key, transport, concurrency)
+        self.sender = Sender(base_url, api_key, transport, concurrency, timeout)
+        self.notices = notices or Notices()
         self.retry = retry or RetryPolicy()
         self.concurrency = AdaptiveConcurrency(concurrency, self.clock)
         self.limiter = RateLimiter(self.clock, rate_limit)
@@ -103,7 +113,7 @@ class ApiClient:
             if "Retry-After" in response.headers:
                 # the service said when it can take more: the whole run waits, whether
                 # or not this request is sent again (a create after a 503 is not)
-                self.limiter.pause(self.retry.wait(response, 1))
+                self._pause(method, path, response, self.retry.wait(response, 1))
         elif response.status_code < 500:
             self.concurrency.succeeded(ticket, latency, handed_over)
         return response, handed_over
@@ -155,14 +165,19 @@ class ApiClient:
         call.failures += 1
         last = call.failures >= self.retry.attempts
         never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-        reason = f"cannot reach the service at {self.shown_url} ({type(exc).__name__})"
-        if last or not (call.safe or never_sent or call.lookup):
-            raise call.failed(None, reason) from None
+        timeout = self.sender.timeout.connect if never_sent else self.sender.timeout.read
+        cause = unreached_reason(exc, httpx.URL(self.shown_url).netloc.decode(), timeout)
+        if last or lasting(exc) or not (call.safe or never_sent or call.lookup):
+            raise call.failed(
+                None, f"cannot reach the service at {self.shown_url} ({cause})"
+            ) from None
         if not never_sent:
             call.may_have_applied = True
             if (found := await call.found_earlier()) is not None:
                 return found
-        await self.clock.sleep(self.retry.backoff(call.failures))
+        wait = self.retry.backoff(call.failures)
+        self.notices.retrying(f"{call.method} {call.path}", cause, wait)
+        await self.clock.sleep(wait)
         return AGAIN
 
     async def _answered(self, call: Attempts, response: httpx.Response, handed_over: bool) -> Any:
@@ -188,8 +203,16 @@ class ApiClient:
         if call.throttled >= self.retry.throttled_attempts:
             return False
         if "Retry-After" not in response.headers:  # (else the whole run is paused already)
-            self.limiter.pause(self.retry.backoff(call.throttled))
+            self._pause(call.method, call.path, response, self.retry.backoff(call.throttled))
         return True
+
+    def _pause(self, method: str, path: str, response: httpx.Response, wait: float) -> None:
+        """The whole run waits `wait` seconds, as `response` asked; said once it does."""
+        pauses = self.limiter.pauses
+        self.limiter.pause(wait)
+        if self.limiter.pauses > pauses:
+            why = f"{response.status_code} {error_message(response)}"
+            self.notices.pausing(f"{method} {path}", why, wait)
 
     async def _after_failure(self, call: Attempts, response: httpx.Response) -> Any:
         """After a 5xx: AGAIN, what an earlier attempt made, or None when the call
@@ -201,9 +224,14 @@ class ApiClient:
         call.may_have_applied = True
         if (found := await call.found_earlier()) is not None:
             return found
+        wait = None  # (a 503's Retry-After paused the whole run already)
         if response.status_code != 503 or "Retry-After" not in response.headers:
-            await self.clock.sleep(self.retry.wait(response, call.failures))
-        return AGAIN  # (a 503's Retry-After paused the whole run already)
+            wait = self.retry.wait(response, call.failures)
+        why = f"{response.status_code} {error_message(response)}"
+        self.notices.retrying(f"{call.method} {call.path}", why, wait or 0.0)
+        if wait is not None:
+            await self.clock.sleep(wait)
+        return AGAIN
 
     def scope_to(self, organization_id: str) -> None:
         """Name this organization in every list and create (a key reaching several)."""

@@ -16,6 +16,7 @@ import httpx
 from agentform.api.client import ApiClient
 from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.api.endpoint_url import endpoint_password, endpoint_problem, shown_endpoint
+from agentform.api.notices import Notices
 from agentform.api.retries import RetryPolicy
 from agentform.core.errors import AgentformError
 from agentform.core.secrets import API_KEY_VARIABLE, Secrets
@@ -92,10 +93,13 @@ def connect(
     retry: RetryPolicy | None = None,
     concurrency: int = DEFAULT_PARALLELISM,
     rate_limit: float | None = None,
+    timeout: float | None = None,
+    notices: Notices | None = None,
 ) -> ApiClient:
     """The client of `endpoint`: at most `concurrency` requests in flight, `rate_limit`
-    a second. With `transport`, requests go through it to `base_url` (`local`: the
-    in-process service the command line builds), else over HTTP to the endpoint's URL."""
+    a second, each allowed `timeout` seconds, retries and pauses told to `notices`.
+    With `transport`, requests go through it to `base_url` (`local`: the in-process
+    service the command line builds), else over HTTP to the endpoint's URL."""
     api_key = check_endpoint(endpoint)
     if transport is None and endpoint.url == "local":
         raise ValueError("endpoint 'local' is served in-process: the caller gives its transport")
@@ -106,4 +110,6 @@ def connect(
         retry=retry,
         concurrency=concurrency,
         rate_limit=rate_limit,
+        timeout=timeout,
+        notices=notices,
     )

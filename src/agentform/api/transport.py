@@ -25,7 +25,7 @@ import httpx
 from agentform.api.waiting import wait_in_line
 from agentform.core.sensitive import Sensitive, reveal
 
-TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+TIMEOUT = httpx.Timeout(30.0, connect=10.0)  # the default of --timeout (docs/guide/connecting.md)
 
 
 class ConnectionShards(httpx.AsyncBaseTransport):
@@ -101,7 +101,10 @@ class Sender:
         api_key: str | Sensitive,
         transport: httpx.AsyncBaseTransport | None,
         size: int,
+        timeout: float | None = None,
     ) -> None:
+        """`timeout`: the seconds one request may take, in each of its phases
+        (connect, send, wait for the answer); None: TIMEOUT."""
         self.base_url = base_url.rstrip("/")
         self.transport = transport or ConnectionShards(size, environment_proxy(self.base_url))
         self.headers = httpx.Headers(
@@ -113,7 +116,8 @@ class Sender:
                 "X-Api-Key": reveal(api_key),  # the key leaves its mark only for the wire
             }
         )
-        self.extensions = {"timeout": TIMEOUT.as_dict()}
+        self.timeout = TIMEOUT if timeout is None else httpx.Timeout(timeout)
+        self.extensions = {"timeout": self.timeout.as_dict()}
 
     async def send(
         self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None

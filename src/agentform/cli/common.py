@@ -21,6 +21,7 @@ from agentform.cli.conventions import (
     ENDPOINT_ENV,
     GLOBAL_NAMES,
     RATE_LIMIT_ENV,
+    TIMEOUT_ENV,
     color_wanted,
     global_options,
     merged_globals,
@@ -51,6 +52,7 @@ class Options:
     var_files: list[Path] = field(default_factory=list)
     parallelism: int = DEFAULT_PARALLELISM
     rate_limit: float | None = None
+    timeout: float | None = None  # seconds per request; None: the client's default
 
     @classmethod
     def from_given(cls, given: dict[str, Any]) -> Options:
@@ -77,6 +79,20 @@ class Options:
                 self.rate_limit = parse_rate(rate)
             except AgentformError as exc:
                 raise click.ClickException(f"Invalid value for {RATE_LIMIT_ENV}: {exc}") from None
+        timeout = environ.get(TIMEOUT_ENV, "").strip()
+        if self.timeout is None and timeout:
+            self.timeout = _seconds(timeout, TIMEOUT_ENV)
+
+    def client_settings(self) -> dict[str, Any]:
+        """How the run's client paces and waits, and what it says while it does."""
+        from agentform.cli.retry_notices import StderrNotices
+
+        return {
+            "concurrency": self.parallelism,
+            "rate_limit": self.rate_limit,
+            "timeout": self.timeout,
+            "notices": StderrNotices(self.verbose),
+        }
 
     @property
     def use_color(self) -> bool:
@@ -85,6 +101,19 @@ class Options:
     def echo(self, text: str, nl: bool = True, err: bool = False) -> None:
         """Prints, keeping colour codes when colour is wanted even if not a terminal."""
         click.echo(text, nl=nl, err=err, color=None if err else self.use_color)
+
+
+def _seconds(text: str, variable: str) -> float:
+    """A positive number of seconds, from an environment variable."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise click.ClickException(
+            f"Invalid value for {variable}: {text!r} is not a number of seconds above 0"
+        )
+    return value
 
 
 def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -180,9 +209,7 @@ def with_api(
     endpoint = endpoint_of(opts, workspace)
 
     async def go() -> T:
-        client = open_client(
-            endpoint, workspace.root, concurrency=opts.parallelism, rate_limit=opts.rate_limit
-        )
+        client = open_client(endpoint, workspace.root, **opts.client_settings())
         async with client as api:
             return await fn(api)
 

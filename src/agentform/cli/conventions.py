@@ -20,6 +20,7 @@ FORMATS = ("text", "markdown", "json")
 # validate and show included, though only the commands that connect use them.
 ENDPOINT_ENV = "AGENTFORM_ENDPOINT"
 RATE_LIMIT_ENV = "AGENTFORM_RATE_LIMIT"
+TIMEOUT_ENV = "AGENTFORM_TIMEOUT"
 
 
 class SuggestingChoice(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2 on only
@@ -177,7 +178,16 @@ def _the_run() -> list[Callable[[Any], Any]]:
             help="Requests per second for the whole run, reads and writes alike "
             "(default: none; a 429 slows the run). Env: AGENTFORM_RATE_LIMIT.",
         ),
-        click.option("-v", "--verbose", is_flag=True, default=None, help="Show no-ops and calls."),
+        click.option(
+            "--timeout",  # TIMEOUT_ENV: as ENDPOINT_ENV
+            type=click.FloatRange(min=0, min_open=True),
+            metavar="SECONDS",
+            help="Seconds one request may take before it is sent again or fails "
+            "(default 30). Env: AGENTFORM_TIMEOUT.",
+        ),
+        click.option(
+            "-v", "--verbose", is_flag=True, default=None, help="Show no-ops, calls and retries."
+        ),
         click.option(
             "--color/--no-color",
             default=None,
@@ -198,6 +208,7 @@ GLOBAL_NAMES = (
     "color",
     "parallelism",
     "rate_limit",
+    "timeout",
 )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from agentform.api.client import ApiClient
 from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.api.connect import Endpoint, check_endpoint, connect, resolve_api_key
+from agentform.api.notices import Notices
 from agentform.api.retries import RetryPolicy
 from agentform.core.sensitive import Sensitive
 
@@ -40,6 +41,8 @@ def open_client(
     concurrency: int = DEFAULT_PARALLELISM,
     rate_limit: float | None = None,
     run_due_work: bool = False,
+    timeout: float | None = None,
+    notices: Notices | None = None,
 ) -> ApiClient:
     """The run's client: at most `concurrency` requests in flight, `rate_limit` a second.
 
@@ -49,7 +52,14 @@ def open_client(
     # Checked before the local service is built: building it creates its database.
     check_endpoint(endpoint)
     if endpoint.url != LOCAL:
-        return connect(endpoint, retry=retry, concurrency=concurrency, rate_limit=rate_limit)
+        return connect(
+            endpoint,
+            retry=retry,
+            concurrency=concurrency,
+            rate_limit=rate_limit,
+            timeout=timeout,
+            notices=notices,
+        )
     from agentform.service import create_app
     from agentform.service.http.inprocess import InProcessTransport
     from agentform.service.store.database import DEFAULT_DB_PATH
@@ -62,4 +72,6 @@ def open_client(
         retry=retry,
         concurrency=concurrency,
         rate_limit=rate_limit,
+        timeout=timeout,
+        notices=notices,
     )

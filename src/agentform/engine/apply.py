@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
 from agentform.core.errors import AgentformError, ApiError
-from agentform.engine.goals import adopted, reached
+from agentform.engine.goals import earlier_attempt, reached
 from agentform.engine.model import Change, Plan
 from agentform.engine.order import stages
 from agentform.engine.slots import fill
@@ -134,12 +134,7 @@ async def _execute(
     made = in_place = 0
     for call in change.calls:
         path, body = fill(call, created, values)
-        lookup = None
-        if call.creates:
-
-            async def lookup(body: Any = body) -> Any:
-                return await adopted(api, kind, key, body)
-
+        lookup = earlier_attempt(api, kind, key, call, path, body)
         try:
             answer = await api.request(
                 call.method,

@@ -48,6 +48,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from agentform.core.diagnostics import Diagnostics, Position
+from agentform.core.errors import ApiError
 from agentform.core.frozen import FrozenJson, freeze
 from agentform.core.sensitive import Sensitive
 from agentform.kinds.context import LiveRead, PlanContext, PlanOptions
@@ -172,6 +173,16 @@ class FieldChange(Frozen):
 
 
 @dataclass(frozen=True)
+class ActionGoal:
+    """What an action call (a batch's cancel) is for, as it can be read back: the
+    object at `path` (None when gone) is `done` once the action took effect, or
+    once it needs none (a batch that completed needs no cancel)."""
+
+    path: str
+    done: Callable[[Any], bool]
+
+
+@dataclass(frozen=True)
 class Decision:
     """What to do with one object: an action with its calls, or nothing (and why)."""
 
@@ -244,6 +255,24 @@ class Kind(ABC):
         whose answers hold a field differently (digests for values, the service's
         own time format) overrides this for that field."""
         return _holds(asked, found[field])
+
+    async def read_back(self, api: Any, path: str) -> Any:
+        """The object at `path` as it is live, or None when there is none: how the
+        goal of a write to `path` is read back after its answer was lost (goals.py).
+        A kind whose objects have no GET of their own overrides this."""
+        try:
+            return await api.request("GET", path)
+        except ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def action_goal(self, call: ApiCall, path: str) -> ActionGoal | None:
+        """For a call that acts on an object rather than writing it (a batch's
+        cancel, sent to `path`): where the object is read back, and what it must
+        then show. None for creates, updates, deletes and member changes: goals.py
+        knows those."""
+        return None
 
     # -- offline -------------------------------------------------------------
     def expand(

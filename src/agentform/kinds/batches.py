@@ -32,6 +32,7 @@ from agentform.core.bounds import inside
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.frozen import FrozenMap
 from agentform.kinds.base import (
+    ActionGoal,
     ApiCall,
     Decision,
     Declared,
@@ -50,6 +51,8 @@ from agentform.rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartA
 
 COLLECTION = "/execution-batches"
 STARTED = ("running", "paused", "completed")
+CANCEL = "/cancel"
+FINAL = ("cancelled", "completed")
 
 
 class BatchDesired(DesiredModel):
@@ -88,6 +91,10 @@ def _group(batch: dict[str, Any]) -> str | None:
     """A batch's concurrency group; None for its own id, the default (as if not set)."""
     group = batch.get("concurrencyGroupId")
     return None if group == batch["id"] else group
+
+
+def _cancel_needless(batch: Any) -> bool:
+    return batch is None or (isinstance(batch, dict) and batch.get("status") in FINAL)
 
 
 def iso(moment: datetime) -> str:
@@ -350,7 +357,15 @@ class Batches(Kind):
         return Decision(None, f"{reason}, but {status}: a finished batch is history")
 
     def _cancel(self, live: LiveObject) -> tuple[ApiCall, ...]:
-        return (ApiCall(method="POST", path=f"{self.collection}/{live.id}/cancel"),)
+        return (ApiCall(method="POST", path=f"{self.collection}/{live.id}{CANCEL}"),)
+
+    def action_goal(self, call: ApiCall, path: str) -> ActionGoal | None:
+        """A cancel's goal: the batch cancelled, or finished (nothing left to cancel),
+        or gone. Read back before a cancel is sent again (its answer lost, or a 5xx),
+        and when it fails: another apply of the same files may have cancelled it."""
+        if call.method != "POST" or not path.endswith(CANCEL):
+            return None
+        return ActionGoal(path.removesuffix(CANCEL), _cancel_needless)
 
     def create_calls(self, desired: State) -> list[ApiCall]:
         assert isinstance(desired, BatchState)

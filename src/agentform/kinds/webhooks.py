@@ -273,6 +273,20 @@ class WebhookAttachments(Kind):
     def parent_key(self, key: Key) -> Key:
         return Key(key[1])
 
+    async def read_back(self, api: Any, path: str) -> Any:
+        """An attachment has no GET of its own: it is found in its agent's list."""
+        agent_path, _, integration_id = path.rpartition("/")
+        listed = await api.list_all(agent_path, identity="integrationId")
+        return next((a for a in listed if a["integrationId"] == integration_id), None)
+
+    def created_holds(self, field: str, asked: Any, found: dict[str, Any]) -> bool:
+        """Event rules and field filters are sets: their order is not compared."""
+        if field == "eventRules":
+            return set(asked) == set(found[field] or ())
+        if field == "fieldFilters":
+            return {_canonical(f) for f in asked} == {_canonical(f) for f in found[field] or ()}
+        return super().created_holds(field, asked, found)
+
     def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:
         """Batch events carry no execution metadata: named under a metadataFilter,
         they are never sent (the service accepts it; the user surely did not mean it)."""

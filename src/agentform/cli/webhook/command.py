@@ -105,13 +105,7 @@ def _with_client(
     from agentform.cli.endpoint import open_client
 
     async def go() -> T:
-        client = open_client(
-            endpoint,
-            root,
-            concurrency=opts.parallelism,
-            rate_limit=opts.rate_limit,
-            run_due_work=run_due_work,
-        )
+        client = open_client(endpoint, root, run_due_work=run_due_work, **opts.client_settings())
         async with client as api:
             return await fn(api)
 
@@ -121,6 +115,17 @@ def _with_client(
         with recording(opts.record_cassette, run_secrets(), endpoint.api_key):
             return asyncio.run(go())
     return asyncio.run(go())
+
+
+def _check_save(save_dir: Path | None, save_unverified: bool) -> None:
+    """--save names a directory that is not a symbolic link; --save-unverified needs it."""
+    if save_unverified and save_dir is None:
+        raise click.UsageError("--save-unverified saves into the directory --save names: give it")
+    if save_dir is not None and save_dir.is_symlink():
+        raise AgentformError(
+            f"--save {save_dir} is a symbolic link: captures are never written through "
+            "one; name the directory itself"
+        )
 
 
 @webhook.command("listen")
@@ -137,7 +142,13 @@ def _with_client(
     "--save",
     "save_dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Write each request (headers, blank line, exact body) to DIR/NNNNN.http.",
+    help="Write each verified request (headers, blank line, exact body) to a new "
+    "DIR/NNNNN.http, never over a file or through a symbolic link.",
+)
+@click.option(
+    "--save-unverified",
+    is_flag=True,
+    help="With --save: also save requests whose signature does not verify.",
 )
 @workspace_options
 @guarded
@@ -148,6 +159,7 @@ def listen(
     forward_to: str | None,
     public_key: Path | None,
     save_dir: Path | None,
+    save_unverified: bool,
 ) -> int:
     """Receive notifications locally: verify, print one line each, optionally forward."""
     from agentform.cli.webhook.listen import Listener, bind, run
@@ -161,6 +173,7 @@ def listen(
             f"must be an http(s) URL, not {shown_endpoint(forward_to)!r}",
             param_hint="'--forward-to'",
         )
+    _check_save(save_dir, save_unverified)
     try:
         sock = bind(host, port)
     except OSError as exc:
@@ -185,7 +198,7 @@ def listen(
             raise AgentformError(f"{source}: {exc}") from None
         if save_dir is not None:
             save_dir.mkdir(parents=True, exist_ok=True)
-        listener = Listener(pem, click.echo, forward_to, save_dir)
+        listener = Listener(pem, click.echo, forward_to, save_dir, save_unverified)
         bound = sock.getsockname()
         url = f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/"
         for line in listening_lines(url, source, local_db, forward_to):

@@ -7,7 +7,11 @@ as a receiver must: docs/service/contract.md#signatures), and optionally forward
 exact request (bytes and headers) to a handler being developed, printing its answer.
 
 Captures (`--save DIR`) are the request's headers, a blank line and the exact
-body bytes; `agentform webhook verify` reads them back. Header values an
+body bytes; `agentform webhook verify` reads them back. Only verified requests
+are saved (`--save-unverified`: every one), each in a new file: a capture is
+created, never written over an existing file or through a symbolic link (a
+name taken is skipped for the next). A request body over MAX_BODY_BYTES is
+refused (413) unread, and neither saved nor forwarded. Header values an
 integration may set (any header but the few the service itself owns) are
 secrets: they are read as `Sensitive`, so captures and lines show the mask and
 only the forwarded request carries the value.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
 import socket
 import time
@@ -52,10 +57,24 @@ def received_headers(headers: Mapping[str, str]) -> dict[str, str | Sensitive]:
     }
 
 
-def write_capture(path: Path, headers: Headers, body: bytes) -> None:
+MAX_BODY_BYTES = 4 << 20
+"""The largest notification the listener takes: far over any the service sends."""
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+
+
+def capture_bytes(headers: Headers, body: bytes) -> bytes:
     """Headers (sensitive values masked), a blank line, the exact body."""
     head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-    path.write_bytes(head.encode("latin-1") + b"\r\n" + body)
+    return head.encode("latin-1") + b"\r\n" + body
+
+
+def write_capture(path: Path, headers: Headers, body: bytes) -> None:
+    """Creates `path` with the capture; FileExistsError when anything is there (a file,
+    a symbolic link, even one leading nowhere): nothing is written over or through."""
+    fd = os.open(path, _CREATE, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(capture_bytes(headers, body))
 
 
 CAPTURE_NAME = re.compile(r"^(\d{5,})\.http$")
@@ -95,6 +114,7 @@ class Listener:
     say: Callable[[str], None]
     forward_to: str | None = None
     save_dir: Path | None = None
+    save_unverified: bool = False  # also save requests whose signature does not verify
     _numbers: count[int] = field(default_factory=lambda: count(1))
 
     def __post_init__(self) -> None:
@@ -112,15 +132,30 @@ class Listener:
         if isinstance(signature, Sensitive):  # never: the service owns this header
             signature = None
         verified = verify(body, signature, self.public_key_pem)
-        number = next(self._numbers)
-        if self.save_dir is not None:
-            write_capture(self.save_dir / f"{number:05d}.http", headers, body)
         clock = time.strftime("%H:%M:%S")
         self.say(notification_line(clock, path, body, verified, signed=bool(signature)))
+        if self.save_dir is not None and (verified or self.save_unverified):
+            self._save(headers, body)
         if verified:
             return 204, b"", True
         message = "missing signature" if not signature else "invalid signature"
         return 401, json.dumps({"code": 401, "message": message}).encode(), False
+
+    def _save(self, headers: Headers, body: bytes, tries: int = 100) -> None:
+        """Into the next free NNNNN.http; a name someone else took meanwhile is skipped.
+        A capture that cannot be written is a line, not the end of the listener."""
+        assert self.save_dir is not None
+        for _ in range(tries):
+            path = self.save_dir / f"{next(self._numbers):05d}.http"
+            try:
+                write_capture(path, headers, body)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                self.say(f"  -> not saved: cannot write {path}: {exc.strerror}")
+                return
+            return
+        self.say(f"  -> not saved: {tries} names in {self.save_dir} were taken")
 
     def enqueue(self, headers: Headers, body: bytes) -> None:
         """Queues a forward behind those received before it (on the serving loop)."""
@@ -154,7 +189,15 @@ class Listener:
         from starlette.routing import Route
 
         async def endpoint(request: Request) -> Response:
-            body = await request.body()
+            body = await _bounded_body(request)
+            if body is None:
+                self.say(
+                    f"{time.strftime('%H:%M:%S')}  {request.url.path}  refused: its body is "
+                    f"over {MAX_BODY_BYTES >> 20} MiB (not read, saved or forwarded)"
+                )
+                message = f"the body is over {MAX_BODY_BYTES >> 20} MiB"
+                content = json.dumps({"code": 413, "message": message}).encode()
+                return Response(content, status_code=413, media_type="application/json")
             headers = received_headers(request.headers)
             status, content, _ = self.receive(headers, body, request.url.path)
             if self.forward_to:
@@ -172,6 +215,21 @@ class Listener:
                 await self._worker
         if self._forwarder is not None:
             await self._forwarder.aclose()
+
+
+async def _bounded_body(request: Any) -> bytes | None:
+    """The request's body, or None when it is over MAX_BODY_BYTES (said by its
+    Content-Length, or found while reading: the rest is not read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -1,0 +1,76 @@
+"""--timeout and AGENTFORM_TIMEOUT (issue 20): a service that takes connections and
+never answers is a clear error after the seconds given, and the run says on
+stderr, once, that it is retrying (-v: each retry), never silence."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agentform.api import client as client_module
+from agentform.api.retries import RetryPolicy
+from agentform.cli.main import cli
+
+
+@pytest.fixture
+def silent() -> Iterator[str]:
+    """A loopback endpoint whose connections the kernel takes and no one answers."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/agents/v2"
+
+
+@pytest.fixture(autouse=True)
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The retries' own waits made short: what is timed here is the socket's."""
+    monkeypatch.setattr(
+        client_module, "RetryPolicy", lambda: RetryPolicy(attempts=3, base_delay=0.001)
+    )
+
+
+def plan(ws: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    ws.mkdir(exist_ok=True)
+    (ws / "agentform.yaml").write_text("workspace: w\n")
+    return CliRunner().invoke(
+        cli, ["plan", "-C", str(ws), *args], env={"AGENTFORM_API_KEY": "k", **(env or {})}
+    )
+
+
+def test_a_silent_service_times_out_after_the_seconds_given(silent: str, tmp_path: Path) -> None:
+    result = plan(tmp_path / "ws", "--endpoint", silent, "--timeout", "0.3")
+    assert result.exit_code == 1
+    assert "GET /context: cannot reach the service" in result.stderr
+    assert "timeout: no answer within 0.3 s (--timeout)" in result.stderr
+    retrying = [line for line in result.stderr.splitlines() if line.startswith("retrying")]
+    assert retrying == [
+        "retrying failed requests (GET /context: timeout: no answer "
+        "within 0.3 s (--timeout)); -v shows each retry"
+    ]
+    assert "Traceback" not in result.output
+
+
+def test_verbose_shows_each_retry(silent: str, tmp_path: Path) -> None:
+    result = plan(tmp_path / "ws", "--endpoint", silent, "-v", env={"AGENTFORM_TIMEOUT": "0.3"})
+    assert result.exit_code == 1
+    retrying = [line for line in result.stderr.splitlines() if line.startswith("retrying")]
+    # every request read at once is retried twice (3 attempts), each retry a line
+    assert sum(line.startswith("retrying GET /context in ") for line in retrying) == 2
+    assert all(line.endswith(": timeout: no answer within 0.3 s (--timeout)") for line in retrying)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon"])
+def test_a_timeout_that_is_not_seconds_is_refused(value: str, tmp_path: Path) -> None:
+    given = plan(tmp_path / "ws", "--endpoint", "http://127.0.0.1:9/agents/v2", "--timeout", value)
+    assert given.exit_code == 1 and "--timeout" in given.output
+    from_env = plan(
+        tmp_path / "ws",
+        "--endpoint",
+        "http://127.0.0.1:9/agents/v2",
+        env={"AGENTFORM_TIMEOUT": value},
+    )
+    assert from_env.exit_code == 1 and "Invalid value for AGENTFORM_TIMEOUT" in from_env.output
