@@ -18,7 +18,34 @@ from pydantic_core import PydanticCustomError
 from agentform.api.endpoint_url import endpoint_problem
 from agentform.kinds.base import top_level_kinds
 
-SETTINGS = ("workspace", "endpoint", "organizationId", "prune", "protect", "vars", "allowEnv")
+SETTINGS = (
+    "workspace",
+    "endpoint",
+    "organizationId",
+    "prune",
+    "protect",
+    "vars",
+    "allowEnv",
+    "owns",
+    "moved",
+)
+
+
+class MovedEntry(BaseModel):
+    """One rename: the live object `from` is the one the files declare as `to`."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    from_: str = Field(
+        alias="from",
+        max_length=1000,
+        description="KIND/NAME of the live object as it is named now (batches: KIND/AGENT/NAME)",
+        examples=["profilePools/checkout-old"],
+    )
+    to: str = Field(
+        max_length=1000,
+        description="KIND/NAME of the object as the files declare it",
+        examples=["profilePools/checkout-eu"],
+    )
 
 
 def _endpoint(url: str) -> str:
@@ -29,6 +56,10 @@ def _endpoint(url: str) -> str:
 
 
 Endpoint = Annotated[str, AfterValidator(_endpoint)]
+
+MAX_GLOBS = 100  # per kind in owns: validate --all compares them pairwise
+MAX_MOVES = 1000
+Glob = Annotated[str, Field(min_length=1, max_length=255)]
 
 
 @cache
@@ -52,6 +83,18 @@ def document_model() -> type[BaseModel]:
         "protect": (
             dict[kind_name, list[str]] | None,
             Field(None, description="Name globs per kind that are never deleted"),
+        ),
+        "owns": (
+            dict[kind_name, Annotated[list[Glob], Field(max_length=MAX_GLOBS)]] | None,
+            Field(
+                None,
+                description="Name globs per kind this workspace manages; others are never "
+                "planned (default: everything; a kind left out: none of it)",
+            ),
+        ),
+        "moved": (
+            Annotated[list[MovedEntry], Field(max_length=MAX_MOVES)] | None,
+            Field(None, description="Renames: each live object `from` becomes `to` in place"),
         ),
         "vars": (dict[str, Any] | None, Field(None, description="Template variables")),
         "allowEnv": (

@@ -273,6 +273,9 @@ class WebhookAttachments(Kind):
     def parent_key(self, key: Key) -> Key:
         return Key(key[1])
 
+    def under_parent(self, key: Key, parent: Key) -> Key:
+        return Key(key[0], parent[0])
+
     def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:
         """Batch events carry no execution metadata: named under a metadataFilter,
         they are never sent (the service accepts it; the user surely did not mean it)."""
