@@ -264,7 +264,8 @@ def meant_for_agentform(data: dict[str, Any]) -> bool:
     """Whether a file has a key that is, or is a misspelling of, a kind or a setting
     (a misspelt one is then reported as an unknown key, with its suggestion)."""
     known = _known_keys()
-    return any(str(k) in known or did_you_mean(str(k), known) for k in data)
+    # a little closer than a suggestion: a workflow's `on:` is not a misspelt `owns:`
+    return any(str(k) in known or did_you_mean(str(k), known, cutoff=0.7) for k in data)
 
 
 def _declare_children(
