@@ -134,6 +134,8 @@ def test_import_writes_the_object_and_the_next_plan_is_empty(endpoint: str, tmp_
     plan = run("plan", *ws, env=KEY)
     assert "imp-eu" not in plan.output  # managed now, and as it is live
     assert "profilePools/imp-other  create" in plan.output
+    listed = live_pools(ws)
+    assert listed["profilePools/imp-other"] is None and listed["profilePools/imp-eu"]
     again = run("import", "profilePools/imp-eu", "--out", str(root / "x.yaml"), *ws, env=KEY)
     assert again.exit_code == 1 and "declared in the files already" in again.output
     assert not (root / "x.yaml").exists()

@@ -131,8 +131,11 @@ def allowed_keys(loc: tuple[Any, ...]) -> list[str]:
             continue
         nxt: list[type[BaseModel]] = []
         for model in models:
-            info = model.model_fields.get(str(part))
+            info = next(
+                (i for n, i in model.model_fields.items() if str(part) in (n, i.alias)), None
+            )
             if info is not None:
                 nxt += _models_in(info.annotation)
         models = nxt
-    return sorted({name for m in models for name in m.model_fields})
+    # a field is suggested as the files write it (`from`, not the `from_` it is held in)
+    return sorted({info.alias or name for m in models for name, info in m.model_fields.items()})
