@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentform.config import globs
 from agentform.config.globs import overlap
 
 PIECES = ["a", "b", "/", "*", "?", "[ab]", "[!a]", "[a-b]", "[!ab]", "[", "[b-a]"]
@@ -51,3 +52,17 @@ def test_overlap_is_exact(first: list[str], second: list[str]) -> None:
 def test_overlap_cases(a: str, b: str, expected: bool) -> None:
     assert overlap(a, b) is expected
     assert overlap(b, a) is expected
+
+
+def test_a_search_past_its_bound_takes_the_globs_to_overlap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past the bound, two globs are refused as overlapping: never accepted as
+    disjoint unchecked. Five characters, and six or more, share no name."""
+    assert not overlap("?????", "??????*")
+    monkeypatch.setattr(globs, "MAX_STATES", 3)
+    assert overlap("?????", "??????*")
+
+
+def test_globs_with_different_fixed_starts_are_told_apart_without_a_search() -> None:
+    assert not overlap("team-a-" + "*x" * 200, "team-b-" + "*x" * 200)

@@ -8,7 +8,10 @@ one character, `[abc]`, `[a-z]` and `[!abc]` one character of a set.
 Whether two globs overlap is decided exactly, not guessed from prefixes: both
 are read as sequences of steps (a literal, a set, one character, any text), and
 a search over pairs of positions looks for a string both can read to their end.
-There are (len(a) + 1) * (len(b) + 1) pairs at most, each visited once.
+There are (len(a) + 1) * (len(b) + 1) pairs at most, each visited once; two globs
+whose fixed starts or ends differ (`team-a-*`, `team-b-*`) are told apart first,
+without a search. A search is bounded (MAX_STATES): past it, two globs are taken
+to overlap, which may refuse a pair that does not, never accept one that does.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 MAX_CHAR = 0x10FFFF
+MAX_STATES = 5_000  # a pair of globs searched past this many positions: taken to overlap
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,9 @@ def _set_step(glob: str, i: int) -> tuple[_Step, int] | None:
     return _Step(tuple(ranges), negated), j + 1
 
 
-def _steps(glob: str) -> list[_Step]:
+@lru_cache(maxsize=4096)
+def _steps(glob: str) -> tuple[_Step, ...]:
+    """The glob's steps (parsed once: validate --all compares each glob many times)."""
     steps: list[_Step] = []
     i = 0
     while i < len(glob):
@@ -82,7 +89,7 @@ def _steps(glob: str) -> list[_Step]:
             continue
         steps.append(_Step(((ord(char), ord(char)),)))
         i += 1
-    return steps
+    return tuple(steps)
 
 
 def _covered(ranges: Sequence[tuple[int, int]], by: Sequence[tuple[int, int]]) -> bool:
@@ -110,15 +117,38 @@ def _share_a_character(a: _Step, b: _Step) -> bool:
     return any(lo1 <= hi2 and lo2 <= hi1 for lo1, hi1 in a.ranges for lo2, hi2 in b.ranges)
 
 
+def _ends_differ(first: Sequence[_Step], second: Sequence[_Step]) -> bool:
+    """Whether the two globs' fixed starts or fixed ends (up to their first `*`)
+    cannot be the same text: then no name matches both (the usual case, decided
+    without a search)."""
+    starts = zip(first, second, strict=False)  # up to the shorter: the rest is unread
+    ends = zip(reversed(first), reversed(second), strict=False)
+    for pairs in (starts, ends):
+        for here, there in pairs:
+            if here.any_text or there.any_text:
+                break
+            if not _share_a_character(here, there):
+                return True
+    return False
+
+
 def overlap(a: str, b: str) -> bool:
-    """Whether some name matches both globs (exactly decided)."""
+    """Whether some name matches both globs: decided exactly, within MAX_STATES
+    pairs of positions; past them (two long globs of many `*`, which no one
+    writes), they are taken to overlap, so an overlap is never missed."""
     first, second = _steps(a), _steps(b)
+    if not any(s.any_text for s in (*first, *second)) and len(first) != len(second):
+        return False
+    if _ends_differ(first, second):
+        return False
     seen: set[tuple[int, int]] = set()
     todo = [(0, 0)]
     while todo:
         i, j = todo.pop()
         if (i, j) in seen:
             continue
+        if len(seen) >= MAX_STATES:
+            return True
         seen.add((i, j))
         if i == len(first) and j == len(second):
             return True
