@@ -322,6 +322,23 @@ def _export_unset(run: Run) -> None:
     assert "TOKEN is not set" in printed and """'{{ secret("TOKEN") }}'""" in printed
 
 
+@output("list text and json after a rotation", "list:text", "list:json")
+def _list(run: Run) -> None:
+    rotate(run)
+    assert "webhooks/canary-hook" in run.cli("list")
+    run.cli("list", "--format", "json")
+
+
+@output("import of a webhook and a template holding secrets", "import")
+def _import(run: Run) -> None:
+    run.cli("apply", "--auto-approve", record=False)
+    for name in ("hooks.yaml", "vault.yaml"):  # live, no longer declared
+        (run.root / "ws" / name).unlink()
+    run.cli("import", "webhooks/canary-hook", "vaultTemplates/Canary login")
+    written = (run.root / "ws" / "imported.yaml").read_text()
+    assert "secret(" in written
+
+
 @output("a wrong API key (the canary itself)", "plan:text", "apply:text")
 def _wrong_key(run: Run) -> None:
     key = run.input("key", run.canary.current)

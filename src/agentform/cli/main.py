@@ -27,6 +27,8 @@ COMMANDS: Mapping[str, str] = {
     "apply": "agentform.cli.apply_cmd:apply",
     "drift": "agentform.cli.drift_cmd:drift",
     "export": "agentform.cli.export_cmd:export",
+    "import": "agentform.cli.import_cmd:import_objects",
+    "list": "agentform.cli.list_cmd:list_objects",
     "schema": "agentform.cli.schema_cmd:schema",
     "service": "agentform.cli.service_cmd:service",
     "webhook": "agentform.cli.webhook.command:webhook",

@@ -22,7 +22,34 @@ EXTENSION_SCHEMA: dict[str, JsonValue] = {
     "description": "Ignored: a place for YAML anchors that the file's lists merge "
     "(`x-defaults: &defaults {…}`, then `<<: *defaults`)"
 }
-SETTINGS = ("workspace", "endpoint", "organizationId", "prune", "protect", "vars", "allowEnv")
+SETTINGS = (
+    "workspace",
+    "endpoint",
+    "organizationId",
+    "prune",
+    "protect",
+    "vars",
+    "allowEnv",
+    "owns",
+    "moved",
+)
+
+
+class MovedEntry(BaseModel):
+    """One rename: the live object `from` is the one the files declare as `to`."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    from_: str = Field(
+        alias="from",
+        max_length=1000,
+        description="KIND/NAME of the live object as it is named now (batches: KIND/AGENT/NAME)",
+        examples=["profilePools/checkout-old"],
+    )
+    to: str = Field(
+        max_length=1000,
+        description="KIND/NAME of the object as the files declare it",
+        examples=["profilePools/checkout-eu"],
+    )
 
 
 def _endpoint(url: str) -> str:
@@ -33,6 +60,10 @@ def _endpoint(url: str) -> str:
 
 
 Endpoint = Annotated[str, AfterValidator(_endpoint)]
+
+MAX_GLOBS = 100  # per kind in owns: validate --all compares them pairwise
+MAX_MOVES = 1000
+Glob = Annotated[str, Field(min_length=1, max_length=255)]
 
 
 @cache
@@ -56,6 +87,18 @@ def document_model() -> type[BaseModel]:
         "protect": (
             dict[kind_name, list[str]] | None,
             Field(None, description="Name globs per kind that are never deleted"),
+        ),
+        "owns": (
+            dict[kind_name, Annotated[list[Glob], Field(max_length=MAX_GLOBS)]] | None,
+            Field(
+                None,
+                description="Name globs per kind this workspace manages; others are never "
+                "planned (default: everything; a kind left out: none of it)",
+            ),
+        ),
+        "moved": (
+            Annotated[list[MovedEntry], Field(max_length=MAX_MOVES)] | None,
+            Field(None, description="Renames: each live object `from` becomes `to` in place"),
         ),
         "vars": (dict[str, Any] | None, Field(None, description="Template variables")),
         "allowEnv": (
@@ -96,8 +139,11 @@ def allowed_keys(loc: tuple[Any, ...]) -> list[str]:
             continue
         nxt: list[type[BaseModel]] = []
         for model in models:
-            info = model.model_fields.get(str(part))
+            info = next(
+                (i for n, i in model.model_fields.items() if str(part) in (n, i.alias)), None
+            )
             if info is not None:
                 nxt += _models_in(info.annotation)
         models = nxt
-    return sorted({name for m in models for name in m.model_fields})
+    # a field is suggested as the files write it (`from`, not the `from_` it is held in)
+    return sorted({info.alias or name for m in models for name, info in m.model_fields.items()})

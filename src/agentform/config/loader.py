@@ -20,6 +20,8 @@ from agentform.config.file_parse import (
 )
 from agentform.config.files import IGNORE_FILE, root_file, workspace_files
 from agentform.config.includes import included_files
+from agentform.config.moved import Move, check_moves, read_moves
+from agentform.config.owns import check_owned
 from agentform.config.protect import check_protected
 from agentform.config.render import Renderer
 from agentform.config.secret_tokens import substitute
@@ -43,6 +45,8 @@ class Settings:
     organization_from: str = f"organizationId in {ROOT_FILE}"  # where the id was given
     prune: list[str] = field(default_factory=list)
     protect: dict[str, list[str]] = field(default_factory=dict)
+    owns: dict[str, list[str]] | None = None  # None: everything
+    moves: list[Move] = field(default_factory=list)
 
 
 @dataclass
@@ -155,6 +159,8 @@ class _Loading:
             return
         if path == self.root_path:
             self.settings = _settings(model, name, self.diags)
+            if self.settings is not None and model.moved:
+                self.settings.moves = read_moves(model.moved, where, self.diags)
         self._declare(model, path, where)
         where.doc = None  # positions asked for later parse the text again (errors only)
 
@@ -211,6 +217,8 @@ class _Loading:
         _check_unique(self.declared, self.diags)
         if self.settings is not None:
             check_protected(self.settings.protect, self.declared, self.diags)
+            check_owned(self.settings.owns, self.declared, self.diags)
+            check_moves(self.settings.moves, self.declared, self.settings.owns, self.diags)
         for kind in kinds_in_order():
             kind.check(self.declared[kind.name], self.diags)
             for name, value in kind.sensitive_values(self.declared[kind.name]).items():
@@ -260,7 +268,8 @@ def meant_for_agentform(data: dict[str, Any]) -> bool:
     """Whether a file has a key that is, or is a misspelling of, a kind or a setting
     (a misspelt one is then reported as an unknown key, with its suggestion)."""
     known = _known_keys()
-    return any(str(k) in known or did_you_mean(str(k), known) for k in data)
+    # a little closer than a suggestion: a workflow's `on:` is not a misspelt `owns:`
+    return any(str(k) in known or did_you_mean(str(k), known, cutoff=0.7) for k in data)
 
 
 def _declare_children(
@@ -299,6 +308,7 @@ def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:
         organization_id=str(model.organizationId) if model.organizationId else None,
         prune=list(model.prune or []),
         protect=dict(model.protect or {}),
+        owns=dict(model.owns) if model.owns is not None else None,
     )
 
 

@@ -6,10 +6,10 @@ planner for objects that prune would delete.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from agentform.config.globs import matches
 from agentform.core.diagnostics import Diagnostics
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def is_protected(protect: Mapping[str, Sequence[str]], kind: str, key: str) -> bool:
-    return any(fnmatch.fnmatchcase(key, glob) for glob in protect.get(kind, []))
+    return matches(protect, kind, key)
 
 
 def check_protected(

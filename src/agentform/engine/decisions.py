@@ -28,6 +28,10 @@ class Decisions:
     unmanaged: dict[str, int] = field(default_factory=dict)
     # what each object read as, by change id: fingerprinted only for the changes
     read_as: dict[str, Any] = field(default_factory=dict)
+    # `moved` entries (engine/moves.py): new address -> old key of an object renamed
+    # in place; old address -> new address of one that cannot be renamed
+    renamed: dict[str, Key] = field(default_factory=dict)
+    replaced: dict[str, str] = field(default_factory=dict)
 
     def record(
         self,

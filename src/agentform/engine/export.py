@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from agentform.config.loader import Workspace
+from agentform.config.owns import is_owned
 from agentform.core.diagnostics import Diagnostics
 from agentform.core.frozen import thaw
 from agentform.core.sensitive import SecretRef, Sensitive
@@ -44,6 +45,18 @@ async def export_organization(
     either service's shape), and kind -> the YAML of each live object of it
     (presets left out, children written inside their parents), sorted by key.
     What export could not write as it is live is added to `warnings`."""
+    organization_id, keyed = await export_keyed(workspace, api, kinds, warnings)
+    return organization_id, {kind: list(docs.values()) for kind, docs in keyed.items()}
+
+
+async def export_keyed(
+    workspace: Workspace,
+    api: Any,
+    kinds: list[str] | None = None,
+    warnings: list[str] | None = None,
+) -> tuple[str, dict[str, dict[Key, dict[str, Any]]]]:
+    """As `export_organization`, each object's YAML by its key (what `import` picks
+    from); only the objects the workspace owns (`owns`)."""
     chosen = _chosen(kinds)
     live = await read_live(
         workspace,
@@ -53,12 +66,13 @@ async def export_organization(
     )
     writer = _Writer(workspace, live, chosen, warnings if warnings is not None else [])
     children = writer.children()
+    owns = workspace.settings.owns
     return live.organization_id, {
-        k.name: [
-            writer.exported(k, key, obj, children.get((k.name, key), {}))
+        k.name: {
+            key: writer.exported(k, key, obj, children.get((k.name, key), {}))
             for key, obj in sorted(live.objects[k.name].items())
-            if k.exports(obj)
-        ]
+            if k.exports(obj) and is_owned(owns, k, key)
+        }
         for k in chosen
         if k.parent is None
     }

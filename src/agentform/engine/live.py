@@ -21,7 +21,7 @@ from agentform.kinds.context import Everything, LiveRead, PlanContext
 from agentform.kinds.keys import Key
 from agentform.kinds.references import References
 
-__all__ = ["Everything", "LiveState", "declares", "managed_keys", "read_live"]
+__all__ = ["Everything", "LiveState", "canonical_key", "declares", "managed_keys", "read_live"]
 
 
 @dataclass
@@ -43,20 +43,42 @@ def declares(workspace: Workspace, kind: Kind) -> bool:
 def managed_keys(workspace: Workspace, kind: Kind, refs: References | None = None) -> set[Key]:
     """Keys read in depth: declared present and needing it (Kind.read_in_depth: pools
     and groups only where `members` is written); for a child kind, the keys of the
-    parents that list their children (so the complete set of those is managed)."""
+    parents that list their children (so the complete set of those is managed). The
+    old key of a `moved` object is read as its new one is (it may be renamed)."""
     if kind.parent is None:
-        return {
+        keys = {
             kind.key_of(d, refs)
             for d in workspace.declared[kind.name]
             if d.present and kind.read_in_depth(d)
         }
+        return keys | _moved_from(workspace, kind, keys, refs)
     parent = Kind.registry[kind.parent]
     fields = [f for f, child in parent.children.items() if child == kind.name]
-    return {
+    parents = {
         parent.key_of(d, refs)
         for d in workspace.declared[parent.name]
         if d.present and any(getattr(d.model, f, None) is not None for f in fields)
     }
+    return parents | _moved_from(workspace, parent, parents, refs)
+
+
+def _moved_from(
+    workspace: Workspace, kind: Kind, keys: set[Key], refs: References | None
+) -> set[Key]:
+    """The old keys of the `moved` entries of `kind` whose new keys are among `keys`."""
+    return {
+        canonical_key(kind, m.source, refs)
+        for m in workspace.settings.moves
+        if m.kind == kind.name and canonical_key(kind, m.target, refs) in keys
+    }
+
+
+def canonical_key(kind: Kind, key: Key, refs: References | None) -> Key:
+    """`key` as written, in the form live objects are keyed by (a batch's agent by
+    its name) when `refs` are given."""
+    if refs is not None and kind.key_references and key:
+        return Key(refs[kind.key_references[0]].canonical(key[0]), *key[1:])
+    return key
 
 
 async def read_live(

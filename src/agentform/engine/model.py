@@ -101,5 +101,12 @@ class Plan(Frozen):
 
 
 def summarise(changes: tuple[Change, ...] | list[Change], **counts: Any) -> Summary:
+    """Counts by action; a rename is an update (one PATCH), and the views say how
+    many of the updates are renames (`renames`)."""
     by_action = {a: sum(c.action == a for c in changes) for a in ACTIONS}
+    by_action["update"] += renames(changes)
     return Summary(**by_action, **counts)
+
+
+def renames(changes: tuple[Change, ...] | list[Change]) -> int:
+    return sum(c.action == "rename" for c in changes)

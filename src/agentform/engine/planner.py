@@ -9,10 +9,12 @@ is decided: their ids become slots, "(known after create)" in the plan.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets as pysecrets
 from typing import Any
 
 from agentform.config.loader import Workspace
+from agentform.config.owns import is_owned
 from agentform.config.protect import is_protected
 from agentform.core.diagnostics import Diagnostics
 from agentform.core.secrets import Secrets
@@ -21,6 +23,7 @@ from agentform.engine.decisions import Decisions
 from agentform.engine.fingerprint import fingerprint, secret_digest
 from agentform.engine.live import LiveState, declares, managed_keys, read_live
 from agentform.engine.model import NoOp, Plan, PlanWarning, summarise
+from agentform.engine.moves import record_rename, resolve_moves
 from agentform.engine.order import stages
 from agentform.engine.targets import check_patterns, select
 from agentform.kinds import Kind, kinds_in_order
@@ -69,6 +72,9 @@ def _declared(
         _create(secrets, kind, key, item, desired, out, preset)
         return
     field_changes = [_hide_secrets(c, secrets) for c in kind.diff(desired, obj, ctx)]
+    if address(kind.name, key) in out.renamed:
+        record_rename(out, kind, key, item, obj, desired, field_changes, secrets)
+        return
     if not field_changes:
         out.noops.append(NoOp(kind=kind.name, key=str(key), reason="matches live"))
         return
@@ -157,29 +163,38 @@ def _hide_secrets(change: FieldChange, secrets: Secrets) -> FieldChange:
     return FieldChange(field=change.field, sensitive=True)
 
 
+def _delete(workspace: Workspace, kind: Kind, obj: LiveObject, why: str, out: Decisions) -> None:
+    out.read_as[address(kind.name, obj.key)] = obj.raw
+    decision = kind.decide_delete(obj, why, out.ctx)
+    before = workspace.secrets.mark(kind.show(obj.state, out.ctx))
+    out.record(kind, obj.key, "delete", decision, None, obj, before=before)
+
+
 def _undeclared(
     workspace: Workspace, kind: Kind, obj: LiveObject, scopes: set[Key], out: Decisions
 ) -> None:
+    """A live object the files do not declare: deleted (pruned, moved away, a child of
+    a parent listing its children), or not managed; another workspace's: left alone."""
     cid = address(kind.name, obj.key)
+    if not is_owned(workspace.settings.owns, kind, obj.key):
+        out.noops.append(NoOp(kind=kind.name, key=str(obj.key), reason="not owned (owns)"))
+        return  # another workspace's: never deleted, never counted
+    if cid in out.replaced and not _protected(workspace, kind, obj.key):
+        _delete(workspace, kind, obj, f"moved to {out.replaced[cid]}", out)
+        return
     if kind.parent is not None:
         parent = address(kind.parent, kind.parent_key(obj.key))
         if kind.parent_key(obj.key) in scopes:
-            out.read_as[cid] = obj.raw
             field_name = next(
                 f for f, c in Kind.registry[kind.parent].children.items() if c == kind.name
             )
-            decision = kind.decide_delete(obj, f"not in the {field_name} of {parent}", out.ctx)
-            before = workspace.secrets.mark(kind.show(obj.state, out.ctx))
-            out.record(kind, obj.key, "delete", decision, None, obj, before=before)
+            _delete(workspace, kind, obj, f"not in the {field_name} of {parent}", out)
             return
         why = f"not managed ({parent} does not list its {kind.label}s)"
     else:
         pruned = kind.name in workspace.settings.prune
         if pruned and not _protected(workspace, kind, obj.key):
-            out.read_as[cid] = obj.raw
-            decision = kind.decide_delete(obj, "pruned: not declared", out.ctx)
-            before = workspace.secrets.mark(kind.show(obj.state, out.ctx))
-            out.record(kind, obj.key, "delete", decision, None, obj, before=before)
+            _delete(workspace, kind, obj, "pruned: not declared", out)
             return
         why = "not managed (protected)" if pruned else "not managed (not declared)"
     out.noops.append(NoOp(kind=kind.name, key=str(obj.key), reason=why))
@@ -241,8 +256,12 @@ def diff_plan(
     workspace: Workspace, live: LiveState, endpoint: str, options: PlanOptions | None = None
 ) -> Plan:
     diags = Diagnostics()
+    moves = resolve_moves(workspace.settings.moves, live)
+    live = dataclasses.replace(live, objects=moves.objects)
     ctx = PlanContext(live.references, diags, options or PlanOptions(), live.objects)
-    out = Decisions(ctx)
+    out = Decisions(ctx, renamed=moves.renamed, replaced=moves.replaced)
+    out.noops += moves.noops
+    out.warnings += moves.warnings
     for kind in kinds_in_order():
         _decide_kind(workspace, live, kind, out)
     diags.raise_if_errors()

@@ -56,7 +56,7 @@ from agentform.kinds.keys import Key
 from agentform.kinds.references import References
 from agentform.kinds.slots import SENSITIVE
 
-Action = Literal["create", "update", "replace", "cancel", "delete"]
+Action = Literal["create", "update", "rename", "replace", "cancel", "delete"]
 
 
 class DesiredModel(BaseModel):
@@ -212,6 +212,9 @@ class Kind(ABC):
     references: ClassVar[tuple[str, ...]] = ()  # reference lists it resolves names in
     set_fields: ClassVar[tuple[str, ...]] = ()  # compared as sets
     sensitive_fields: ClassVar[tuple[str, ...]] = ()  # maps of digests of sensitive values
+    # Why a `moved` entry cannot rename its objects in place (the API has no PATCH of
+    # the name), or "" when update_calls with "name" changed renames one.
+    not_renamable: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -232,6 +235,10 @@ class Kind(ABC):
 
     def parent_key(self, key: Key) -> Key:
         """For a child kind: the key of the parent object `key` belongs to."""
+        raise NotImplementedError(f"{self.name} is not a child kind")
+
+    def under_parent(self, key: Key, parent: Key) -> Key:
+        """For a child kind: `key` as the child of `parent` (its parent renamed)."""
         raise NotImplementedError(f"{self.name} is not a child kind")
 
     async def find_created(self, api: Any, key: Key, body: Any) -> Any:

@@ -106,6 +106,7 @@ class Batches(Kind):
     label = "batch"
     summary = "Scheduled execution batches (docs/service/contract.md#execution-batches)."
     collection = COLLECTION
+    not_renamable = "a batch's name cannot be changed (the API has no PATCH of a batch)"
     desired_model = BatchDesired
     depends_on = ("profilePools",)  # items name pools (by name or id)
     identity_fields = ("agent", "name", "agentId")

@@ -41,7 +41,6 @@ from agentform.rules.webhooks import (
 
 COLLECTION = "/webhook-integrations"
 
-
 # Header values may come from secret(): the shared rules' map (its checks and its
 # JSON Schema), its values checked by value and kept marked.
 DesiredHeaderMap = Annotated[dict[str, str | Sensitive], AllowSensitive(HeaderMap)]
@@ -286,6 +285,9 @@ class WebhookAttachments(Kind):
         if field == "fieldFilters":
             return {_canonical(f) for f in asked} == {_canonical(f) for f in found[field] or ()}
         return super().created_holds(field, asked, found)
+
+    def under_parent(self, key: Key, parent: Key) -> Key:
+        return Key(key[0], parent[0])
 
     def check(self, declared: list[Declared], diagnostics: Diagnostics) -> None:
         """Batch events carry no execution metadata: named under a metadataFilter,

@@ -31,8 +31,8 @@ from agentform.output.values import (
 )
 
 GITHUB_LIMIT = 65_536
-SIGNS = {"create": "+", "update": "~", "replace": "~", "delete": "-", "cancel": "-"}
-ACTIONS = ("create", "update", "replace", "delete", "cancel")
+SIGNS = {"create": "+", "update": "~", "rename": "~", "replace": "~", "delete": "-", "cancel": "-"}
+ACTIONS = ("create", "update", "rename", "replace", "delete", "cancel")
 NOTE_ROOM = 600  # kept free for the line saying what was cut
 
 

@@ -24,6 +24,7 @@ from agentform.output.values import (
 SIGNS = {
     "create": ("+", "green"),
     "update": ("~", "yellow"),
+    "rename": ("~", "yellow"),
     "replace": ("-/+", "magenta"),
     "cancel": ("x", "red"),
     "delete": ("-", "red"),

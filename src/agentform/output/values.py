@@ -19,7 +19,7 @@ from typing import Any, Literal
 from agentform.core.sensitive import MASK, Sensitive, contains_sensitive, masked
 from agentform.core.words import counted
 from agentform.engine.apply import ApplyReport
-from agentform.engine.model import Plan
+from agentform.engine.model import Plan, renames
 from agentform.kinds.base import FieldChange
 
 SENSITIVE_CHANGED = "(sensitive, changed)"
@@ -255,7 +255,9 @@ def plan_summary(plan: Plan) -> tuple[str, str]:
     n = len(plan.cannotApply)
     stuck = "from the files where nothing can be applied (see warnings)"
     if plan.has_changes:
-        counts = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete"
+        renamed = renames(plan.changes)
+        updates = f"{s.update} to update" + (f" ({renamed} to rename)" if renamed else "")
+        counts = f"Plan: {s.create} to create, {updates}, {s.delete} to delete"
         counts += f", {s.replace} to replace" if s.replace else ""
         counts += f", {s.cancel} to cancel" if s.cancel else ""
         return counts + ".", f" {tail}" + (

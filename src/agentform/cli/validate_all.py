@@ -1,0 +1,76 @@
+"""`agentform validate --all DIR...`: every workspace of a repository, validated as
+`validate` validates one (problems shown with their paths from where it runs),
+then checked for two workspaces owning a common name in one organization
+(config/repository.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import click
+
+from agentform.cli.common import SHOWN_PROBLEMS, Options, load
+from agentform.cli.validate_cmd import say_unset_and_warnings
+from agentform.config.files import root_file
+from agentform.config.repository import Member, find_workspaces, overlaps
+from agentform.core.diagnostics import Diagnostic, Position
+from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.core.words import counted
+
+
+def _named(folder: Path) -> str:
+    name = os.path.relpath(folder)
+    return folder.as_posix() if name.startswith("..") else Path(name).as_posix()
+
+
+def _rebased(diagnostic: Diagnostic, name: str) -> Diagnostic:
+    """The diagnostic with its file named from where the command runs."""
+    where = diagnostic.position or Position("")
+    file = f"{name}/{where.file}" if where.file and name != "." else where.file or name
+    return dataclasses.replace(diagnostic, position=dataclasses.replace(where, file=file))
+
+
+def _load_one(opts: Options, folder: Path, name: str) -> tuple[Member | None, list[Diagnostic]]:
+    """One workspace: its settings for the overlap check, or its problems."""
+    try:
+        workspace = load(dataclasses.replace(opts, workspace_dir=folder), True)
+    except DiagnosticsError as exc:
+        return None, [_rebased(d, name) for d in exc.diagnostics]
+    except AgentformError as exc:
+        return None, [Diagnostic(str(exc), Position(name))]
+    say_unset_and_warnings(workspace, prefix=f"{name}: ")
+    found = root_file(folder)
+    root = f"{name}/{found.name}" if found and name != "." else (found.name if found else name)
+    return Member(name, root, workspace.settings), []
+
+
+def validate_all(opts: Options, dirs: list[Path]) -> int:
+    folders = find_workspaces(dirs)
+    if not folders:
+        raise AgentformError(
+            f"no agentform.yaml under {', '.join(str(d) for d in dirs)} "
+            "(hidden directories, node_modules and venv are not searched)"
+        )
+    members: list[Member] = []
+    problems: list[Diagnostic] = []
+    for folder in folders:
+        member, found = _load_one(opts, folder, _named(folder))
+        problems += found
+        if member is not None:
+            members.append(member)
+    problems += overlaps(members)
+    for problem in problems[:SHOWN_PROBLEMS]:
+        click.echo(problem.render(), err=True)
+    errors = sum(p.severity == "error" for p in problems)
+    if errors:
+        click.echo(
+            f"{counted(errors, 'problem')} in {counted(len(folders), 'workspace')}; "
+            "nothing was changed.",
+            err=True,
+        )
+        return 1
+    names = ", ".join(m.name for m in members)
+    click.echo(f"Valid: {counted(len(folders), 'workspace')} ({names}), no two own a common name.")
+    return 0
