@@ -74,7 +74,7 @@ class Runner:
         clock: Clock,
         handlers: JobHandlers = HANDLERS,
         *,
-        io_concurrency: int = 32,
+        io_concurrency: int = 128,
         settings: Mapping[str, Any] | None = None,
         retention: timedelta = timedelta(days=1),
     ) -> None:
@@ -194,8 +194,33 @@ class Runner:
         io_kinds = self._io_kinds()
         batch = jobs.due_jobs(conn, now, in_flight, READ_AHEAD, not_kinds=io_kinds)
         if free > 0 and io_kinds:
-            batch += jobs.due_jobs(conn, now, in_flight, free, kinds=io_kinds, busy_lanes=busy)
+            batch += self._due_io(conn, now, in_flight, free, busy, io_kinds)
         return sorted(batch, key=lambda job: (job.due_at, job.id))
+
+    def _due_io(
+        self,
+        conn: Conn,
+        now: datetime,
+        in_flight: set[int],
+        free: int,
+        busy: set[str],
+        kinds: list[str],
+    ) -> list[Job]:
+        """Due I/O jobs for the free slots: a handler that chooses its own
+        (`IoJobHandler.choose_due`, for fairness among its jobs) does; the others'
+        are read oldest first."""
+        chosen, plain = [], []
+        for kind in kinds:
+            handler = self.handlers.get(kind)
+            assert isinstance(handler, IoJobHandler)
+            own = handler.choose_due(conn, kind, now, in_flight, free)
+            if own is None:
+                plain.append(kind)
+            else:
+                chosen += own
+        if plain:
+            chosen += jobs.due_jobs(conn, now, in_flight, free, kinds=plain, busy_lanes=busy)
+        return chosen
 
     def _io_full(self) -> bool:
         return len(self._io) >= self.io_concurrency

@@ -172,3 +172,27 @@ def record_attempt(
         "last_response_status = ?, last_error = ?, event_id = ?, updated_at = ? WHERE id = ?",
         (status, response_status, error, event_id, conn.now_iso(), delivery_id),
     )
+
+
+def insert_attempt(
+    conn: Conn,
+    delivery_id: str,
+    number: int,
+    response_status: int | None,
+    error: str | None,
+    head: str,
+    seconds: float,
+) -> None:
+    """What attempt `number` of a delivery saw (`webhook_attempts`, migration 007)."""
+    conn.execute(
+        "INSERT OR REPLACE INTO webhook_attempts VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            delivery_id,
+            number,
+            conn.now_iso(),
+            response_status,
+            round(seconds * 1000),
+            error,
+            head[:256],
+        ),
+    )
