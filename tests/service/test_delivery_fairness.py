@@ -87,3 +87,72 @@ def test_a_tenant_whose_receivers_never_answer_holds_back_no_one_else(
         assert statuses(app, fine) == ["delivered"] * HEALTHY_DELIVERIES
         assert len(healthy.received) == HEALTHY_DELIVERIES
     app.state.db.close()
+
+
+def test_five_failed_deliveries_in_a_row_mark_the_integration_failing_until_one_succeeds(
+    tmp_path: Any,
+) -> None:
+    app = create_app(
+        tmp_path / "s.db", seed=TEST_SEED, clock=ManualClock(settle=0.2), settings=SETTINGS
+    )
+    with running_receiver(default=500) as rx, running(app) as (api, advance):
+        agent = api.ids("/agents")["checkout-agent"]
+        hook = attach(api, rx.url, agent)
+        for _ in range(5):
+            emit(app, ACME, agent)
+        for seconds in (0, 1, 2):
+            advance(seconds)
+        rx.wait_for(15)
+        advance(0)
+        assert statuses(app, hook) == ["failed"] * 5
+        health = api.get(f"/webhook-integrations/{hook}").json()["health"]
+        assert health["status"] == "failing" and health["consecutiveFailures"] == 5
+        assert health["failingSince"]
+
+        # Failing: one attempt at a time, 30 s apart, new deliveries included.
+        emit(app, ACME, agent)
+        emit(app, ACME, agent)
+        advance(29)
+        assert len(rx.received) == 15
+        advance(1)
+        rx.wait_for(16)
+        advance(0)
+        assert len(rx.received) == 16
+        advance(29)
+        assert len(rx.received) == 16
+
+        # A test is sent at once; its success clears the mark.
+        rx.default = 204
+        tested = api.post(f"/webhook-integrations/{hook}/test")
+        assert tested.json()["integrationHealth"]["status"] == "failing"
+        advance(0)
+        rx.wait_for(17)
+        advance(0)
+        health = api.get(f"/webhook-integrations/{hook}").json()["health"]
+        assert health == {"status": "healthy", "consecutiveFailures": 0, "failingSince": None}
+    app.state.db.close()
+
+
+def test_a_batch_notification_keeps_its_event_id_on_every_attempt(tmp_path: Any) -> None:
+    app = create_app(tmp_path / "s.db", seed=TEST_SEED, clock=ManualClock(), settings=SETTINGS)
+    with running_receiver() as rx, running(app) as (api, advance):
+        agent = api.ids("/agents")["checkout-agent"]
+        attach(api, rx.url, agent)
+        rx.answer(500, 500)
+        batch = str(uuid.uuid4())
+        with app.state.db.write() as conn:
+            append_event(
+                conn,
+                organization_id=ACME,
+                agent_id=agent,
+                event="BATCH_STARTED",
+                payload={"batch_id": batch, "batch_name": "nightly", "item_count": 2},
+                batch_id=batch,
+            )
+        for attempt, seconds in enumerate((0, 1, 2), start=1):
+            advance(seconds)
+            rx.wait_for(attempt)
+        advance(0)
+        ids = {r.json()["event_id"] for r in rx.received}
+    assert len(rx.received) == 3 and len(ids) == 1
+    app.state.db.close()

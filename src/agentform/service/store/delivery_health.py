@@ -12,6 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
+from agentform.service.models.webhooks import IntegrationHealth
 from agentform.service.store.database import Conn, iso, parse_iso
 
 
@@ -85,3 +86,12 @@ def paused_until(conn: Conn, integration_id: str) -> datetime | None:
         "SELECT paused_until FROM webhook_health WHERE integration_id = ?", (integration_id,)
     ).fetchone()
     return None if row is None or row[0] is None else parse_iso(row[0])
+
+
+def wire_health(conn: Conn, integration_id: str) -> IntegrationHealth:
+    found = health(conn, integration_id)
+    return IntegrationHealth(
+        status="failing" if found.failing else "healthy",
+        consecutiveFailures=found.consecutive_failures,
+        failingSince=found.failing_since,
+    )
