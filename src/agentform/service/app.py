@@ -19,7 +19,7 @@ from agentform.service.batches.scheduler import fill_everywhere
 from agentform.service.delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
 from agentform.service.errors import install_error_handlers
 from agentform.service.executions.lifecycle import dispatch_everywhere
-from agentform.service.http.gate import ServiceRoute
+from agentform.service.http.gate import AGENTFORM_PATH, ServiceRoute
 from agentform.service.http.openapi import install_openapi
 from agentform.service.http.ratelimit import RateLimitMiddleware
 from agentform.service.routes import routers
@@ -90,10 +90,12 @@ def _open_database(db_path: str | Path, seed: Seed | None, clock: Clock, runtime
 
 
 def _include_routes(app: FastAPI) -> None:
-    """Every route module's router; a gated one serves under the base path."""
+    """Every route module's router; a gated one serves under the base path, but for
+    agentform's own operations (`gate.agentform_router`), under theirs."""
     for router in routers():
         gated = issubclass(router.route_class, ServiceRoute)
-        app.include_router(router, prefix=BASE_PATH if gated else "")
+        own = router.prefix.startswith(AGENTFORM_PATH)  # agentform's operations: their own path
+        app.include_router(router, prefix=BASE_PATH if gated and not own else "")
 
 
 @asynccontextmanager

@@ -116,8 +116,10 @@ def enqueue(
     batch_id: str | None = None,
     delivery_id: str | None = None,
     event_ref: str | None = None,
+    event_id: str | None = None,
 ) -> str:
-    """Writes a delivery and schedules its first attempt now, in the caller's transaction."""
+    """Writes a delivery and schedules its first attempt now, in the caller's transaction
+    (`event_id`: the one its first attempt carries; default: a new one)."""
     delivery_id = delivery_id or deliveries.sequential_id(conn.now())
     lane = f"webhook:{integration_id}:{execution_id or batch_id or delivery_id}"
     deliveries.insert_delivery(
@@ -132,6 +134,7 @@ def enqueue(
         delivery_id=delivery_id,
         event_ref=event_ref,
         lane=lane,
+        event_id=event_id,
     )
     if jobs.pending_job(conn, lane) is None:  # else the lane's job will come to it
         due = conn.now()

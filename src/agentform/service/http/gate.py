@@ -70,6 +70,19 @@ def _counted(receive: Receive, limit: int) -> Receive:
     return counted
 
 
+AGENTFORM_PATH = "/agentform/v1"
+"""Where agentform's own operations serve (the clock, routing explanations): beside
+the Agent Service API, not part of it, and left out of its OpenAPI document."""
+
+
+def agentform_router(**kwargs: Any) -> APIRouter:
+    """An APIRouter of agentform's own operations: gated like the API's, served
+    under AGENTFORM_PATH, not in the OpenAPI document."""
+    return APIRouter(
+        route_class=ServiceRoute, prefix=AGENTFORM_PATH, include_in_schema=False, **kwargs
+    )
+
+
 def api_router(**kwargs: Any) -> APIRouter:
     """An APIRouter whose operations go through the gate (use it for every router)."""
     return APIRouter(route_class=ServiceRoute, **kwargs)

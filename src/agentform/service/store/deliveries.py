@@ -85,6 +85,7 @@ def insert_delivery(
     delivery_id: str | None = None,
     event_ref: str | None = None,
     lane: str | None = None,
+    event_id: str | None = None,
 ) -> str:
     """A pending delivery of `notification` (an envelope whose `event_id` each
     attempt sets; the first attempt's is chosen now, so `eventId` always shows
@@ -105,7 +106,7 @@ def insert_delivery(
             lane or delivery_id,
             execution_id,
             batch_id,
-            str(uuid.uuid4()),
+            event_id or str(uuid.uuid4()),
             now,
             now,
         ),
