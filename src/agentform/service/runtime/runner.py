@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar, cast
 
 from agentform.service.clock import Clock
+from agentform.service.runtime.grouped import GroupCommit
 from agentform.service.runtime.handlers import HANDLERS, IoJobHandler, JobHandlers, TxHandler
 from agentform.service.store import jobs
 from agentform.service.store.database import Conn, Database
@@ -95,6 +96,7 @@ class Runner:
         self._scheduled = False
         self._warned: set[str] = set()
         self._pruned_at: datetime | None = None
+        self._grouped = GroupCommit(db, self._in_thread)
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -126,6 +128,7 @@ class Runner:
         await asyncio.gather(task, *io, return_exceptions=True)
         # A transaction already handed to a thread finishes (commits or rolls back).
         await asyncio.gather(*self._threads, return_exceptions=True)
+        await self._grouped.aclose()
         await self.context.aclose()
 
     def _poke(self) -> None:
@@ -277,11 +280,14 @@ class Runner:
     async def _run_io(self, job: Job, handler: IoJobHandler[Any, Any]) -> None:
         _CURRENT.set(self.context)  # this task's own context
         try:
-            prepared = await self._in_thread(self._prepare, job, handler)
+            # prepare and record share write transactions with other jobs' (grouped.py)
+            prepared = await self._grouped.run(functools.partial(self._prepare, job, handler))
             if prepared is _NOTHING:
                 return
             outcome = await handler.perform(job, prepared, self.context)
-            await self._in_thread(self._record, job, handler, prepared, outcome)
+            await self._grouped.run(
+                functools.partial(self._record, job, handler, prepared, outcome)
+            )
         except asyncio.CancelledError:
             raise  # stopped: the job stays pending
         except Exception as exc:
@@ -292,17 +298,17 @@ class Runner:
                 self._lanes.discard(job.lane)
             self.wake.set()
 
-    def _prepare(self, job: Job, handler: IoJobHandler[Any, Any]) -> Any:
-        with self.db.write() as conn:
-            if not jobs.is_pending(conn, job.id):
-                return _NOTHING
-            prepared = handler.prepare(job, conn)
-            if prepared is None:
-                jobs.mark_done(conn, job.id)
-                return _NOTHING
-            return prepared
-
-    def _record(self, job: Job, handler: IoJobHandler[Any, Any], prepared: Any, out: Any) -> None:
-        with self.db.write() as conn:
-            handler.record(job, conn, prepared, out)
+    def _prepare(self, job: Job, handler: IoJobHandler[Any, Any], conn: Conn) -> Any:
+        if not jobs.is_pending(conn, job.id):
+            return _NOTHING
+        prepared = handler.prepare(job, conn)
+        if prepared is None:
             jobs.mark_done(conn, job.id)
+            return _NOTHING
+        return prepared
+
+    def _record(
+        self, job: Job, handler: IoJobHandler[Any, Any], prepared: Any, out: Any, conn: Conn
+    ) -> None:
+        handler.record(job, conn, prepared, out)
+        jobs.mark_done(conn, job.id)
