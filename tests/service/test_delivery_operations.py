@@ -14,7 +14,15 @@ from fastapi import FastAPI
 from agentform.rules.signatures import verify
 from agentform.service import create_app
 from agentform.service.runtime import ManualClock
-from tests.service.conftest import ACME, OTHER_KEY, TEST_SEED, Api, assert_error, running
+from tests.service.conftest import (
+    ACME,
+    OTHER_KEY,
+    READ_KEY,
+    TEST_SEED,
+    Api,
+    assert_error,
+    running,
+)
 from tests.service.test_delivery_fairness import SETTINGS, attach, emit
 from tests.webhooks.receiver import Receiver, running_receiver
 
@@ -134,3 +142,9 @@ def test_a_time_without_a_zone_is_refused(service: Service, since: str) -> None:
 
 def test_an_unknown_delivery_is_not_found(service: Service) -> None:
     assert_error(service.own("POST", f"/{uuid.uuid4()}/resend"), 404)
+
+
+def test_a_read_key_lists_but_does_not_resend(service: Service) -> None:
+    listed = service.own("GET", key=READ_KEY)
+    assert listed.status_code == 200
+    assert_error(service.own("POST", f"/{uuid.uuid4()}/resend", key=READ_KEY), 403)

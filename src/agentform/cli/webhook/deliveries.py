@@ -27,7 +27,8 @@ def since_time(text: str, now: datetime | None = None) -> str:
     """An ISO time with a zone, from `text` (such a time, or an age like `2h`)."""
     age = AGE.match(text.strip())
     if age:
-        moment = (now or datetime.now(UTC)) - timedelta(**{UNITS[age[2]]: int(age[1])})
+        moment = (now or datetime.now(UTC)).replace(microsecond=0)
+        moment -= timedelta(**{UNITS[age[2]]: int(age[1])})
         return moment.isoformat().replace("+00:00", "Z")
     try:
         parsed = datetime.fromisoformat(text.strip())
