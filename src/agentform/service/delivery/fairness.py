@@ -40,7 +40,9 @@ def choose(
     """Up to `free` due jobs of `kind` to start now, fairly (see the module's doc)."""
     if free <= 0:
         return []
-    due = delivery_lanes.due_lane_jobs(conn, kind, now, in_flight, INTEGRATION_SHARE)
+    due = delivery_lanes.due_lane_jobs(
+        conn, kind, now, in_flight, INTEGRATION_SHARE, ORGANIZATION_SHARE
+    )
     if not due:
         return []
     busy = delivery_lanes.owners_of(conn, kind, in_flight)

@@ -31,22 +31,29 @@ def _marks(values: Collection[object]) -> str:
 
 
 def due_lane_jobs(
-    conn: Conn, kind: str, now: datetime, exclude: Collection[int], per_integration: int
+    conn: Conn,
+    kind: str,
+    now: datetime,
+    exclude: Collection[int],
+    per_integration: int,
+    per_organization: int,
 ) -> list[LaneJob]:
-    """Pending jobs of `kind` due at `now`, but for `exclude`: at most the
-    `per_integration` oldest of each integration, oldest first. (A job written
-    before payloads named their organization counts as its own lane's.)"""
+    """Pending jobs of `kind` due at `now`, but for `exclude`: the `per_integration`
+    oldest of each integration, and of those the `per_organization` oldest of each
+    organization, oldest first. So what a pass reads is bounded by the number of
+    organizations, not by the backlog. (A job written before payloads named their
+    organization counts as its own lane's.)"""
     not_in = f" AND id NOT IN ({_marks(exclude)})" if exclude else ""
     rows = conn.execute(
-        "SELECT * FROM (SELECT *, "
-        "coalesce(json_extract(payload, '$.org'), '') AS org, "
+        "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY org ORDER BY due_at, id) "
+        "AS org_nth FROM (SELECT *, "
+        "row_number() OVER (PARTITION BY integration ORDER BY due_at, id) AS nth FROM "
+        "(SELECT *, coalesce(json_extract(payload, '$.org'), '') AS org, "
         "coalesce(json_extract(payload, '$.integration'), json_extract(payload, '$.lane')) "
-        "AS integration, "
-        "row_number() OVER (PARTITION BY coalesce(json_extract(payload, '$.integration'), "
-        "json_extract(payload, '$.lane')) ORDER BY due_at, id) AS nth "
-        f"FROM jobs WHERE status = 'pending' AND kind = ? AND due_at <= ?{not_in}) "
-        "WHERE nth <= ? ORDER BY due_at, id",
-        (kind, iso(now), *exclude, per_integration),
+        "AS integration "
+        f"FROM jobs WHERE status = 'pending' AND kind = ? AND due_at <= ?{not_in})) "
+        "WHERE nth <= ?) WHERE org_nth <= ? ORDER BY due_at, id",
+        (kind, iso(now), *exclude, per_integration, per_organization),
     )
     return [LaneJob(job_from_row(r), r["org"], r["integration"]) for r in rows]
 
