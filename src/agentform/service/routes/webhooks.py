@@ -133,7 +133,8 @@ async def test_integration(
             await _first_of(wait, attempted.wait(), runner.stopping.wait())
     finally:
         db.unlisten(topic, wake)
-    delivery, health = await run_in_threadpool(_delivery, db, delivery_id, integrationId)
+    delivery = await run_in_threadpool(_delivery, db, delivery_id)
+    health = await run_in_threadpool(_health, db, integrationId)
     return TestResult(
         deliveryId=delivery_id,
         status=delivery.status,
@@ -157,15 +158,16 @@ def _enqueue_test(db: Database, org_id: str, integration_id: uuid.UUID, delivery
         enqueue_test(conn, org_id, integration_id, delivery_id)
 
 
-def _delivery(
-    db: Database, delivery_id: str, integration_id: uuid.UUID
-) -> tuple[Delivery, IntegrationHealth]:
-    """The test delivery now, and its integration's health (after the test's
-    attempt when it has ended)."""
+def _delivery(db: Database, delivery_id: str) -> Delivery:
     with db.read() as conn:
         found = deliveries.get_delivery(conn, delivery_id)
-        assert found is not None  # just written; only a delete of its integration removes it
-        return found, delivery_health.wire_health(conn, str(integration_id))
+    assert found is not None  # just written; only a delete of its integration removes it
+    return found
+
+
+def _health(db: Database, integration_id: uuid.UUID) -> IntegrationHealth:
+    with db.read() as conn:
+        return delivery_health.wire_health(conn, str(integration_id))
 
 
 def _paged_list(

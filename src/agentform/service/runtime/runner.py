@@ -91,12 +91,12 @@ class Runner:
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._io: dict[int, asyncio.Task[None]] = {}  # job id -> task
+        self._grouped = GroupCommit(db, self._in_thread)  # I/O jobs' prepare and record
         self._lanes: set[str] = set()
         self._threads: set[asyncio.Future[Any]] = set()
         self._scheduled = False
         self._warned: set[str] = set()
         self._pruned_at: datetime | None = None
-        self._grouped = GroupCommit(db, self._in_thread)
 
     # -- lifecycle ------------------------------------------------------------
 
