@@ -34,8 +34,6 @@ from typing import Any
 
 import httpx
 
-from agentform.service.delivery.fairness import INTEGRATION_SHARE
-
 KEY = "bench-admin-key"
 STEPS = 10
 PER_EXECUTION = 2 + 3 * STEPS  # STARTED; STEP_STARTED, MESSAGE_ADDED, STEP_PROCESSED; COMPLETED
@@ -222,6 +220,8 @@ async def paced_executions(base: str, agent: str, events_per_second: float) -> i
 
 
 def main() -> None:
+    from agentform.service.delivery.fairness import INTEGRATION_SHARE
+
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     with tempfile.TemporaryDirectory() as tmp:
         seed = Path(tmp) / "seed.yaml"
