@@ -490,6 +490,18 @@ def _test(run: Run) -> None:
     run.cli("test", code=1, record=False, env=run.env(None))
 
 
+@output("webhook deliveries and resend after a test", "webhook deliveries", "webhook resend")
+def _webhook_deliveries(run: Run) -> None:
+    rotate(run)
+    run.cli("webhook", "test", "canary-hook", "--wait", "0", code=1, recorded=True)
+    listed = run.cli("webhook", "deliveries", "canary-hook", recorded=True)
+    assert "EXECUTION_TEST" in listed
+    said = run.cli(
+        "webhook", "resend", "--failed-since", "1d", "--integration", "canary-hook", recorded=True
+    )
+    assert said.startswith(("resent", "nothing to resend"))
+
+
 def rotate(run: Run, back: bool = False) -> None:
     """The live workspace holds the other value (applied before the secret changed)."""
     value = run.canary.current if back else run.canary.earlier

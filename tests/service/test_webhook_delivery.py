@@ -435,6 +435,11 @@ def test_test_sends_execution_test_through_the_outbox(service: Service) -> None:
             "deliveryId": body["deliveryId"],
             "status": "pending",
             "responseStatus": None,
+            "integrationHealth": {
+                "status": "healthy",
+                "consecutiveFailures": 0,
+                "failingSince": None,
+            },
         }
         service.advance(0)
         [got] = rx.wait_for(1)

@@ -1,4 +1,5 @@
-"""`agentform webhook verify|listen|test|explain`: tools for the receiving end of webhooks."""
+"""`agentform webhook verify|listen|test|explain|deliveries|resend`: tools for the
+receiving end of webhooks, and for operating their deliveries."""
 
 from __future__ import annotations
 
@@ -228,6 +229,7 @@ def test_cmd(opts: Options, name: str, wait: float) -> int:
     Exit 0 when it was delivered (the receiver answered 2xx), 1 otherwise.
     """
     from agentform.cli.webhook.test import send_test
+    from agentform.output.delivery_lines import failing_line
     from agentform.output.webhook_lines import WAIT_HINT, delivery_line
 
     endpoint, root = _service(opts)
@@ -236,6 +238,9 @@ def test_cmd(opts: Options, name: str, wait: float) -> int:
         opts, endpoint, root, lambda api: send_test(api, name, wait), run_due_work=True
     )
     click.echo(delivery_line(outcome.name, outcome.url, outcome.delivery))
+    notice = failing_line(outcome.name, outcome.health)
+    if notice:
+        click.echo(notice)
     if not outcome.settled:
         click.echo(WAIT_HINT)
     return 0 if outcome.delivered else 1
@@ -277,4 +282,69 @@ def explain_cmd(opts: Options, execution_id: str, fmt: str) -> int:
     else:
         for line in routing_lines(answer):
             click.echo(line)
+    return 0
+
+
+@webhook.command("deliveries")
+@click.argument("name")
+@click.option("--status", type=click.Choice(["pending", "delivered", "failed"]), help="Only these.")
+@click.option(
+    "--since", metavar="T", help="Only those made since T: a time (with zone) or an age (2h)."
+)
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 100))
+@workspace_options
+@guarded
+def deliveries_cmd(
+    opts: Options, name: str, status: str | None, since: str | None, limit: int
+) -> int:
+    """List the integration NAME's newest deliveries, with their attempts (time, answer,
+    duration, the answer's first bytes)."""
+    from agentform.cli.webhook.deliveries import list_deliveries, since_time
+    from agentform.output.delivery_lines import deliveries_lines, failing_line
+
+    after = since_time(since) if since else None
+    endpoint, root = _service(opts)
+    integration, found = _with_client(
+        opts, endpoint, root, lambda api: list_deliveries(api, name, status, after, limit)
+    )
+    notice = failing_line(integration["name"], integration.get("health"))
+    for line in [*([notice] if notice else []), *deliveries_lines(integration["name"], found)]:
+        click.echo(line)
+    return 0
+
+
+@webhook.command("resend")
+@click.argument("delivery_id", required=False)
+@click.option(
+    "--failed-since", metavar="T", help="Resend every failed delivery since T (time or age)."
+)
+@click.option("--integration", "name", metavar="NAME", help="With --failed-since: only NAME's.")
+@workspace_options
+@guarded
+def resend_cmd(
+    opts: Options, delivery_id: str | None, failed_since: str | None, name: str | None
+) -> int:
+    """Send DELIVERY_ID's event again (a new delivery, signed anew), or every failed
+    delivery since a time with --failed-since."""
+    from agentform.cli.webhook.deliveries import resend_failed, resend_one, since_time
+    from agentform.output.delivery_lines import resent_lines
+
+    if (delivery_id is None) == (failed_since is None):
+        raise click.UsageError("give a DELIVERY_ID or --failed-since T (one of them)")
+    if delivery_id is not None and name is not None:
+        raise click.UsageError("--integration goes with --failed-since")
+    endpoint, root = _service(opts)
+    if delivery_id is not None:
+        ids = _with_client(
+            opts, endpoint, root, lambda api: resend_one(api, delivery_id), run_due_work=True
+        )
+        what = f"of {delivery_id}"
+    else:
+        after = since_time(failed_since or "")
+        ids = _with_client(
+            opts, endpoint, root, lambda api: resend_failed(api, name, after), run_due_work=True
+        )
+        what = f"failed since {after}" + (f" to {name}" if name else "")
+    for line in resent_lines(ids, what):
+        click.echo(line)
     return 0

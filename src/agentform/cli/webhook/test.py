@@ -29,6 +29,7 @@ class TestOutcome:
     name: str
     url: str
     delivery: dict[str, Any]
+    health: dict[str, Any] | None = None  # the integration's, as the test's answer says
 
     @property
     def delivered(self) -> bool:
@@ -80,7 +81,8 @@ async def send_test(
     deadline = now() + wait
     while True:
         delivery = await _delivery(api, integration["id"], answer["deliveryId"])
-        outcome = TestOutcome(integration["name"], integration["url"], delivery)
+        health = answer.get("integrationHealth")
+        outcome = TestOutcome(integration["name"], integration["url"], delivery, health)
         left = deadline - now()
         if outcome.settled or left <= 0:
             return outcome

@@ -15,7 +15,13 @@
   (no transaction; the timeout runs on the runtime's clock), and records the
   attempt (transaction), scheduling the lane's next job: after 1 s, then 2 s
   when the attempt failed (3 attempts in all, then the delivery is `failed`),
-  at once when another delivery waits.
+  at once when another delivery waits. A failed attempt pauses the whole
+  integration and counts toward its failing mark (`backoff`).
+- Which due lanes get the runner's free slots is chosen fairly across
+  organizations and integrations (`fairness`), not oldest first.
+- Each attempt is kept (`webhook_attempts`: time, status, duration, the
+  answer's first bytes). Execution notifications carry a new `event_id` on
+  each attempt; batch notifications keep the first one on every attempt.
 
 A notification is stored as its envelope with relative links
 (`/executions/<id>`); the service's `platform_url` setting is put in front of
@@ -25,12 +31,15 @@ them at each attempt, with that attempt's own `event_id`.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from agentform.rules.signatures import sign
 from agentform.rules.webhooks import BATCH_EVENTS, COMPLETED_EVENT, TEST_EVENT
+from agentform.service.delivery import backoff, fairness
+from agentform.service.delivery.backoff import BACKOFF_SECONDS, MAX_ATTEMPTS
 from agentform.service.delivery.envelope import (
     batch_envelope,
     encode,
@@ -58,8 +67,7 @@ from agentform.service.store.webhooks import (
 )
 
 DELIVERY_JOB = "webhook.delivery"
-MAX_ATTEMPTS = 3
-BACKOFF_SECONDS = (1.0, 2.0)  # after the first and the second failed attempt
+__all__ = ["BACKOFF_SECONDS", "MAX_ATTEMPTS"]
 DEFAULT_PLATFORM_URL = "http://127.0.0.1:8700/agents/v2"
 
 # Settings (create_app(settings=...)): where links point, and the attempt timeout.
@@ -110,8 +118,10 @@ def enqueue(
     batch_id: str | None = None,
     delivery_id: str | None = None,
     event_ref: str | None = None,
+    event_id: str | None = None,
 ) -> str:
-    """Writes a delivery and schedules its first attempt now, in the caller's transaction."""
+    """Writes a delivery and schedules its first attempt now, in the caller's transaction
+    (`event_id`: the one its first attempt carries; default: a new one)."""
     delivery_id = delivery_id or deliveries.sequential_id(conn.now())
     lane = f"webhook:{integration_id}:{execution_id or batch_id or delivery_id}"
     deliveries.insert_delivery(
@@ -126,10 +136,22 @@ def enqueue(
         delivery_id=delivery_id,
         event_ref=event_ref,
         lane=lane,
+        event_id=event_id,
     )
     if jobs.pending_job(conn, lane) is None:  # else the lane's job will come to it
-        jobs.schedule(conn, DELIVERY_JOB, conn.now(), {"lane": lane}, key=lane)
+        due = conn.now()
+        if event != TEST_EVENT:  # a test is sent at once, to see whether the receiver is back
+            due = backoff.first_attempt_at(conn, integration_id, due)
+        schedule_lane(conn, lane, organization_id, integration_id, due)
     return delivery_id
+
+
+def schedule_lane(
+    conn: Conn, lane: str, organization_id: str, integration_id: str, due: datetime
+) -> None:
+    """The lane's job, naming whose it is (the fair scheduler reads them)."""
+    payload = {"lane": lane, "org": organization_id, "integration": integration_id}
+    jobs.schedule(conn, DELIVERY_JOB, due, payload, key=lane)
 
 
 @event_subscriber
@@ -201,7 +223,10 @@ class DeliveryJob(IoJobHandler[Prepared, Attempt]):
             return None
         url, headers = target
         pair = ensure_signing_key(conn, out.organization_id)
-        event_id = out.event_id if out.attempts == 0 else new_id()
+        # A batch notification's event_id is stable across attempts; an execution
+        # notification's is new on each (docs/service/choices.md).
+        stable = out.attempts == 0 or out.notification.get("type") == "execution_batch"
+        event_id = out.event_id if stable else new_id()
         settings = current_context().settings
         platform_url = str(settings.get(PLATFORM_URL) or DEFAULT_PLATFORM_URL)
         body = body_of(out.notification, event_id, platform_url, out.unwrap)
@@ -220,25 +245,47 @@ class DeliveryJob(IoJobHandler[Prepared, Attempt]):
             request_headers(prepared.headers, signature),
             deadline=lambda: context.clock.sleep(timeout),
             timeout=timeout,
+            seconds=context.clock.seconds,
         )
+
+    def choose_due(
+        self, conn: Conn, kind: str, now: datetime, in_flight: Collection[int], free: int
+    ) -> list[Job]:
+        return fairness.choose(conn, kind, now, in_flight, free)
 
     def record(self, job: Job, conn: Conn, prepared: Prepared, outcome: Attempt) -> None:
         lane = job.payload["lane"]
         jobs.mark_done(conn, job.id)  # first, so the lane's next job can take its key
         due = conn.now()
         current = deliveries.outgoing(conn, prepared.delivery_id)
-        if current is not None and current.status == "pending":
-            attempt = current.attempts + 1
-            status: DeliveryStatus = "pending"
-            if outcome.ok:
-                status = "delivered"
-            elif attempt >= MAX_ATTEMPTS:
-                status = "failed"
-            else:
-                due += timedelta(seconds=BACKOFF_SECONDS[attempt - 1])
-            deliveries.record_attempt(
-                conn, current.id, status, outcome.status, outcome.error, prepared.event_id
-            )
-            conn.database.notify_after_commit(conn, delivered_topic(current.id))
+        if current is None:
+            return  # its integration was deleted, and the lane with it
+        if current.status == "pending":
+            due = self._judge(conn, current, prepared, outcome)
         if deliveries.lane_head(conn, lane) is not None:
-            jobs.schedule(conn, DELIVERY_JOB, due, {"lane": lane}, key=lane)
+            schedule_lane(conn, lane, current.organization_id, current.integration_id, due)
+
+    def _judge(
+        self, conn: Conn, current: deliveries.Outgoing, prepared: Prepared, outcome: Attempt
+    ) -> datetime:
+        """Records the attempt; returns when the lane's next attempt is due."""
+        attempt = current.attempts + 1
+        status: DeliveryStatus = "pending"
+        due = conn.now()
+        if outcome.ok:
+            status = "delivered"
+        elif attempt >= MAX_ATTEMPTS:
+            status = "failed"
+        else:
+            due += timedelta(seconds=BACKOFF_SECONDS[attempt - 1])
+        deliveries.record_attempt(
+            conn, current.id, status, outcome.status, outcome.error, prepared.event_id
+        )
+        deliveries.insert_attempt(
+            conn, current.id, attempt, outcome.status, outcome.error, outcome.head, outcome.seconds
+        )
+        held = backoff.after_attempt(
+            conn, DELIVERY_JOB, current.integration_id, outcome.ok, status == "failed"
+        )
+        conn.database.notify_after_commit(conn, delivered_topic(current.id))
+        return max(due, held)

@@ -23,11 +23,16 @@ USER_AGENT = "AgentService-Webhooks/2"
 MAX_BODY_READ = 64 * 1024
 
 
+HEAD_BYTES = 256  # of an answer, kept with the attempt for `webhook deliveries`
+
+
 @dataclass(frozen=True)
 class Attempt:
     ok: bool
     status: int | None = None
     error: str | None = None
+    head: str = ""  # the answer's first bytes, as text
+    seconds: float = 0.0  # how long it took, on the runtime's clock
 
 
 def new_http_client(
@@ -63,23 +68,41 @@ async def post(
     headers: Mapping[str, str],
     deadline: Callable[[], Awaitable[object]] | None = None,
     timeout: float = TIMEOUT_SECONDS,
+    seconds: Callable[[], float] | None = None,
 ) -> Attempt:
     """POST `body` to `url`; `deadline`, when given, ends the wait as a timeout
-    (the runner passes its clock's sleep, so a manual clock decides when)."""
+    (the runner passes its clock's sleep, so a manual clock decides when);
+    `seconds` (the clock's) times the attempt."""
+    started = seconds() if seconds else 0.0
+    attempt = await _post(client, url, body, headers, deadline, timeout)
+    took = seconds() - started if seconds else 0.0
+    return Attempt(attempt.ok, attempt.status, attempt.error, attempt.head, max(0.0, took))
 
+
+async def _post(
+    client: httpx.AsyncClient,
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    deadline: Callable[[], Awaitable[object]] | None,
+    timeout: float,
+) -> Attempt:
     async def send() -> Attempt:
         async with client.stream("POST", url, content=body, headers=dict(headers)) as response:
             status = response.status_code
-            read = 0
+            read, head = 0, b""
             async for chunk in response.aiter_raw():  # to its end: the connection is reused
+                if len(head) < HEAD_BYTES:
+                    head += chunk[: HEAD_BYTES - len(head)]
                 read += len(chunk)
                 if read > MAX_BODY_READ:
                     break
+        text = head.decode("utf-8", errors="replace")
         if 200 <= status < 300:
-            return Attempt(True, status)
+            return Attempt(True, status, head=text)
         if 300 <= status < 400:
-            return Attempt(False, status, f"answered {status}; redirects are not followed")
-        return Attempt(False, status, f"answered {status}")
+            return Attempt(False, status, f"answered {status}; redirects are not followed", text)
+        return Attempt(False, status, f"answered {status}", text)
 
     sending = asyncio.ensure_future(send())
     waiting = asyncio.ensure_future(deadline()) if deadline is not None else None

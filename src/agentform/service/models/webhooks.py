@@ -8,6 +8,8 @@ shared ones of `agentform.rules.webhooks`.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 
 from agentform.rules.webhooks import (
@@ -26,6 +28,15 @@ class HeaderDigest(BaseModel):
     digest: str
 
 
+class IntegrationHealth(BaseModel):
+    """agentform's own addition: `failing` after consecutive failed deliveries
+    (docs/guide/webhooks.md#failing-receivers), until an attempt succeeds."""
+
+    status: Literal["healthy", "failing"]
+    consecutiveFailures: int
+    failingSince: str | None = None
+
+
 class Integration(BaseModel):
     id: str
     name: str
@@ -35,6 +46,7 @@ class Integration(BaseModel):
     headers: dict[str, HeaderDigest]
     createdAt: str
     updatedAt: str
+    health: IntegrationHealth | None = None  # agentform's addition, on every answer
 
 
 class Attachment(AttachmentSettings):
@@ -70,3 +82,4 @@ class TestResult(BaseModel):
     deliveryId: str
     status: DeliveryStatus
     responseStatus: int | None = None
+    integrationHealth: IntegrationHealth | None = None  # as it was before the test

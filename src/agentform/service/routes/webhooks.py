@@ -28,13 +28,14 @@ from agentform.service.models.webhooks import (
     Attachment,
     Integration,
     IntegrationCreate,
+    IntegrationHealth,
     IntegrationUpdate,
     SigningKey,
     TestResult,
 )
-from agentform.service.store import deliveries
+from agentform.service.store import deliveries, delivery_health
 from agentform.service.store import webhooks as store
-from agentform.service.store.database import Database
+from agentform.service.store.database import Conn, Database
 
 router = api_router(tags=["Webhooks"])
 INTEGRATIONS = "/webhook-integrations"
@@ -46,7 +47,8 @@ def list_integrations(
     query: ListQuery = Depends(search_query), db: Database = Depends(database)
 ) -> Page[Integration]:
     with db.read() as conn:
-        return store.list_integrations(conn, query.who.organization_id, query.request)
+        page = store.list_integrations(conn, query.who.organization_id, query.request)
+        return page.model_copy(update={"items": [_with_health(conn, i) for i in page.items]})
 
 
 @router.post(INTEGRATIONS, status_code=201, response_model=Integration)
@@ -55,9 +57,10 @@ def create_integration(
 ) -> Integration:
     who.check_organization(body.organizationId)
     with db.write() as conn:
-        return store.create_integration(
+        made = store.create_integration(
             conn, who.organization_id, body.name, body.url, body.payloadVersion, body.headers
         )
+        return _with_health(conn, made)
 
 
 @router.get(INTEGRATION, response_model=Integration)
@@ -65,7 +68,7 @@ def get_integration(
     integrationId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)
 ) -> Integration:
     with db.read() as conn:
-        return store.get_integration(conn, who.organization_id, integrationId)
+        return _with_health(conn, store.get_integration(conn, who.organization_id, integrationId))
 
 
 @router.patch(INTEGRATION, response_model=Integration)
@@ -77,7 +80,14 @@ def update_integration(
 ) -> Integration:
     changes: dict[str, Any] = {k: getattr(body, k) for k in body.model_fields_set}
     with db.write() as conn:
-        return store.update_integration(conn, who.organization_id, integrationId, changes)
+        updated = store.update_integration(conn, who.organization_id, integrationId, changes)
+        return _with_health(conn, updated)
+
+
+def _with_health(conn: Conn, integration: Integration) -> Integration:
+    """agentform's addition to an integration: whether its receiver is failing."""
+    health = delivery_health.wire_health(conn, integration.id)
+    return integration.model_copy(update={"health": health})
 
 
 @router.delete(INTEGRATION, status_code=204, response_class=Response)
@@ -124,8 +134,12 @@ async def test_integration(
     finally:
         db.unlisten(topic, wake)
     delivery = await run_in_threadpool(_delivery, db, delivery_id)
+    health = await run_in_threadpool(_health, db, integrationId)
     return TestResult(
-        deliveryId=delivery_id, status=delivery.status, responseStatus=delivery.lastResponseStatus
+        deliveryId=delivery_id,
+        status=delivery.status,
+        responseStatus=delivery.lastResponseStatus,
+        integrationHealth=health,
     )
 
 
@@ -149,6 +163,11 @@ def _delivery(db: Database, delivery_id: str) -> Delivery:
         found = deliveries.get_delivery(conn, delivery_id)
     assert found is not None  # just written; only a delete of its integration removes it
     return found
+
+
+def _health(db: Database, integration_id: uuid.UUID) -> IntegrationHealth:
+    with db.read() as conn:
+        return delivery_health.wire_health(conn, str(integration_id))
 
 
 def _paged_list(

@@ -23,7 +23,8 @@ A handler that wants to run again later schedules a follow-up job
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from agentform.service.store.database import Conn
@@ -48,6 +49,13 @@ class IoJobHandler(ABC, Generic[P, R]):
 
     @abstractmethod
     def record(self, job: Job, conn: Conn, prepared: P, outcome: R) -> None: ...
+
+    def choose_due(
+        self, conn: Conn, kind: str, now: datetime, in_flight: Collection[int], free: int
+    ) -> list[Job] | None:
+        """Which due jobs of `kind` to start in (at most) `free` slots, `in_flight`
+        being the runner's running I/O jobs; None (the default): the oldest due first."""
+        return None
 
 
 Handler = TxHandler | IoJobHandler[Any, Any]

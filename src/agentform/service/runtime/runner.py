@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar, cast
 
 from agentform.service.clock import Clock
+from agentform.service.runtime.grouped import GroupCommit
 from agentform.service.runtime.handlers import HANDLERS, IoJobHandler, JobHandlers, TxHandler
 from agentform.service.store import jobs
 from agentform.service.store.database import Conn, Database
@@ -74,7 +75,7 @@ class Runner:
         clock: Clock,
         handlers: JobHandlers = HANDLERS,
         *,
-        io_concurrency: int = 32,
+        io_concurrency: int = 128,
         settings: Mapping[str, Any] | None = None,
         retention: timedelta = timedelta(days=1),
     ) -> None:
@@ -90,6 +91,7 @@ class Runner:
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._io: dict[int, asyncio.Task[None]] = {}  # job id -> task
+        self._grouped = GroupCommit(db, self._in_thread)  # I/O jobs' prepare and record
         self._lanes: set[str] = set()
         self._threads: set[asyncio.Future[Any]] = set()
         self._scheduled = False
@@ -130,6 +132,7 @@ class Runner:
         await asyncio.gather(task, *io, return_exceptions=True)
         # A transaction already handed to a thread finishes (commits or rolls back).
         await asyncio.gather(*self._threads, return_exceptions=True)
+        await self._grouped.aclose()
         await self.context.aclose()
 
     def _poke(self) -> None:
@@ -198,8 +201,33 @@ class Runner:
         io_kinds = self._io_kinds()
         batch = jobs.due_jobs(conn, now, in_flight, READ_AHEAD, not_kinds=io_kinds)
         if free > 0 and io_kinds:
-            batch += jobs.due_jobs(conn, now, in_flight, free, kinds=io_kinds, busy_lanes=busy)
+            batch += self._due_io(conn, now, in_flight, free, busy, io_kinds)
         return sorted(batch, key=lambda job: (job.due_at, job.id))
+
+    def _due_io(
+        self,
+        conn: Conn,
+        now: datetime,
+        in_flight: set[int],
+        free: int,
+        busy: set[str],
+        kinds: list[str],
+    ) -> list[Job]:
+        """Due I/O jobs for the free slots: a handler that chooses its own
+        (`IoJobHandler.choose_due`, for fairness among its jobs) does; the others'
+        are read oldest first."""
+        chosen, plain = [], []
+        for kind in kinds:
+            handler = self.handlers.get(kind)
+            assert isinstance(handler, IoJobHandler)
+            own = handler.choose_due(conn, kind, now, in_flight, free)
+            if own is None:
+                plain.append(kind)
+            else:
+                chosen += own
+        if plain:
+            chosen += jobs.due_jobs(conn, now, in_flight, free, kinds=plain, busy_lanes=busy)
+        return chosen
 
     def _io_full(self) -> bool:
         return len(self._io) >= self.io_concurrency
@@ -256,11 +284,14 @@ class Runner:
     async def _run_io(self, job: Job, handler: IoJobHandler[Any, Any]) -> None:
         _CURRENT.set(self.context)  # this task's own context
         try:
-            prepared = await self._in_thread(self._prepare, job, handler)
+            # prepare and record share write transactions with other jobs' (grouped.py)
+            prepared = await self._grouped.run(functools.partial(self._prepare, job, handler))
             if prepared is _NOTHING:
                 return
             outcome = await handler.perform(job, prepared, self.context)
-            await self._in_thread(self._record, job, handler, prepared, outcome)
+            await self._grouped.run(
+                functools.partial(self._record, job, handler, prepared, outcome)
+            )
         except asyncio.CancelledError:
             raise  # stopped: the job stays pending
         except Exception as exc:
@@ -271,17 +302,17 @@ class Runner:
                 self._lanes.discard(job.lane)
             self.wake.set()
 
-    def _prepare(self, job: Job, handler: IoJobHandler[Any, Any]) -> Any:
-        with self.db.write() as conn:
-            if not jobs.is_pending(conn, job.id):
-                return _NOTHING
-            prepared = handler.prepare(job, conn)
-            if prepared is None:
-                jobs.mark_done(conn, job.id)
-                return _NOTHING
-            return prepared
-
-    def _record(self, job: Job, handler: IoJobHandler[Any, Any], prepared: Any, out: Any) -> None:
-        with self.db.write() as conn:
-            handler.record(job, conn, prepared, out)
+    def _prepare(self, job: Job, handler: IoJobHandler[Any, Any], conn: Conn) -> Any:
+        if not jobs.is_pending(conn, job.id):
+            return _NOTHING
+        prepared = handler.prepare(job, conn)
+        if prepared is None:
             jobs.mark_done(conn, job.id)
+            return _NOTHING
+        return prepared
+
+    def _record(
+        self, job: Job, handler: IoJobHandler[Any, Any], prepared: Any, out: Any, conn: Conn
+    ) -> None:
+        handler.record(job, conn, prepared, out)
+        jobs.mark_done(conn, job.id)

@@ -85,6 +85,7 @@ def insert_delivery(
     delivery_id: str | None = None,
     event_ref: str | None = None,
     lane: str | None = None,
+    event_id: str | None = None,
 ) -> str:
     """A pending delivery of `notification` (an envelope whose `event_id` each
     attempt sets; the first attempt's is chosen now, so `eventId` always shows
@@ -105,7 +106,7 @@ def insert_delivery(
             lane or delivery_id,
             execution_id,
             batch_id,
-            str(uuid.uuid4()),
+            event_id or str(uuid.uuid4()),
             now,
             now,
         ),
@@ -171,4 +172,28 @@ def record_attempt(
         "UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, "
         "last_response_status = ?, last_error = ?, event_id = ?, updated_at = ? WHERE id = ?",
         (status, response_status, error, event_id, conn.now_iso(), delivery_id),
+    )
+
+
+def insert_attempt(
+    conn: Conn,
+    delivery_id: str,
+    number: int,
+    response_status: int | None,
+    error: str | None,
+    head: str,
+    seconds: float,
+) -> None:
+    """What attempt `number` of a delivery saw (`webhook_attempts`, migration 007)."""
+    conn.execute(
+        "INSERT OR REPLACE INTO webhook_attempts VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            delivery_id,
+            number,
+            conn.now_iso(),
+            response_status,
+            round(seconds * 1000),
+            error,
+            head[:256],
+        ),
     )

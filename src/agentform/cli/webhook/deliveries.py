@@ -1,0 +1,75 @@
+"""`agentform webhook deliveries NAME` and `webhook resend`: what was sent, and sending again.
+
+Both use the service's own delivery routes, which sit beside the API at
+`<root>/agentform/v1` while the endpoint names `<root>/agents/v2`: the paths
+below climb out of the API's base first. `--since` takes an ISO time with a
+zone, or an age (`30m`, `2h`, `7d`) counted back from now, as `gh` and
+`kubectl logs --since` do.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from agentform.api.client import ApiClient
+from agentform.cli.webhook.test import find_integration
+from agentform.core.errors import AgentformError
+
+OWN = "/../../agentform/v1/webhook-deliveries"
+AGE = re.compile(r"^(\d{1,6})([smhd])$")
+UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+
+
+def since_time(text: str, now: datetime | None = None) -> str:
+    """An ISO time with a zone, from `text` (such a time, or an age like `2h`)."""
+    age = AGE.match(text.strip())
+    if age:
+        moment = (now or datetime.now(UTC)).replace(microsecond=0)
+        moment -= timedelta(**{UNITS[age[2]]: int(age[1])})
+        return moment.isoformat().replace("+00:00", "Z")
+    try:
+        parsed = datetime.fromisoformat(text.strip())
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.tzinfo is None:
+        raise AgentformError(
+            f"--since {text!r}: give a time with its zone (2026-01-31T09:00:00Z) or an age "
+            "(30m, 2h, 7d)"
+        )
+    return parsed.isoformat()
+
+
+async def list_deliveries(
+    api: ApiClient, name: str, status: str | None, since: str | None, limit: int
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The integration named `name`, and its newest deliveries with their attempts."""
+    integration = await find_integration(api, name)
+    params: dict[str, Any] = {"integrationId": integration["id"], "limit": limit}
+    if status:
+        params["status"] = status
+    if since:
+        params["since"] = since
+    answer = await api.request("GET", OWN, params=params)
+    return integration, list(answer["items"])
+
+
+async def resend_one(api: ApiClient, delivery_id: str) -> list[str]:
+    try:
+        delivery_id = str(uuid.UUID(delivery_id))
+    except ValueError:
+        raise AgentformError(
+            f"{delivery_id[:80]!r} is not a delivery id (a UUID, as `webhook deliveries` shows)"
+        ) from None
+    answer = await api.request("POST", f"{OWN}/{delivery_id}/resend", idempotent=False)
+    return list(answer["deliveryIds"])
+
+
+async def resend_failed(api: ApiClient, name: str | None, since: str) -> list[str]:
+    body: dict[str, Any] = {"since": since}
+    if name:
+        body["integrationId"] = (await find_integration(api, name))["id"]
+    answer = await api.request("POST", f"{OWN}/resend", json=body, idempotent=False)
+    return list(answer["deliveryIds"])

@@ -1,0 +1,90 @@
+"""Which delivery lanes to send next: fair across organizations and integrations.
+
+The runner has `SLOTS` concurrent I/O jobs; every delivery attempt holds one
+until its receiver answers or the attempt times out. Handing free slots out
+oldest-first let one organization whose receivers never answer hold them all.
+Instead, each time slots are free:
+
+- an organization holds at most `ORGANIZATION_SHARE` slots, an integration at
+  most `INTEGRATION_SHARE`, and a failing integration one (a single probe);
+- free slots go round-robin: each to the organization with the fewest attempts
+  in flight (ties: the one whose oldest due delivery is oldest), and within it
+  to the integration with the fewest in flight, whose oldest due lane is sent.
+
+So however many receivers another tenant has, and whatever they do, a healthy
+receiver's deliveries find a free slot at once: the others' attempts can hold
+at most their shares. Each lane (an integration and an execution, or batch)
+still sends one delivery at a time, in order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection
+from datetime import datetime
+
+from agentform.service.store import delivery_health, delivery_lanes
+from agentform.service.store.database import Conn
+from agentform.service.store.delivery_lanes import LaneJob
+from agentform.service.store.jobs import Job
+
+SLOTS = 128  # the runner's I/O concurrency (service.runtime.runner)
+ORGANIZATION_SHARE = 32
+INTEGRATION_SHARE = 16
+FAILING_SHARE = 1
+
+
+def choose(
+    conn: Conn, kind: str, now: datetime, in_flight: Collection[int], free: int
+) -> list[Job]:
+    """Up to `free` due jobs of `kind` to start now, fairly (see the module's doc)."""
+    if free <= 0:
+        return []
+    due = delivery_lanes.due_lane_jobs(
+        conn, kind, now, in_flight, INTEGRATION_SHARE, ORGANIZATION_SHARE
+    )
+    if not due:
+        return []
+    busy = delivery_lanes.owners_of(conn, kind, in_flight)
+    by_org: Counter[str] = Counter(org for org, _ in busy)
+    by_integration: Counter[str] = Counter(integration for _, integration in busy)
+    failing = delivery_health.failing_among(conn, {lane.integration_id for lane in due})
+    waiting: dict[str, dict[str, list[LaneJob]]] = {}
+    for lane in due:  # oldest first, so each list is too
+        waiting.setdefault(lane.organization_id, {}).setdefault(lane.integration_id, []).append(
+            lane
+        )
+    chosen: list[Job] = []
+    while len(chosen) < free:
+        org = _next_organization(waiting, by_org)
+        if org is None:
+            break
+        integrations = waiting[org]
+        integration = min(
+            integrations, key=lambda i: (by_integration[i], integrations[i][0].job.due_at)
+        )
+        lane = integrations[integration].pop(0)
+        share = FAILING_SHARE if integration in failing else INTEGRATION_SHARE
+        by_integration[integration] += 1
+        if not integrations[integration] or by_integration[integration] >= share:
+            del integrations[integration]  # nothing more of it this time
+        if by_integration[integration] > share:
+            continue  # already at its share: the lane waits
+        by_org[org] += 1
+        chosen.append(lane.job)
+    return chosen
+
+
+def _next_organization(
+    waiting: dict[str, dict[str, list[LaneJob]]], by_org: Counter[str]
+) -> str | None:
+    """The organization with lanes waiting, under its share, fewest in flight."""
+    for org in [o for o, integrations in waiting.items() if not integrations]:
+        del waiting[org]
+    open_orgs = [o for o in waiting if by_org[o] < ORGANIZATION_SHARE]
+    if not open_orgs:
+        return None
+    return min(
+        open_orgs,
+        key=lambda o: (by_org[o], min(lanes[0].job.due_at for lanes in waiting[o].values())),
+    )
