@@ -37,6 +37,7 @@ from pydantic_core import PydanticCustomError
 
 from agentform.core.problems import did_you_mean, rule_error
 from agentform.rules.signatures import SIGNATURE_HEADER
+from agentform.rules.values import NAME_SCHEMA, PlainName
 
 # -- events (docs/service/contract.md#events-and-payloads) ----------------------------
 
@@ -286,7 +287,9 @@ def _check_filter_event(name: str) -> str:
     return _check_event_rule(name)
 
 
-IntegrationName = Annotated[StrictStr, StringConstraints(min_length=1, max_length=200)]
+IntegrationName = Annotated[
+    StrictStr, StringConstraints(min_length=1, max_length=200), PlainName, NAME_SCHEMA
+]
 IntegrationUrl = Annotated[
     StrictStr,
     AfterValidator(_check_url),
