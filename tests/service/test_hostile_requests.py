@@ -1,0 +1,74 @@
+"""Requests that answered 500 (a non-ASCII link signature, a test of an integration
+deleted meanwhile) and an order that did not match the search (sorting by name)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from agentform.service import create_app
+from agentform.service.routes import webhooks as webhook_routes
+from agentform.service.store import webhooks as webhook_store
+from tests.service.conftest import ACME, TEST_SEED, Api, assert_error
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
+    application = create_app(tmp_path_factory.mktemp("hostile") / "service.db", seed=TEST_SEED)
+    yield application
+    application.state.db.close()
+
+
+@pytest.fixture(scope="module")
+def api(app: FastAPI) -> Api:
+    # No lifespan: the runtime is not running, so a test of an integration does not wait.
+    return Api(TestClient(app))
+
+
+@pytest.mark.parametrize("signature", ["%C3%A9", "%00", "abc", "g" * 64, "A" * 64])
+def test_a_malformed_link_signature_is_a_400(api: Api, signature: str) -> None:
+    path = f"/execution-files/{uuid.uuid4()}?expires=1&signature={signature}"
+    assert_error(api.client.get(path), 400, "signature")
+
+
+def test_a_well_formed_but_wrong_signature_is_still_a_403(api: Api) -> None:
+    path = f"/execution-files/{uuid.uuid4()}?expires=1&signature={'a' * 64}"
+    assert_error(api.client.get(path), 403, "signature")
+
+
+def test_a_test_of_an_integration_deleted_meanwhile_is_a_404(
+    app: FastAPI, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    created = api.post(
+        "/webhook-integrations", json={"name": "raced", "url": "http://127.0.0.1:9/hook"}
+    )
+    integration = created.json()["id"]
+    real_enqueue = webhook_routes.enqueue_test
+
+    def enqueue_then_deleted(conn: Any, *args: Any) -> None:
+        real_enqueue(conn, *args)
+        # The DELETE of the integration lands right after the test's delivery is written.
+        webhook_store.delete_integration(conn, ACME, integration)
+
+    monkeypatch.setattr(webhook_routes, "enqueue_test", enqueue_then_deleted)
+    response = api.post(f"/webhook-integrations/{integration}/test")
+    assert_error(response, 404, "integration")
+    assert_error(api.get(f"/webhook-integrations/{integration}"), 404)
+
+
+def test_sorting_by_name_ignores_case_like_the_name_search(api: Api) -> None:
+    for name in ("sort-beta", "Sort-Alpha", "SORT-CHARLIE", "sort-alpha"):
+        assert api.post("/profile-groups", json={"name": name}).status_code == 201
+
+    def names(**params: str) -> list[str]:
+        body = api.get("/profile-groups", params={"searchName": "SORT-", **params}).json()
+        return [g["name"] for g in body["items"]]
+
+    ascending = names(sortField="name")
+    assert ascending == ["Sort-Alpha", "sort-alpha", "sort-beta", "SORT-CHARLIE"]
+    assert names(sortField="name", sortDirection="desc") == ascending[::-1]
