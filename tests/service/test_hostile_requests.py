@@ -48,7 +48,7 @@ def test_a_test_of_an_integration_deleted_meanwhile_is_a_404(
         "/webhook-integrations", json={"name": "raced", "url": "http://127.0.0.1:9/hook"}
     )
     integration = created.json()["id"]
-    real_enqueue = webhook_routes.enqueue_test
+    real_enqueue = webhook_routes.enqueue_test  # type: ignore[attr-defined]
 
     def enqueue_then_deleted(conn: Any, *args: Any) -> None:
         real_enqueue(conn, *args)
