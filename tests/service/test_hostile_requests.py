@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agentform.service import create_app
+from agentform.service.http.gate import ALLOW_PRIVATE_WEBHOOKS
 from agentform.service.routes import webhooks as webhook_routes
 from agentform.service.store import webhooks as webhook_store
 from tests.service.conftest import ACME, TEST_SEED, Api, assert_error
@@ -72,3 +74,33 @@ def test_sorting_by_name_ignores_case_like_the_name_search(api: Api) -> None:
     ascending = names(sortField="name")
     assert ascending == ["Sort-Alpha", "sort-alpha", "sort-beta", "SORT-CHARLIE"]
     assert names(sortField="name", sortDirection="desc") == ascending[::-1]
+
+
+METADATA_URLS = ["http://169.254.169.254/latest/", "http://0xa9fea9fe/", "http://[fd00:ec2::254]/"]
+
+
+@pytest.mark.parametrize("url", METADATA_URLS)
+def test_a_webhook_to_a_metadata_address_is_a_400_on_create_and_update(api: Api, url: str) -> None:
+    before = api.get("/webhook-integrations").json()["total"]
+    response = api.post("/webhook-integrations", json={"name": "meta", "url": url})
+    assert_error(response, 400, "url", "--allow-private-webhooks")
+    assert api.get("/webhook-integrations").json()["total"] == before
+    created = api.post(
+        "/webhook-integrations", json={"name": f"loop-{url[-6:]}", "url": "http://127.0.0.1:9/"}
+    )
+    assert created.status_code == 201, created.text
+    integration = created.json()["id"]
+    assert_error(api.patch(f"/webhook-integrations/{integration}", json={"url": url}), 400, "url")
+    assert api.get(f"/webhook-integrations/{integration}").json()["url"] == "http://127.0.0.1:9/"
+
+
+def test_a_service_allowing_private_webhooks_accepts_them(tmp_path: Path) -> None:
+    settings = {ALLOW_PRIVATE_WEBHOOKS: True}
+    application = create_app(tmp_path / "service.db", seed=TEST_SEED, settings=settings)
+    try:
+        allowed = Api(TestClient(application))
+        for index, url in enumerate(METADATA_URLS):
+            body = {"name": f"meta-{index}", "url": url}
+            assert allowed.post("/webhook-integrations", json=body).status_code == 201
+    finally:
+        application.state.db.close()

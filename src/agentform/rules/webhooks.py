@@ -38,6 +38,7 @@ from pydantic_core import PydanticCustomError
 from agentform.core.problems import did_you_mean, rule_error
 from agentform.rules.signatures import SIGNATURE_HEADER
 from agentform.rules.values import NAME_SCHEMA, PlainName
+from agentform.rules.webhook_targets import target_problem
 
 # -- events (docs/service/contract.md#events-and-payloads) ----------------------------
 
@@ -253,7 +254,7 @@ def _fail(detail: str) -> PydanticCustomError:
 
 
 def _check_url(url: str) -> str:
-    problem = url_problem(url)
+    problem = url_problem(url) or target_problem(url)
     if problem:
         raise _fail(problem)
     return url
