@@ -44,15 +44,44 @@ def service() -> None:
     metavar="N/s",
     help="Requests per second per API key (N, N/s or N/min); above it, 429 with Retry-After.",
 )
+@click.option(
+    "--read-timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="A request's headers, and each part of its body, must arrive within it (else 408).",
+)
+@click.option(
+    "--allow-private-webhooks",
+    is_flag=True,
+    help="Let webhook URLs point at link-local and cloud-metadata addresses (169.254.0.0/16, "
+    "fe80::/10, fd00:ec2::254); loopback is always allowed.",
+)
 def run(
-    host: str, port: int, db_path: Path, seed_path: Path | None, rate_limit: float | None
+    host: str,
+    port: int,
+    db_path: Path,
+    seed_path: Path | None,
+    rate_limit: float | None,
+    read_timeout: float,
+    allow_private_webhooks: bool,
 ) -> None:
     """Serve the Agent Service API until stopped (Ctrl-C)."""
     from agentform.service import SeedError
     from agentform.service.http.server import serve
 
     try:
-        serve(host, port, db_path, seed_path, rate_limit, say=click.echo)
+        serve(
+            host,
+            port,
+            db_path,
+            seed_path,
+            rate_limit,
+            say=click.echo,
+            read_timeout=read_timeout,
+            allow_private_webhooks=allow_private_webhooks,
+        )
     except SeedError as exc:  # its lines are diagnostics already (file:line:col: error: ...)
         click.echo(str(exc), err=True)
         raise SystemExit(1) from None

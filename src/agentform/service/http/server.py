@@ -16,6 +16,8 @@ import uvicorn
 from agentform.core.errors import PortInUse
 from agentform.service.app import BASE_PATH, create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
+from agentform.service.http.gate import ALLOW_PRIVATE_WEBHOOKS
+from agentform.service.http.timeouts import READ_TIMEOUT, READ_TIMEOUT_SETTING, TimedConfig
 from agentform.service.runtime import Runner
 from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
 
@@ -36,6 +38,9 @@ def serve(
     seed_path: Path | None,
     rate_limit: float | None,
     say: Callable[[str], None],
+    *,
+    read_timeout: float = READ_TIMEOUT,
+    allow_private_webhooks: bool = False,
 ) -> None:
     """Loads the seed (raising SeedError) and takes the port (raising PortInUse),
     both before saying anything or creating the database, then serves until
@@ -47,7 +52,9 @@ def serve(
     try:
         with stop.on_signals():  # from here on: a signal during start-up counts too
             # Links in webhook notifications point at this server.
-            settings = {PLATFORM_URL: base_url(host, port)}
+            settings: dict[str, object] = {PLATFORM_URL: base_url(host, port)}
+            settings[READ_TIMEOUT_SETTING] = read_timeout
+            settings[ALLOW_PRIVATE_WEBHOOKS] = allow_private_webhooks
             app = create_app(db_path, seed=seed, rate_limit=rate_limit, settings=settings)
             try:
                 say(f"Agent Service on {base_url(host, port)} (database {db_path})")
@@ -55,8 +62,13 @@ def serve(
                     say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")
                 if rate_limit:
                     say(f"rate limit: {rate_limit:g} requests/s per API key")
-                config = uvicorn.Config(
-                    app, log_level="warning", timeout_graceful_shutdown=GRACE_SECONDS
+                if allow_private_webhooks:
+                    say("webhooks may point at link-local and cloud-metadata addresses")
+                config = TimedConfig(
+                    app,
+                    read_timeout=read_timeout,
+                    log_level="warning",
+                    timeout_graceful_shutdown=GRACE_SECONDS,
                 )
                 StoppableServer(config, app.state.runner, stop).run(sockets=[sock])
             finally:
