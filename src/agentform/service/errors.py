@@ -128,7 +128,8 @@ def install_error_handlers(app: FastAPI) -> None:
             return error_response(404, "no such operation")
         if exc.status_code == 400:  # raised while the body was read: it names the body
             return error_response(400, str(exc.detail), [("body", str(exc.detail))])
-        return error_response(exc.status_code, str(exc.detail), headers=exc.headers)
+        headers = dict(exc.headers) if exc.headers else None
+        return error_response(exc.status_code, str(exc.detail), headers=headers)
 
     app.add_middleware(ErrorShieldMiddleware)
 
