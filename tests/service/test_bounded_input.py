@@ -12,7 +12,7 @@ import pytest
 from fastapi import FastAPI
 
 from tests.service.conftest import Api, assert_error
-from tests.service.execution_support import make_app, service
+from tests.service.execution_support import RIVAL_KEY, make_app, service
 
 
 @pytest.fixture(scope="module")
@@ -171,3 +171,35 @@ def test_an_inbox_email_with_control_characters_is_a_400(api: Api, email: str) -
     response = api.post("/profiles", json={"name": "inbox-x", "inboxEmail": email})
     assert_error(response, 400, "inboxEmail")
     assert _count(api, "/profiles") == before
+
+
+def _grouped(agent: str, name: str, group: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "agentId": agent,
+        "name": name,
+        "startAt": "2030-01-01T00:00:00Z",
+        "config": {"type": "timeBatching", "batchSize": 1, "batchInterval": 60},
+        "items": [{}],
+    }
+    if group is not None:
+        body["concurrencyGroupId"] = group
+    return body
+
+
+def test_a_concurrency_group_must_be_one_of_the_organizations_batches(api: Api, agent: str) -> None:
+    first = api.post("/execution-batches", json=_grouped(agent, "group-root")).json()
+    joined = api.post("/execution-batches", json=_grouped(agent, "group-2", first["id"]))
+    assert joined.status_code == 201, joined.text
+    assert joined.json()["concurrencyGroupId"] == first["id"]
+    rival = api.as_key(RIVAL_KEY)
+    rival_agent = rival.ids("/agents")["rival-agent"]
+    rival_batch = rival.post("/execution-batches", json=_grouped(rival_agent, "theirs")).json()
+    before = _count(api, "/execution-batches")
+    for group in (
+        "99999999-9999-4999-8999-999999999999",  # no batch at all
+        rival_batch["id"],  # another organization's batch
+        joined.json()["id"],  # a batch, but of the group it joined, not a group of its own
+    ):
+        response = api.post("/execution-batches", json=_grouped(agent, "group-x", group))
+        assert_error(response, 400, "concurrencyGroupId")
+    assert _count(api, "/execution-batches") == before
