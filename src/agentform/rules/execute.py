@@ -69,6 +69,11 @@ class TempFileRef(_Strict):
 class ExecuteRequest(_Strict):
     """The body of an execute (docs/service/contract.md#execute-request): every field optional."""
 
+    # What JSON Schema can say of the profile-xor-pool rule (a generator then keeps to it).
+    model_config = ConfigDict(
+        json_schema_extra={"not": {"required": ["agentProfileId", "agentProfilePoolId"]}}
+    )
+
     agentProfileId: Id | None = Field(
         default=None, description="Mutually exclusive with agentProfilePoolId."
     )

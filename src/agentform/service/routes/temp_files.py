@@ -107,6 +107,31 @@ async def stage_files(
 ) -> TempFiles:
     """Stages files an execute request can then name in `tempFiles` (as `{id, name}`)."""
     who.check_organization(organizationId)
+    return await _staged(request, who, db)
+
+
+@router.post(
+    "/temp-files/{organizationId}",
+    status_code=200,
+    response_model=TempFiles,
+    summary="Stage files for an execution (deprecated: use POST /temp-files)",
+    openapi_extra=_MULTIPART_BODY,
+    max_body_size=MAX_UPLOAD_BYTES,
+    deprecated=True,
+)
+async def stage_files_of_organization(
+    request: Request,
+    organizationId: uuid.UUID,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> TempFiles:
+    """The public SDK's `temp_files_stage`: the same staging, the organization in the
+    path (another one is 403), answering 200 as that operation is documented."""
+    who.check_organization(organizationId)
+    return await _staged(request, who, db)
+
+
+async def _staged(request: Request, who: Caller, db: Database) -> TempFiles:
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise _bad("body", f"not multipart/form-data: {PARTS}")
     parser = _SizeLimitedParser(
