@@ -1,4 +1,4 @@
-"""Where a webhook may be sent (docs/service/webhooks.md#where-a-webhook-may-point),
+"""Where a webhook may be sent (docs/service/limits.md#where-a-webhook-may-point),
 written once for the service and the provisioner.
 
 A webhook URL is written by a tenant and fetched by the service: pointed at a

@@ -73,7 +73,7 @@ def create(
 
 def _group(conn: Conn, org_id: str, body: BatchCreate) -> str | None:
     """The concurrency group the batch joins: one some batch of the organization is
-    in (docs/service/batches.md#concurrency-groups), else a new one (None: its id)."""
+    in (docs/service/choices.md#concurrency-groups), else a new one (None: its id)."""
     if body.concurrencyGroupId is None:
         return None
     group = str(body.concurrencyGroupId)
