@@ -36,7 +36,7 @@ def _body(boundary: str, files: int, size: int) -> Iterator[bytes]:
     chunk = b"x" * (1024 * 1024)
     for index in range(files):
         yield (
-            f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; "
+            f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
             f'filename="f{index}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n'
         ).encode()
         for _ in range(size // len(chunk)):
