@@ -43,12 +43,14 @@ _MULTIPART_BODY: dict[str, Any] = {
                         "files": {
                             "type": "array",
                             "minItems": 1,
+                            "maxItems": 20,
                             "items": {"type": "string", "format": "binary"},
-                            "description": "One part per file.",
+                            "description": "One part per file; at most 20 files in all.",
                         },
                         "file": {
                             "type": "array",
                             "minItems": 1,
+                            "maxItems": 20,
                             "items": {"type": "string", "format": "binary"},
                             "description": "Also accepted, alone or beside `files`.",
                         },
