@@ -104,3 +104,21 @@ def test_a_service_allowing_private_webhooks_accepts_them(tmp_path: Path) -> Non
             assert allowed.post("/webhook-integrations", json=body).status_code == 201
     finally:
         application.state.db.close()
+
+
+@pytest.mark.parametrize("value", ['{"a": ' * 300 + "1" + "}" * 300, "NaN", "1e999", "[NaN]"])
+def test_a_filter_value_too_deep_or_not_finite_is_a_400(api: Api, value: str) -> None:
+    agent = api.get("/agents").json()["items"][0]["id"]
+    created = api.post(
+        "/webhook-integrations",
+        json={"name": f"f-{len(value)}-{value[:2]}", "url": "http://127.0.0.1:9/"},
+    )
+    integration = created.json()["id"]
+    body = (
+        '{"eventRules": ["EXECUTION_COMPLETED"], "fieldFilters": [{"event": "EXECUTION_COMPLETED",'
+        f' "path": "outcome", "op": "eq", "value": {value}}}]}}'
+    )
+    path = f"/agents/{agent}/webhooks/{integration}"
+    response = api.request("PUT", path, content=body, headers={"Content-Type": "application/json"})
+    assert_error(response, 400, "fieldFilters")
+    assert api.get(f"/webhook-integrations/{integration}/attachments").json()["total"] == 0

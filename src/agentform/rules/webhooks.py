@@ -37,7 +37,7 @@ from pydantic_core import PydanticCustomError
 
 from agentform.core.problems import did_you_mean, rule_error
 from agentform.rules.signatures import SIGNATURE_HEADER
-from agentform.rules.values import NAME_SCHEMA, PlainName
+from agentform.rules.values import NAME_SCHEMA, BoundedJson, PlainName
 from agentform.rules.webhook_targets import target_problem
 
 # -- events (docs/service/contract.md#events-and-payloads) ----------------------------
@@ -385,7 +385,7 @@ class FieldFilter(BaseModel):
     event: FilterEvent = Field(description="The event this filter applies to")
     path: FilterPath = Field(description="A dotted path inside info.payload", examples=["outcome"])
     op: FilterOp = Field(description="eq, ne, in (value is a list) or exists")
-    value: Any = Field(
+    value: Annotated[Any, BoundedJson] = Field(
         None,
         description="eq/ne: the value; in: a non-empty list of values; exists: not given",
         exclude_if=lambda value: value is None,
