@@ -59,6 +59,7 @@ OPERATIONS: list[Operation] = [
     ("PATCH", "/vault/templates/{template}", {"description": "d"}, 200),
     ("DELETE", "/vault/templates/{template}", None, 204),
     ("POST", "/temp-files", UPLOAD, 201),
+    ("POST", "/temp-files/{organization}", UPLOAD, 200),
     ("POST", "/agents/{agent}/execute", {"inputs": {"a": "b"}}, 202),
     ("GET", "/executions", None, 200),
     ("GET", "/executions/{execution}", None, 200),
@@ -112,6 +113,7 @@ def ids(api: Api, app: FastAPI) -> dict[str, str]:
     with app.state.db.write() as conn:  # the runtime is not running: say it runs
         executions.update(conn, execution, status="running")
     return {
+        "organization": ACME,
         "agent": agent,
         "execution": execution,
         "profile": api.ids("/profiles")["p1"],

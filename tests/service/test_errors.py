@@ -15,14 +15,31 @@ from tests.service.conftest import BASE, Api, assert_error
         ("GET", "/nope"),
         ("POST", "/agents/v2/nope"),
         ("GET", "/agents/v2/agents/x/y/z"),
-        ("PUT", "/agents/v2/context"),
-        ("DELETE", "/agents/v2/agents"),
         ("GET", "/"),
     ],
 )
-def test_unknown_paths_and_methods_are_404(api: Api, method: str, path: str) -> None:
+def test_unknown_paths_are_404(api: Api, method: str, path: str) -> None:
     r = api.client.request(method, path, headers={"X-Api-Key": api.key or ""})
     assert_error(r, 404)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/agents/v2/context", "GET"),
+        ("DELETE", "/agents/v2/agents", "GET"),
+        ("TRACE", "/agents/v2/agent-profile-pools", "GET, POST"),
+        ("TRACE", "/agents/v2/profile-groups/{id}", "GET, PATCH, DELETE"),
+        ("PATCH", "/agents/v2/temp-files", "POST"),
+    ],
+)
+def test_a_method_a_path_does_not_have_is_405_with_allow(
+    api: Api, method: str, path: str, allowed: str
+) -> None:
+    path = path.replace("{id}", "11111111-1111-4111-8111-111111111111")
+    r = api.client.request(method, path, headers={"X-Api-Key": api.key or ""})
+    assert_error(r, 405, allowed)
+    assert r.headers["allow"] == allowed
 
 
 def test_validation_is_400_never_422(api: Api) -> None:

@@ -19,7 +19,7 @@ from asteroid_odyssey.exceptions import ApiException
 from agentform.service import create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.runtime import ManualClock
-from tests.service.execution_support import EXEC_KEY, EXEC_SEED, event_log, event_names
+from tests.service.execution_support import EXEC_KEY, EXEC_ORG, EXEC_SEED, event_log, event_names
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:asteroid_odyssey")
 
@@ -121,6 +121,20 @@ def test_the_sdk_stages_a_file_and_executes_with_it(
     assert got.agent_name == got.workflow_name == "scripted"
     assert got.inputs == {"order": "SDK-1"} and got.metadata == {"source": "sdk"}
     assert got.human_labels == [] and got.comments == [] and got.has_been_rerun is False
+
+
+def test_the_sdks_deprecated_stage_call_stages_a_file_for_its_organization(
+    client: sdk.ApiClient,
+) -> None:
+    files = sdk.FilesApi(client)
+    staged = files.temp_files_stage(EXEC_ORG, files=[("stage.csv", b"x,y\n")])
+    assert isinstance(staged, sdk.AgentsFilesTempFilesResponse)
+    (temp_file,) = staged.temp_files
+    assert temp_file.name == "stage.csv"
+    other = "22222222-2222-4222-8222-222222222222"  # not the key's organization
+    with pytest.raises(ApiException) as refused:
+        files.temp_files_stage(other, files=[("stage.csv", b"x")])
+    assert refused.value.status == 403
 
 
 def test_the_sdk_follows_an_execution_through_pause_resume_and_its_end(

@@ -55,6 +55,20 @@ def service() -> None:
     help="manual: time stands still until `agentform service advance` moves it "
     "(schedules, execution steps and webhook retries run then, without waiting).",
 )
+@click.option(
+    "--read-timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="A request's headers, and each part of its body, must arrive within it (else 408).",
+)
+@click.option(
+    "--allow-private-webhooks",
+    is_flag=True,
+    help="Let webhook URLs point at link-local and cloud-metadata addresses (169.254.0.0/16, "
+    "fe80::/10, fd00:ec2::254); loopback is always allowed.",
+)
 def run(
     host: str,
     port: int,
@@ -62,6 +76,8 @@ def run(
     seed_path: Path | None,
     rate_limit: float | None,
     clock_kind: str,
+    read_timeout: float,
+    allow_private_webhooks: bool,
 ) -> None:
     """Serve the Agent Service API until stopped (Ctrl-C)."""
     from agentform.service import SeedError
@@ -76,6 +92,8 @@ def run(
             rate_limit,
             say=click.echo,
             manual=clock_kind == "manual",
+            read_timeout=read_timeout,
+            allow_private_webhooks=allow_private_webhooks,
         )
     except SeedError as exc:  # its lines are diagnostics already (file:line:col: error: ...)
         click.echo(str(exc), err=True)

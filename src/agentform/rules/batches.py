@@ -32,6 +32,7 @@ from agentform.rules.execute import (
     check_execute_request,
     parse_execute_request,
 )
+from agentform.rules.values import NAME_SCHEMA, OUT_OF_RANGE, PlainName, moment_problem
 
 # -- the request --------------------------------------------------------------
 
@@ -71,6 +72,8 @@ BatchName = Annotated[
         max_length=NAME_MAX,
         description="Unique per organization and agent among batches that are not cancelled.",
     ),
+    PlainName,
+    NAME_SCHEMA,
 ]
 
 
@@ -103,7 +106,14 @@ def parse_start_at(value: object) -> datetime:
         raise PydanticCustomError(
             "start_at", "must say its time zone, e.g. 2026-12-01T02:00:00Z (UTC)"
         )
-    return moment.astimezone(UTC)
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:59:59-01:00 is in the year 10000
+        raise PydanticCustomError("start_at", OUT_OF_RANGE) from None
+    problem = moment_problem(moment)
+    if problem:
+        raise PydanticCustomError("start_at", problem)
+    return moment
 
 
 StartAt = Annotated[

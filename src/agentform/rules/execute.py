@@ -28,10 +28,14 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from agentform.core.model_data import model_data
 from agentform.core.problems import Problem, RuleViolation, problems_from, under
+from agentform.rules.values import MAX_JSON_DEPTH, JsonObject
 
 # Ids arrive as JSON strings: strict mode would refuse a str for a UUID.
 Id = Annotated[uuid.UUID, Field(strict=False)]
 OnCapacityLimit = Literal["reject", "queue"]
+
+MAX_SOFT_TIMEOUT_MINS = 43_200
+"""30 days: longer than any run, and far inside what a timestamp can hold."""
 
 
 class _Strict(BaseModel):
@@ -41,8 +45,12 @@ class _Strict(BaseModel):
 class ExecutionOptions(_Strict):
     """Per-execution runtime options: these two and nothing else."""
 
-    softTimeoutMins: Annotated[float, Field(gt=0)] | None = Field(
-        default=None, description="Minutes an execution may run before it fails as timed out."
+    softTimeoutMins: (
+        Annotated[float, Field(gt=0, le=MAX_SOFT_TIMEOUT_MINS, allow_inf_nan=False)] | None
+    ) = Field(
+        default=None,
+        description="Minutes an execution may run before it fails as timed out "
+        f"(at most {MAX_SOFT_TIMEOUT_MINS:,}: 30 days).",
     )
     variantKey: str | None = Field(
         default=None, description="Which variant of the agent to run (A/B tests); default its own."
@@ -61,13 +69,18 @@ class TempFileRef(_Strict):
 class ExecuteRequest(_Strict):
     """The body of an execute (docs/service/contract.md#execute-request): every field optional."""
 
+    # What JSON Schema can say of the profile-xor-pool rule (a generator then keeps to it).
+    model_config = ConfigDict(
+        json_schema_extra={"not": {"required": ["agentProfileId", "agentProfilePoolId"]}}
+    )
+
     agentProfileId: Id | None = Field(
         default=None, description="Mutually exclusive with agentProfilePoolId."
     )
     agentProfilePoolId: Id | None = Field(
         default=None, description="Mutually exclusive with agentProfileId."
     )
-    dynamicData: dict[str, Any] | None = Field(
+    dynamicData: JsonObject | None = Field(
         default=None,
         description="Deprecated: use inputs. Merged under inputs (inputs win).",
         # Documented as deprecated; `deprecated=True` would warn on every read of it here.
@@ -76,8 +89,10 @@ class ExecuteRequest(_Strict):
     executionOptions: ExecutionOptions | None = Field(
         default=None, description="Runtime options: softTimeoutMins, variantKey."
     )
-    inputs: dict[str, Any] | None = Field(
-        default=None, description="The agent's input variables, by name."
+    inputs: JsonObject | None = Field(
+        default=None,
+        description="The agent's input variables, by name "
+        f"(JSON nested at most {MAX_JSON_DEPTH} levels, finite numbers).",
     )
     metadata: dict[str, str] | None = Field(
         default=None,

@@ -14,9 +14,10 @@ import re
 from collections.abc import Sequence
 from typing import Annotated, Literal, Protocol
 
-from pydantic import StringConstraints
+from pydantic import Field, StringConstraints
 
 from agentform.core.problems import Problem, did_you_mean
+from agentform.rules.values import NAME_SCHEMA, PlainName
 
 TemplateKind = Literal["login", "api_key", "card", "custom"]
 FieldType = Literal[
@@ -39,9 +40,14 @@ MIN_FIELDS = 1  # a template has at least one field
 MAX_STEPS = 20
 STEP_KEY_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
-Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=200), PlainName, NAME_SCHEMA]
 Description = Annotated[str, StringConstraints(max_length=4000)]
-Label = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+# A label gives the field's key: it needs a letter or digit (the pattern says so).
+Label = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=200),
+    Field(json_schema_extra={"pattern": "[A-Za-z0-9]"}),
+]
 FieldKey = Annotated[str, StringConstraints(max_length=200)]  # a key derived from a label
 Hint = Annotated[str, StringConstraints(max_length=500)]
 StepKey = Annotated[str, StringConstraints(max_length=64, pattern=STEP_KEY_PATTERN)]

@@ -37,6 +37,8 @@ from pydantic_core import PydanticCustomError
 
 from agentform.core.problems import did_you_mean, rule_error
 from agentform.rules.signatures import SIGNATURE_HEADER
+from agentform.rules.values import NAME_SCHEMA, BoundedJson, PlainName
+from agentform.rules.webhook_targets import target_problem
 
 # -- events (docs/service/contract.md#events-and-payloads) ----------------------------
 
@@ -252,7 +254,7 @@ def _fail(detail: str) -> PydanticCustomError:
 
 
 def _check_url(url: str) -> str:
-    problem = url_problem(url)
+    problem = url_problem(url) or target_problem(url)
     if problem:
         raise _fail(problem)
     return url
@@ -286,7 +288,9 @@ def _check_filter_event(name: str) -> str:
     return _check_event_rule(name)
 
 
-IntegrationName = Annotated[StrictStr, StringConstraints(min_length=1, max_length=200)]
+IntegrationName = Annotated[
+    StrictStr, StringConstraints(min_length=1, max_length=200), PlainName, NAME_SCHEMA
+]
 IntegrationUrl = Annotated[
     StrictStr,
     AfterValidator(_check_url),
@@ -398,7 +402,7 @@ class FieldFilter(BaseModel):
     event: FilterEvent = Field(description="The event this filter applies to")
     path: FilterPath = Field(description="A dotted path inside info.payload", examples=["outcome"])
     op: FilterOp = Field(description="eq, ne, in (value is a list) or exists")
-    value: Any = Field(
+    value: Annotated[Any, BoundedJson] = Field(
         None,
         description="eq/ne: the value; in: a non-empty list of values; exists: not given",
         exclude_if=lambda value: value is None,

@@ -15,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentform.core.problems import Problem, own_errors, problems_of
@@ -45,6 +46,21 @@ def not_found(what: str) -> ServiceError:
 
 def conflict(message: str) -> ServiceError:
     return ServiceError(409, message)
+
+
+METHOD_ORDER = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
+def allowed_methods(request: Request) -> str:
+    """Every method the request's path has, for `Allow` (Starlette's 405 names only
+    those of the first route that matched the path)."""
+    routes = request.app.router.routes
+
+    def has(method: str) -> bool:
+        scope = {**request.scope, "method": method}
+        return any(route.matches(scope)[0] == Match.FULL for route in routes)
+
+    return ", ".join(m for m in METHOD_ORDER if has(m))
 
 
 def error_response(
@@ -121,14 +137,19 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(error.status, error.message, error.errors)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        # Unknown paths and methods a path does not have are both 404
-        # (docs/service/contract.md#errors).
-        if exc.status_code in (404, 405):
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # An unknown path is 404; a method the path does not have is 405 with
+        # the methods it has in Allow (docs/service/contract.md#errors).
+        if exc.status_code == 404:
             return error_response(404, "no such operation")
+        if exc.status_code == 405:
+            allowed = allowed_methods(request)
+            message = f"method not allowed here; this path takes {allowed}"
+            return error_response(405, message, headers={"Allow": allowed})
         if exc.status_code == 400:  # raised while the body was read: it names the body
             return error_response(400, str(exc.detail), [("body", str(exc.detail))])
-        return error_response(exc.status_code, str(exc.detail))
+        headers = dict(exc.headers) if exc.headers else None
+        return error_response(exc.status_code, str(exc.detail), headers=headers)
 
     app.add_middleware(ErrorShieldMiddleware)
 

@@ -63,12 +63,27 @@ def create(
         )
     except RuleViolation as exc:
         raise _bad_request(exc) from None
-    group = str(body.concurrencyGroupId) if body.concurrencyGroupId else None
+    group = _group(conn, org_id, body)
     batch_id = batches.insert_batch(
         conn, org_id, agent.id, body.name, body.startAt, body.config, group, items
     )
     scheduler.advance(conn, batch_id)
     return batches.answer(conn, batch_id)
+
+
+def _group(conn: Conn, org_id: str, body: BatchCreate) -> str | None:
+    """The concurrency group the batch joins: one some batch of the organization is
+    in (docs/service/choices.md#concurrency-groups), else a new one (None: its id)."""
+    if body.concurrencyGroupId is None:
+        return None
+    group = str(body.concurrencyGroupId)
+    if not batches.is_concurrency_group(conn, org_id, group):
+        detail = (
+            f"no batch of this organization is in concurrency group {group} "
+            "(name the id of a batch that started one, or leave it out)"
+        )
+        raise bad_request([("concurrencyGroupId", detail)])
+    return group
 
 
 def _moved(state: BatchRow, action: BatchAction, *, start_due: bool = True) -> BatchStatus:

@@ -36,7 +36,8 @@ def link_problem(
 ) -> str | None:
     """Why the link does not open the file (None: it does)."""
     expected = _signature(secret, file_id, expires) if secret else ""
-    if not expected or not hmac.compare_digest(expected, signature):
+    # Bytes: compare_digest refuses a str that is not ASCII (a 500 on `%C3%A9`).
+    if not expected or not hmac.compare_digest(expected.encode(), signature.encode()):
         return "the link's signature is not valid"
     if now.timestamp() > expires:
         return "the link has expired"

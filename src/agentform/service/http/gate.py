@@ -5,7 +5,8 @@
 routing (so an unknown path is 404 whatever the key), it authenticates the
 caller and checks the role (401, 403), then refuses a body declared larger than
 the route's limit (400, nothing read), and counts a streamed body as it arrives
-(400 at the first chunk past the limit). Only then does FastAPI read the body.
+(400 at the first chunk past the limit, 408 when a chunk is late: see
+`timeouts`). Only then does FastAPI read the body.
 The limit is 1 MiB; a route that takes more (a file upload) says so with
 `max_body_size=` on its decorator.
 """
@@ -20,10 +21,14 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive
 
+from agentform.rules.webhook_targets import private_webhooks_allowed
 from agentform.service.errors import bad_request
 from agentform.service.http.auth import authenticate
+from agentform.service.http.timeouts import READ_TIMEOUT, READ_TIMEOUT_SETTING, receive_within
 
 MAX_BODY = 1024 * 1024
+ALLOW_PRIVATE_WEBHOOKS = "allow_private_webhooks"
+"""The app setting of `service run --allow-private-webhooks`."""
 
 
 def _describe(limit: int) -> str:
@@ -49,7 +54,15 @@ class ServiceRoute(APIRoute):
             declared = request.headers.get("content-length")
             if declared is not None and declared.isdigit() and int(declared) > limit:
                 raise bad_request([("body", _too_large(limit))])
-            return await handle(Request(request.scope, _counted(request.receive, limit)))
+            settings = request.app.state.settings
+            allowed = bool(settings.get(ALLOW_PRIVATE_WEBHOOKS))
+            token = private_webhooks_allowed.set(allowed)  # read by the webhook URL rule
+            timeout = float(settings.get(READ_TIMEOUT_SETTING, READ_TIMEOUT))
+            receive = _counted(receive_within(request.receive, timeout), limit)
+            try:
+                return await handle(Request(request.scope, receive))
+            finally:
+                private_webhooks_allowed.reset(token)
 
         return gated
 

@@ -37,13 +37,51 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     schemas.update(error_schema.pop("$defs", {}))  # ErrorDetail
     schemas["ErrorBody"] = error_schema
     error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
-    for path_item in doc.get("paths", {}).values():
-        for operation in path_item.values():
+    # The global scheme (X-Api-Key), and the header the public doc shows on some
+    # operations; an operation that takes no key says so with an empty list.
+    doc["security"] = [{"ApiKey": []}, {"ServiceAgentsApiKey": []}]
+    for path, path_item in doc.get("paths", {}).items():
+        for method, operation in path_item.items():
+            operation.setdefault("security", [])
+            if (method, path) == ("get", EXECUTIONS_PATH):
+                _metadata_pair(operation)
             responses = operation.setdefault("responses", {})
             responses.pop("422", None)
             for status, description in ERROR_STATUSES.items():
                 responses.setdefault(status, {"description": description, "content": error_ref})
     return doc
+
+
+EXECUTIONS_PATH = "/agents/v2/executions"
+METADATA_PAIR = ("metadataKey", "metadataValue")
+
+
+def _metadata_pair(operation: dict[str, Any]) -> None:
+    """`metadataKey` and `metadataValue` go together: as one exploded object
+    parameter (the same query string, `?metadataKey=K&metadataValue=V`) whose
+    schema can say so, which two separate parameters cannot."""
+    parameters = operation.get("parameters", [])
+    pair = {p["name"]: p for p in parameters if p["name"] in METADATA_PAIR}
+    if set(pair) != set(METADATA_PAIR):
+        return
+    operation["parameters"] = [p for p in parameters if p["name"] not in METADATA_PAIR]
+    operation["parameters"].append(
+        {
+            "name": "metadata",
+            "in": "query",
+            "style": "form",
+            "explode": True,
+            "required": False,
+            "description": "Executions whose metadata has key metadataKey with value "
+            "metadataValue: both or neither.",
+            "schema": {
+                "type": "object",
+                "properties": {name: {"type": "string"} for name in METADATA_PAIR},
+                "required": list(METADATA_PAIR),
+                "additionalProperties": False,
+            },
+        }
+    )
 
 
 def install_openapi(app: FastAPI) -> None:

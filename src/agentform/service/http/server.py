@@ -17,6 +17,8 @@ from agentform.core.errors import PortInUse
 from agentform.service.app import BASE_PATH, create_app
 from agentform.service.clock import ManualClock, wall_now
 from agentform.service.delivery.outbox import PLATFORM_URL
+from agentform.service.http.gate import ALLOW_PRIVATE_WEBHOOKS
+from agentform.service.http.timeouts import READ_TIMEOUT, READ_TIMEOUT_SETTING, TimedConfig
 from agentform.service.runtime import Runner
 from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
 
@@ -42,7 +44,10 @@ def serve(
     seed_path: Path | None,
     rate_limit: float | None,
     say: Callable[[str], None],
+    *,
     manual: bool = False,
+    read_timeout: float = READ_TIMEOUT,
+    allow_private_webhooks: bool = False,
 ) -> None:
     """Loads the seed (raising SeedError) and takes the port (raising PortInUse),
     both before saying anything or creating the database, then serves until
@@ -54,7 +59,9 @@ def serve(
     try:
         with stop.on_signals():  # from here on: a signal during start-up counts too
             # Links in webhook notifications point at this server.
-            settings = {PLATFORM_URL: base_url(host, port)}
+            settings: dict[str, object] = {PLATFORM_URL: base_url(host, port)}
+            settings[READ_TIMEOUT_SETTING] = read_timeout
+            settings[ALLOW_PRIVATE_WEBHOOKS] = allow_private_webhooks
             # Whole seconds: the times it shows (and `service advance` prints) read cleanly.
             clock = ManualClock(start=wall_now().replace(microsecond=0)) if manual else None
             app = create_app(
@@ -68,8 +75,13 @@ def serve(
                     say(f"rate limit: {rate_limit:g} requests/s per API key")
                 if manual:
                     say(MANUAL_BANNER.format(url=base_url(host, port)))
-                config = uvicorn.Config(
-                    app, log_level="warning", timeout_graceful_shutdown=GRACE_SECONDS
+                if allow_private_webhooks:
+                    say("webhooks may point at link-local and cloud-metadata addresses")
+                config = TimedConfig(
+                    app,
+                    read_timeout=read_timeout,
+                    log_level="warning",
+                    timeout_graceful_shutdown=GRACE_SECONDS,
                 )
                 StoppableServer(config, app.state.runner, stop).run(sockets=[sock])
             finally:

@@ -8,11 +8,18 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StringConstraints
 
 from agentform.rules.profiles import Name
+from agentform.rules.values import PlainText
 from agentform.service.models.base import Id, Request, omittable
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
 Description = Annotated[str, StringConstraints(max_length=1000)]
-InboxEmail = Annotated[str, StringConstraints(max_length=254, pattern=r"^[^@\s]+@[^@\s]+$")]
+InboxEmail = Annotated[
+    str,
+    StringConstraints(
+        max_length=254, pattern=r"^[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f]+$"
+    ),
+    PlainText,
+]
 NoVaultItems = Annotated[list[Any], Field(max_length=0)]  # this service has no vault items
 
 

@@ -30,7 +30,9 @@ router = APIRouter(tags=["Files"])
 def download(
     fileId: uuid.UUID,
     expires: int = Query(..., description="When the link expires (Unix seconds)"),
-    signature: str = Query(..., description="The link's signature"),
+    signature: str = Query(
+        ..., pattern="^[0-9a-f]{64}$", description="The link's signature (64 hex digits)"
+    ),
     db: Database = Depends(database),
 ) -> Response:
     with db.read() as conn:

@@ -3,7 +3,9 @@ more multipart parts named `files` (or `file`) and answers 201 `{tempFiles: [{id
 size}]}`.
 
 A file over 25 MiB is refused while it streams in, before the body is read in
-full; nothing is staged unless every file is accepted.
+full; nothing is staged unless every file is accepted. Parts are spooled to
+disk as they arrive and copied into the store in chunks (memory stays flat
+whatever the upload); files past the organization's quota are a 413.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from agentform.service.errors import ServiceError, bad_request
 from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import api_router
 from agentform.service.models.temp_files import TempFile, TempFiles
+from agentform.service.store import temp_files as store
 from agentform.service.store.database import Database
-from agentform.service.store.temp_files import MAX_FILE_BYTES, stage_file
+from agentform.service.store.temp_files import MAX_FILE_BYTES, Upload
 
 router = api_router(tags=["Files"])
 PART_NAMES = ("files", "file")
@@ -40,12 +43,14 @@ _MULTIPART_BODY: dict[str, Any] = {
                         "files": {
                             "type": "array",
                             "minItems": 1,
+                            "maxItems": 20,
                             "items": {"type": "string", "format": "binary"},
-                            "description": "One part per file.",
+                            "description": "One part per file; at most 20 files in all.",
                         },
                         "file": {
                             "type": "array",
                             "minItems": 1,
+                            "maxItems": 20,
                             "items": {"type": "string", "format": "binary"},
                             "description": "Also accepted, alone or beside `files`.",
                         },
@@ -104,6 +109,31 @@ async def stage_files(
 ) -> TempFiles:
     """Stages files an execute request can then name in `tempFiles` (as `{id, name}`)."""
     who.check_organization(organizationId)
+    return await _staged(request, who, db)
+
+
+@router.post(
+    "/temp-files/{organizationId}",
+    status_code=200,
+    response_model=TempFiles,
+    summary="Stage files for an execution (deprecated: use POST /temp-files)",
+    openapi_extra=_MULTIPART_BODY,
+    max_body_size=MAX_UPLOAD_BYTES,
+    deprecated=True,
+)
+async def stage_files_of_organization(
+    request: Request,
+    organizationId: uuid.UUID,
+    who: Caller = Depends(caller),
+    db: Database = Depends(database),
+) -> TempFiles:
+    """The public SDK's `temp_files_stage`: the same staging, the organization in the
+    path (another one is 403), answering 200 as that operation is documented."""
+    who.check_organization(organizationId)
+    return await _staged(request, who, db)
+
+
+async def _staged(request: Request, who: Caller, db: Database) -> TempFiles:
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise _bad("body", f"not multipart/form-data: {PARTS}")
     parser = _SizeLimitedParser(
@@ -115,25 +145,30 @@ async def stage_files(
         raise _bad("files", str(exc)) from None
     except MultiPartException as exc:
         raise _bad("body", f"not valid multipart/form-data ({exc})") from None
-    files: list[tuple[str, bytes]] = []
+    quota = int(request.app.state.settings.get(store.QUOTA_SETTING, store.DEFAULT_QUOTA_BYTES))
     try:
-        for name, value in form.multi_items():
-            if name not in PART_NAMES:
-                raise _bad(name, f"unknown part '{name}': {PARTS}")
-            if not isinstance(value, UploadFile) or not value.filename:
-                raise _bad(name, "a part must be a file, with a filename")
-            files.append((value.filename, await value.read()))
+        uploads = _uploads(form.multi_items())
+        staged = await run_in_threadpool(_stage, db, who.organization_id, uploads, quota)
     finally:
-        await form.close()
-    if not files:
-        raise _bad("files", f"no file: {PARTS}")
-    staged = await run_in_threadpool(_stage, db, who.organization_id, files)
+        await form.close()  # the spooled files go
     return TempFiles(tempFiles=staged)
 
 
-def _stage(db: Database, org_id: str, files: list[tuple[str, bytes]]) -> list[TempFile]:
+def _uploads(parts: list[tuple[str, UploadFile | str]]) -> list[Upload]:
+    uploads: list[Upload] = []
+    for name, value in parts:
+        if name not in PART_NAMES:
+            raise _bad(name, f"unknown part '{name}': {PARTS}")
+        if not isinstance(value, UploadFile) or not value.filename:
+            raise _bad(name, "a part must be a file, with a filename")
+        value.file.seek(0, 2)  # its size: where the spooled file ends
+        uploads.append(Upload(value.filename, value.file.tell(), value.file))
+    if not uploads:
+        raise _bad("files", f"no file: {PARTS}")
+    return uploads
+
+
+def _stage(db: Database, org_id: str, uploads: list[Upload], quota: int) -> list[TempFile]:
     with db.write() as conn:
-        return [
-            TempFile(id=f.id, name=f.name, size=f.size)
-            for f in (stage_file(conn, org_id, name, content) for name, content in files)
-        ]
+        staged = store.stage_files(conn, org_id, uploads, quota)
+    return [TempFile(id=f.id, name=f.name, size=f.size) for f in staged]

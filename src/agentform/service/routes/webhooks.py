@@ -20,6 +20,7 @@ from agentform.rules.webhooks import (
     AttachmentSettings,
 )
 from agentform.service.delivery.outbox import delivered_topic, enqueue_test
+from agentform.service.errors import ServiceError
 from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import api_router
 from agentform.service.http.paging import ListQuery, Page, PageParams, page_params, search_query
@@ -161,7 +162,8 @@ def _enqueue_test(db: Database, org_id: str, integration_id: uuid.UUID, delivery
 def _delivery(db: Database, delivery_id: str) -> Delivery:
     with db.read() as conn:
         found = deliveries.get_delivery(conn, delivery_id)
-    assert found is not None  # just written; only a delete of its integration removes it
+    if found is None:  # a DELETE of the integration (its deliveries go with it) came first
+        raise ServiceError(404, "webhook integration not found (deleted during its test)")
     return found
 
 

@@ -150,6 +150,17 @@ def list_items(conn: Conn, org_id: str, batch_id: object, paging: PageParams) ->
     )
 
 
+def is_concurrency_group(conn: Conn, org_id: str, group_id: str) -> bool:
+    """Some batch of the organization is in this concurrency group (a batch that
+    named none is in the group of its own id)."""
+    row = conn.execute(
+        "SELECT 1 FROM execution_batches WHERE organization_id = ? AND concurrency_group_id = ?"
+        " LIMIT 1",
+        (org_id, group_id),
+    ).fetchone()
+    return row is not None
+
+
 def live_batch_naming(conn: Conn, pool_id: str) -> str | None:
     """The name of a pending, running or paused batch with an item naming this pool (or group)."""
     marks = ",".join("?" * len(LIVE_STATUSES))

@@ -69,6 +69,10 @@ def read_page(
         args = [*args, request.search_name]
     direction = "DESC" if sort.descending else "ASC"
     order = f"{sort.column} {direction}, id {direction}"
+    if sort.column == "name":
+        # Case-insensitive like the name search (lower() and NOCASE fold the same
+        # letters, ASCII's); names equal but for case keep a stable order.
+        order = f"name COLLATE NOCASE {direction}, {order}"
     key = (table, where, tuple(args), order)
     generation = db.snapshot_generation()
     rowids = db.order_cache.get(key, generation) if generation is not None else None

@@ -3,17 +3,26 @@ execution request's `tempFiles` name.
 
 A staged file belongs to the organization that uploaded it; only that
 organization's execute requests may name it (the execute rules ask
-`staged_file_name`). Its bytes are kept in the database with it.
+`staged_file_name`). Its bytes are kept in the database with it, copied in
+chunks from the file the upload was spooled to (SQLite's incremental blob
+I/O), so a 20-file upload of 24 MiB each never sits in memory; and the bytes an
+organization keeps are bounded by its quota (docs/service/limits.md#uploads).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import BinaryIO
 
+from agentform.service.errors import ServiceError
 from agentform.service.store.database import Conn, new_id
 
 MAX_FILE_BYTES = 25 * 1024 * 1024
 """At most 25 MiB a file (docs/service/contract.md#staged-files, #limits)."""
+DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024
+"""The bytes of staged files one organization may keep: 1 GiB unless configured."""
+QUOTA_SETTING = "temp_files_quota_bytes"
+CHUNK_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -23,14 +32,50 @@ class StagedFile:
     size: int
 
 
-def stage_file(conn: Conn, org_id: str, name: str, content: bytes) -> StagedFile:
+@dataclass(frozen=True)
+class Upload:
+    """A file as received: its name, its size, and where its bytes can be read."""
+
+    name: str
+    size: int
+    content: BinaryIO
+
+
+def stored_bytes(conn: Conn, org_id: str) -> int:
+    """The bytes of the files this organization has staged."""
+    row = conn.execute(
+        "SELECT COALESCE(SUM(size), 0) FROM temp_files WHERE organization_id = ?", (org_id,)
+    ).fetchone()
+    return int(row[0])
+
+
+def stage_files(conn: Conn, org_id: str, uploads: list[Upload], quota: int) -> list[StagedFile]:
+    """Stages every upload, or none (413) when they would take the organization past
+    `quota` bytes; call inside one write transaction."""
+    total, used = sum(u.size for u in uploads), stored_bytes(conn, org_id)
+    if used + total > quota:
+        raise ServiceError(
+            413,
+            f"these files ({total:,} bytes) would take the organization's staged files "
+            f"past its quota of {quota:,} bytes ({used:,} in use)",
+        )
+    return [stage_file(conn, org_id, upload) for upload in uploads]
+
+
+def stage_file(conn: Conn, org_id: str, upload: Upload) -> StagedFile:
     file_id = new_id()
-    conn.execute(
+    cursor = conn.execute(
         "INSERT INTO temp_files (id, organization_id, name, size, content, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (file_id, org_id, name, len(content), content, conn.now_iso()),
+        "VALUES (?, ?, ?, ?, zeroblob(?), ?)",
+        (file_id, org_id, upload.name, upload.size, upload.size, conn.now_iso()),
     )
-    return StagedFile(file_id, name, len(content))
+    if upload.size:
+        upload.content.seek(0)
+        assert cursor.lastrowid is not None  # an INSERT into a rowid table has one
+        with conn.blobopen("temp_files", "content", cursor.lastrowid) as blob:
+            while chunk := upload.content.read(min(CHUNK_BYTES, upload.size - blob.tell())):
+                blob.write(chunk)
+    return StagedFile(file_id, upload.name, upload.size)
 
 
 def staged_file_name(conn: Conn, org_id: str, file_id: str) -> str | None:
