@@ -138,14 +138,16 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        # An unknown path is 404; a method the path does not have is 405 with
-        # the methods it has in Allow (docs/service/contract.md#errors).
+        # An unknown path is 404. A method the path does not have is 404 too, as
+        # the contract says (no 405 among its statuses), but with the methods the
+        # path has in Allow, which HTTP permits on any answer
+        # (docs/service/choices.md#statuses-and-4xx-reasons).
         if exc.status_code == 404:
             return error_response(404, "no such operation")
         if exc.status_code == 405:
             allowed = allowed_methods(request)
-            message = f"method not allowed here; this path takes {allowed}"
-            return error_response(405, message, headers={"Allow": allowed})
+            message = f"no such operation; this path takes {allowed}"
+            return error_response(404, message, headers={"Allow": allowed})
         if exc.status_code == 400:  # raised while the body was read: it names the body
             return error_response(400, str(exc.detail), [("body", str(exc.detail))])
         headers = dict(exc.headers) if exc.headers else None
