@@ -27,6 +27,7 @@ COMMANDS: Mapping[str, str] = {
     "apply": "agentform.cli.apply_cmd:apply",
     "drift": "agentform.cli.drift_cmd:drift",
     "export": "agentform.cli.export_cmd:export",
+    "env": "agentform.cli.env_cmd:env",
     "schema": "agentform.cli.schema_cmd:schema",
     "service": "agentform.cli.service_cmd:service",
     "webhook": "agentform.cli.webhook.command:webhook",

@@ -1,10 +1,23 @@
-"""`agentform validate`: offline checks of the files; no API call."""
+"""`agentform validate`: offline checks of the files; no API call. With environments
+declared and none chosen, every environment is validated."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
-from agentform.cli.common import Options, guarded, load, refuse_unused_offline, workspace_options
+from agentform.cli.common import (
+    Options,
+    environment_names,
+    guarded,
+    load_environment,
+    refuse_unused_offline,
+    workspace_options,
+)
+from agentform.config.loader import Workspace
+from agentform.core.diagnostics import Diagnostic
+from agentform.core.errors import DiagnosticsError
 from agentform.core.words import counted
 
 
@@ -15,9 +28,33 @@ def validate(opts: Options) -> int:
     """Render, parse and validate the workspace files, without calling the API.
 
     Needs no secret() value: an unset secret passes every rule a value would have to
-    pass, and plan checks the value itself (and names each one missing)."""
+    pass, and plan checks the value itself (and names each one missing). With
+    environments in agentform.yaml and no --env, each environment is validated."""
     refuse_unused_offline("validate", "or run plan to check the files against the service")
-    workspace = load(opts, unset_secrets_allowed=True)
+    names: list[str | None] = [opts.env]
+    if opts.env is None:
+        names = [*environment_names(opts)] or [None]
+    problems: list[Diagnostic] = []
+    for name in names:
+        try:
+            workspace = load_environment(opts, name, unset_secrets_allowed=True)
+        except DiagnosticsError as exc:
+            problems += _in_environment(exc.diagnostics, name, len(names) > 1)
+            continue
+        _say_valid(workspace)
+    if problems:
+        raise DiagnosticsError(problems)
+    return 0
+
+
+def _in_environment(found: list[Diagnostic], name: str | None, several: bool) -> list[Diagnostic]:
+    """Problems of one of several environments, each saying which one it is of."""
+    if not several:
+        return found
+    return [replace(d, summary=f"environment {name}: {d.summary}") for d in found]
+
+
+def _say_valid(workspace: Workspace) -> None:
     unset = sorted(workspace.secrets.unset)
     if unset:
         said = (
@@ -30,8 +67,9 @@ def validate(opts: Options) -> int:
     for warning in workspace.warnings:  # shown as errors are; they do not fail validate
         click.echo(workspace.secrets.scrub(warning.render()), err=True)
     count = sum(len(items) for items in workspace.declared.values())
+    environment = workspace.settings.environment
+    env = f", environment {environment}" if environment else ""
     click.echo(
         f"Valid: {counted(len(workspace.files), 'file')}, {counted(count, 'object')} "
-        f"(workspace {workspace.settings.workspace})."
+        f"(workspace {workspace.settings.workspace}{env})."
     )
-    return 0

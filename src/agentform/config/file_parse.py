@@ -64,9 +64,14 @@ def allowed_env(root_path: Path) -> tuple[str, ...]:
 
 
 def read_variables(
-    root_path: Path, cli_vars: Mapping[str, Any], var_files: list[Path], diags: Diagnostics
+    root_path: Path,
+    cli_vars: Mapping[str, Any],
+    var_files: list[Path],
+    diags: Diagnostics,
+    environment_vars: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """vars of agentform.yaml, then --var-file files, then --var (later wins)."""
+    """vars of agentform.yaml, then the environment's vars, then the var files (the
+    environment's, then --var-file), then --var: a later one wins by top-level name."""
     merged: dict[str, Any] = {}
     try:
         raw = parse(root_path.read_text()).data or {}
@@ -74,23 +79,29 @@ def read_variables(
             merged.update(raw["vars"])
     except yaml.YAMLError:
         pass  # reported with its position when the file is parsed
+    merged.update(environment_vars or {})
     for path in var_files:
-        try:
-            data = parse(path.read_text()).data or {}
-        except OSError as exc:
-            diags.error(f"cannot read var file: {exc.strerror or exc}", Position(str(path)))
-            continue
-        except yaml.YAMLError as exc:
-            message, line_column = problem_of(exc)
-            at = Position(str(path), *line_column) if line_column else Position(str(path))
-            diags.error(f"invalid YAML in var file: {message}", at)
-            continue
-        if not isinstance(data, dict):
-            diags.error("a var file must be a mapping of names to values", Position(str(path)))
-            continue
-        merged.update(data)
+        merged.update(read_var_file(path, diags))
     merged.update(cli_vars)
     return merged
+
+
+def read_var_file(path: Path, diags: Diagnostics) -> dict[str, Any]:
+    """One var file's mapping of names to values; {} and a problem when it has none."""
+    try:
+        data = parse(path.read_text()).data or {}
+    except OSError as exc:
+        diags.error(f"cannot read var file: {exc.strerror or exc}", Position(str(path)))
+        return {}
+    except yaml.YAMLError as exc:
+        message, line_column = problem_of(exc)
+        at = Position(str(path), *line_column) if line_column else Position(str(path))
+        diags.error(f"invalid YAML in var file: {message}", at)
+        return {}
+    if not isinstance(data, dict):
+        diags.error("a var file must be a mapping of names to values", Position(str(path)))
+        return {}
+    return data
 
 
 def parse_document(text: str, where: Where, diags: Diagnostics) -> Located | None:

@@ -10,11 +10,20 @@ from pathlib import Path
 from typing import Any
 
 from agentform.config.document import SETTINGS
+from agentform.config.environments import (
+    EnvironmentSpec,
+    every_var_file,
+    override,
+    raw_environments,
+    selected,
+    var_file_paths,
+)
 from agentform.config.file_parse import (
     Where,
     allowed_env,
     dotted,
     parse_document,
+    read_var_file,
     read_variables,
     validate_document,
 )
@@ -25,7 +34,7 @@ from agentform.config.secret_tokens import substitute
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
 from agentform.core.gcpause import collector_paused
 from agentform.core.problems import did_you_mean
-from agentform.core.secrets import MIN_SEARCHED, Secrets
+from agentform.core.secrets import API_KEY_VARIABLE, MIN_SEARCHED, Secrets
 from agentform.core.sensitive import Sensitive, plain_texts
 from agentform.core.yamlpos import Located
 from agentform.kinds import Kind, kinds_in_order
@@ -42,6 +51,8 @@ class Settings:
     organization_from: str = f"organizationId in {ROOT_FILE}"  # where the id was given
     prune: list[str] = field(default_factory=list)
     protect: dict[str, list[str]] = field(default_factory=dict)
+    environment: str | None = None  # the one chosen (--env), whose overrides these hold
+    api_key_env: str = API_KEY_VARIABLE  # the environment variable holding the key
 
 
 @dataclass
@@ -53,6 +64,10 @@ class Workspace:
     inputs_digest: str
     files: list[str]
     warnings: list[Diagnostic] = field(default_factory=list)
+    # the template variables the files were rendered with, and the part of them the
+    # command line gave (--var-file, --var): what a saved plan records
+    variables: dict[str, Any] = field(default_factory=dict)
+    var_overrides: dict[str, Any] = field(default_factory=dict)
 
     def sensitive_values(self) -> dict[str, str | Sensitive]:
         """The sensitive values a plan's slots name (webhook header values), by name;
@@ -63,6 +78,18 @@ class Workspace:
         return out
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """What a load renders the files with besides the files: the chosen environment,
+    the command line's variables, and the name templates see as env_name (the
+    environment's; `env diff` renders one environment under another's name)."""
+
+    cli_vars: Mapping[str, Any] = field(default_factory=dict)
+    var_files: tuple[Path, ...] = ()
+    environment: str | None = None
+    template_name: str | None = None
+
+
 def load_workspace(
     root: Path,
     cli_vars: Mapping[str, Any] | None = None,
@@ -70,20 +97,23 @@ def load_workspace(
     environ: Mapping[str, str] | None = None,
     secrets: Secrets | None = None,
     unset_secrets_allowed: bool = False,
+    environment: str | None = None,
+    template_name: str | None = None,
 ) -> Workspace:
     """The validated workspace, or DiagnosticsError listing every problem.
 
     `secrets`: the run's registry, filled with the values secret() finds.
     `unset_secrets_allowed`: an unset secret is not an error (export writes it
-    as a placeholder); its values are Sensitive but unresolved."""
+    as a placeholder); its values are Sensitive but unresolved.
+    `environment`: the one of `environments:` to load (its settings and vars)."""
+    inputs = Inputs(dict(cli_vars or {}), tuple(var_files or ()), environment, template_name)
     with collector_paused():
-        return _load(root, cli_vars, var_files, environ, secrets, unset_secrets_allowed)
+        return _load(root, inputs, environ, secrets, unset_secrets_allowed)
 
 
 def _load(
     root: Path,
-    cli_vars: Mapping[str, Any] | None,
-    var_files: list[Path] | None,
+    inputs: Inputs,
     environ: Mapping[str, str] | None,
     secrets: Secrets | None,
     unset_secrets_allowed: bool,
@@ -91,14 +121,29 @@ def _load(
     diags = Diagnostics()
     root = root.resolve()
     root_path = _root_file(root, diags)
-    variables = read_variables(root_path, cli_vars or {}, var_files or [], diags)
-    renderer = Renderer(root, environ, secrets, unset_secrets_allowed, allowed_env(root_path))
-    loading = _Loading(root, root_path, renderer, diags)
-    files = workspace_files(root, var_files or [])
+    environments = raw_environments(root_path)
+    spec = selected(environments, inputs.environment, ROOT_FILE)
+    env_files = var_file_paths(root, spec, diags, ROOT_FILE)
+    from_files = read_variables(root_path, {}, env_files, diags, spec.vars if spec else None)
+    overrides: dict[str, Any] = {}
+    for path in inputs.var_files:
+        overrides.update(read_var_file(path, diags))
+    overrides.update(inputs.cli_vars)
+    variables = {**from_files, **overrides}
+    key_variables = {s.api_key_env for s in environments.values()}
+    renderer = Renderer(
+        root, environ, secrets, unset_secrets_allowed, allowed_env(root_path), key_variables
+    )
+    if spec is not None:
+        renderer.env_name = inputs.template_name or spec.name
+    loading = _Loading(root, root_path, renderer, diags, spec)
+    files = workspace_files(root, [*inputs.var_files, *every_var_file(root, environments)])
     for path in files:
         loading.read(path, variables)
     loading.check()
-    return loading.workspace([relative(f, root) for f in files])
+    workspace = loading.workspace([relative(f, root) for f in files])
+    workspace.variables, workspace.var_overrides = variables, overrides
+    return workspace
 
 
 def _root_file(root: Path, diags: Diagnostics) -> Path:
@@ -118,7 +163,15 @@ class _Loading:
     """One load of a workspace: the files read so far, what they declare, the
     settings (from the root file, read first) and the digest of every input."""
 
-    def __init__(self, root: Path, root_path: Path, renderer: Renderer, diags: Diagnostics):
+    def __init__(
+        self,
+        root: Path,
+        root_path: Path,
+        renderer: Renderer,
+        diags: Diagnostics,
+        environment: EnvironmentSpec | None = None,
+    ):
+        self.environment = environment
         self.root = root
         self.root_path = root_path
         self.renderer = renderer
@@ -151,6 +204,8 @@ class _Loading:
             return
         if path == self.root_path:
             self.settings = _settings(model, name, self.diags)
+            if self.settings is not None and self.environment is not None:
+                override(self.settings, model, self.environment, ROOT_FILE)
         self._declare(model, path, where)
         where.doc = None  # positions asked for later parse the text again (errors only)
 

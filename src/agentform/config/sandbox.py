@@ -67,16 +67,17 @@ class NotAllowed(SecurityError):
         super().__init__(f"{what}: {NOT_ALLOWED}")
 
 
-def credential_refusal(name: str) -> str | None:
-    """Why a workspace file may not read the variable `name` at all, or None."""
-    if name in CREDENTIALS:
+def credential_refusal(name: str, keys: Collection[str] = ()) -> str | None:
+    """Why a workspace file may not read the variable `name` at all, or None (`keys`:
+    the variables the environments name as holding their API key)."""
+    if name in CREDENTIALS or name in keys:
         return f"{name} holds agentform's API key: {NOT_ALLOWED}"
     return None
 
 
-def env_refusal(name: str, allowed: Collection[str]) -> str | None:
+def env_refusal(name: str, allowed: Collection[str], keys: Collection[str] = ()) -> str | None:
     """Why `env(name)` may not read the variable, or None."""
-    if refused := credential_refusal(name):
+    if refused := credential_refusal(name, keys):
         return refused
     if name.startswith(ENV_PREFIX) or name in allowed:
         return None

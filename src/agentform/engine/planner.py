@@ -259,6 +259,9 @@ def diff_plan(
     salt = pysecrets.token_hex(8)
     return Plan(
         workspace=workspace.settings.workspace,
+        environment=workspace.settings.environment,
+        vars=workspace.variables,
+        varOverrides=workspace.var_overrides,
         endpoint=endpoint,
         organizationId=live.organization_id,
         organizationName=live.organization_name,
