@@ -335,3 +335,28 @@ def test_env_diff_markdown_fits_a_comment(example: Path) -> None:
     assert len(result.output) <= 65_536
     assert "<!-- agentform:env-diff workspace=support -->" in result.output
     assert "were left out" in result.output and "agentform env diff staging prod" in result.output
+
+
+def test_a_variable_holding_a_secret_is_not_recorded(example: Path, tmp_path: Path) -> None:
+    (example / "webhooks.yaml").write_text(
+        (example / "webhooks.yaml").read_text().replace(
+            "    attachments:", "    headers: {X-Token: \"{{ secret('ALERTS_TOKEN') }}\"}\n"
+            "    attachments:",
+        )
+    )  # fmt: skip
+    token = "s3cret-token-value-1234"
+    plan_file = tmp_path / "plan.json"
+    keyed = {**STAGING_KEY, "ALERTS_TOKEN": token}
+    made = run(example, "plan", "--env", "staging", "--out", str(plan_file), env=keyed)
+    assert made.exit_code == 0, made.output
+    assert token not in plan_file.read_text()  # a secret() value is a token, not a variable
+    leaked = run(
+        example, "plan", "--env", "staging", "--var", f"note={token}", "--format", "json",
+        env=keyed,
+    )  # fmt: skip
+    assert leaked.exit_code == 1 and token not in leaked.output
+    assert "variable note holds a secret's value" in leaked.output
+    key = run(example, "plan", "--env", "staging", "--var", "k=staging-admin-key", env=keyed)
+    assert key.exit_code == 1 and "variable k holds a secret's value (or the API key)" in (
+        key.output
+    )

@@ -55,6 +55,18 @@ class EnvironmentSpec:
     api_key_env: str = API_KEY_VARIABLE
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """What a load renders the files with besides the files: the chosen environment,
+    the command line's variables, and the name templates see as env_name (the
+    environment's; `env diff` renders one environment under another's name)."""
+
+    cli_vars: Mapping[str, Any] = field(default_factory=dict)
+    var_files: tuple[Path, ...] = ()
+    environment: str | None = None
+    template_name: str | None = None
+
+
 def raw_environments(root_path: Path) -> dict[str, EnvironmentSpec]:
     """`environments:` of agentform.yaml as written; {} when it declares none or the
     file does not parse (its problems are reported when it is validated)."""

@@ -13,6 +13,7 @@ import yaml
 from pydantic import ValidationError
 
 from agentform.config.document import allowed_keys, document_model
+from agentform.config.environments import EnvironmentSpec, Inputs, var_file_paths
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.problems import AT, describe, did_you_mean, own_errors
 from agentform.core.sensitive import Sensitive
@@ -102,6 +103,25 @@ def read_var_file(path: Path, diags: Diagnostics) -> dict[str, Any]:
         diags.error("a var file must be a mapping of names to values", Position(str(path)))
         return {}
     return data
+
+
+def resolve_variables(
+    root: Path,
+    root_path: Path,
+    spec: EnvironmentSpec | None,
+    inputs: Inputs,
+    diags: Diagnostics,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The variables the files are rendered with, and the part the command line gave:
+    the workspace's vars, the environment's vars, its var files, --var-file, --var,
+    a later one winning by top-level name."""
+    env_files = var_file_paths(root, spec, diags, root_path.name)
+    from_files = read_variables(root_path, {}, env_files, diags, spec.vars if spec else None)
+    overrides: dict[str, Any] = {}
+    for path in inputs.var_files:
+        overrides.update(read_var_file(path, diags))
+    overrides.update(inputs.cli_vars)
+    return {**from_files, **overrides}, overrides
 
 
 def parse_document(text: str, where: Where, diags: Diagnostics) -> Located | None:

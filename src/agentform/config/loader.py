@@ -9,22 +9,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentform.config.declarations import check_unique, declare_children
 from agentform.config.document import SETTINGS
 from agentform.config.environments import (
     EnvironmentSpec,
+    Inputs,
     every_var_file,
     override,
     raw_environments,
     selected,
-    var_file_paths,
 )
 from agentform.config.file_parse import (
     Where,
     allowed_env,
     dotted,
     parse_document,
-    read_var_file,
-    read_variables,
+    resolve_variables,
     validate_document,
 )
 from agentform.config.files import IGNORE_FILE, root_file, workspace_files
@@ -37,7 +37,7 @@ from agentform.core.problems import did_you_mean
 from agentform.core.secrets import API_KEY_VARIABLE, MIN_SEARCHED, Secrets
 from agentform.core.sensitive import Sensitive, plain_texts
 from agentform.core.yamlpos import Located
-from agentform.kinds import Kind, kinds_in_order
+from agentform.kinds import kinds_in_order
 from agentform.kinds.base import Declared, top_level_kinds
 
 ROOT_FILE = "agentform.yaml"
@@ -78,18 +78,6 @@ class Workspace:
         return out
 
 
-@dataclass(frozen=True)
-class Inputs:
-    """What a load renders the files with besides the files: the chosen environment,
-    the command line's variables, and the name templates see as env_name (the
-    environment's; `env diff` renders one environment under another's name)."""
-
-    cli_vars: Mapping[str, Any] = field(default_factory=dict)
-    var_files: tuple[Path, ...] = ()
-    environment: str | None = None
-    template_name: str | None = None
-
-
 def load_workspace(
     root: Path,
     cli_vars: Mapping[str, Any] | None = None,
@@ -123,13 +111,7 @@ def _load(
     root_path = _root_file(root, diags)
     environments = raw_environments(root_path)
     spec = selected(environments, inputs.environment, ROOT_FILE)
-    env_files = var_file_paths(root, spec, diags, ROOT_FILE)
-    from_files = read_variables(root_path, {}, env_files, diags, spec.vars if spec else None)
-    overrides: dict[str, Any] = {}
-    for path in inputs.var_files:
-        overrides.update(read_var_file(path, diags))
-    overrides.update(inputs.cli_vars)
-    variables = {**from_files, **overrides}
+    variables, overrides = resolve_variables(root, root_path, spec, inputs, diags)
     key_variables = {s.api_key_env for s in environments.values()}
     renderer = Renderer(
         root, environ, secrets, unset_secrets_allowed, allowed_env(root_path), key_variables
@@ -255,11 +237,11 @@ class _Loading:
                         relative(extra, self.root).encode() + b"\0" + content + b"\0"
                     )
                 self.declared[kind.name].append(parent)
-                _declare_children(kind, parent, (kind.name, i), where, self.declared, self.diags)
+                declare_children(kind, parent, (kind.name, i), where, self.declared, self.diags)
 
     def check(self) -> None:
         """The checks across files; DiagnosticsError with every problem found."""
-        _check_unique(self.declared, self.diags)
+        check_unique(self.declared, self.diags)
         if self.settings is not None:
             check_protected(self.settings.protect, self.declared, self.diags)
         for kind in kinds_in_order():
@@ -314,30 +296,6 @@ def meant_for_agentform(data: dict[str, Any]) -> bool:
     return any(str(k) in known or did_you_mean(str(k), known) for k in data)
 
 
-def _declare_children(
-    kind: Kind,
-    parent: Declared,
-    path: tuple[str | int, ...],
-    where: Where,
-    declared: dict[str, list[Declared]],
-    diags: Diagnostics,
-) -> None:
-    """A parent's children (attachments of a webhook) become declarations of their kind."""
-    for field_name, child_kind in kind.children.items():
-        items = getattr(parent.model, field_name, None) or []
-        if items and not parent.present:
-            diags.error(
-                f"{kind.label} {getattr(parent.model, 'name', '')} is declared absent: "
-                f"its {field_name} cannot be declared",
-                where((*path, field_name)),
-            )
-            continue
-        for j, child in enumerate(items):
-            at = (*path, field_name, j)
-            child_declared = Declared(child, where(at), parent, locate=where.inside(*at))
-            declared[child_kind].append(child_declared)
-
-
 def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:
     if not model.workspace:
         diags.error(
@@ -351,17 +309,3 @@ def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:
         prune=list(model.prune or []),
         protect=dict(model.protect or {}),
     )
-
-
-def _check_unique(declared: dict[str, list[Declared]], diags: Diagnostics) -> None:
-    for kind, items in declared.items():
-        first: dict[Any, Declared] = {}
-        for item in items:
-            key = Kind.registry[kind].key_of(item)
-            if key in first:
-                diags.error(
-                    f"{kind}: '{key}' is declared twice (first at {first[key].position})",
-                    item.position,
-                )
-            else:
-                first[key] = item

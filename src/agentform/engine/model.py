@@ -7,10 +7,12 @@ FrozenDicts, so no view or hook can change what apply will do.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, PlainSerializer
 
+from agentform.core.errors import AgentformError
 from agentform.core.frozen import FrozenJson, freeze
 from agentform.core.sensitive import json_safe
 from agentform.kinds.base import Action, ApiCall, FieldChange, Frozen
@@ -33,6 +35,23 @@ def _bounded_vars(value: dict[str, Any]) -> Any:
     if len(json.dumps(value, default=str)) > MAX_RECORDED_VARS:
         raise ValueError(f"the variables take more than {MAX_RECORDED_VARS:,} bytes")
     return freeze(value)
+
+
+def recordable(variables: dict[str, Any], scrub: Callable[[str], str]) -> dict[str, Any]:
+    """The variables a plan records, when none holds a secret's value or the key (a
+    `--var token=...` that should have been secret('TOKEN')): refused otherwise,
+    naming the variable, never the value. `scrub`: the run's secrets' scrubber."""
+    holding = [
+        name
+        for name, value in variables.items()
+        if (text := json.dumps(value, default=str)) != scrub(text)
+    ]
+    if holding:
+        raise AgentformError(
+            f"variable {', '.join(sorted(holding))} holds a secret's value (or the API key): "
+            "plans record variables, so a secret is read with secret('NAME') instead"
+        )
+    return variables
 
 
 Vars = Annotated[
