@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/apply_scale.py
 	$(BIN)/python bench/order.py
 	$(BIN)/python bench/deliveries.py
+	$(BIN)/python bench/environments.py
 
 cassettes: $(STAMP)
 	$(BIN)/python tests/cassettes/record.py

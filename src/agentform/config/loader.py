@@ -258,6 +258,8 @@ class _Loading:
         values = self.renderer.secrets.values
         named = self.renderer.tokens.names  # secret('NAME') calls, not header values
         searched = {n: values[n] for n in named if len(values.get(n, "")) >= MIN_SEARCHED}
+        if not searched:
+            return  # no text of any object needs reading (10,000 objects: a second)
         warned: set[str] = set()
         for kind in top_level_kinds():
             for item in self.declared[kind.name]:

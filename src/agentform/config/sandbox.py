@@ -196,6 +196,35 @@ class _WorkspaceLoader(jinja2.BaseLoader):
         return source, str(path), lambda: path.stat().st_mtime == mtime
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates, kept in memory for the process: a load that renders the
+    same files again (`env diff` renders them three times, `validate` once per
+    environment) compiles each file once. Jinja2 keys each by the file's path and
+    checks its source's digest, so an edited file is compiled anew; every sandbox
+    is configured alike, so one's code is another's. Bounded: the oldest go first."""
+
+    MAX_BYTES = 64 << 20
+
+    def __init__(self) -> None:
+        self.codes: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self.codes.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = bucket.bytecode_to_string()
+        self.codes.pop(bucket.key, None)
+        while self.codes and sum(map(len, self.codes.values())) + len(code) > self.MAX_BYTES:
+            del self.codes[next(iter(self.codes))]
+        if len(code) <= self.MAX_BYTES:
+            self.codes[bucket.key] = code
+
+
+COMPILED = _CompiledTemplates()
+
+
 class WorkspaceSandbox(ImmutableSandboxedEnvironment):
     """The environment every workspace file renders in (see the module's docstring)."""
 
@@ -207,6 +236,7 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
             undefined=undefined,
             keep_trailing_newline=True,
             autoescape=False,
+            bytecode_cache=COMPILED,
         )
         self.budget = _Budget()
         del self.globals["namespace"]

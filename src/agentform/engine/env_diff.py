@@ -14,12 +14,12 @@ name decides: flagged.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentform.config.loader import Workspace
+from agentform.core.gcpause import collector_paused
 from agentform.core.sensitive import as_marked
 from agentform.kinds import kinds_in_order
 
@@ -68,13 +68,18 @@ def desired_state(workspace: Workspace) -> dict[str, tuple[str, dict[str, Any]]]
     out: dict[str, tuple[str, dict[str, Any]]] = {}
     for kind in kinds_in_order():
         for item in workspace.declared[kind.name]:
-            data = json.loads(item.model.model_dump_json(fallback=as_marked))
+            data = item.model.model_dump(mode="json", fallback=as_marked)
             out[f"{kind.name}/{kind.key_of(item)}"] = (kind.name, data)
     return out
 
 
 def compare(a: Workspace, b: Workspace, b_named_a: Workspace) -> EnvDiff:
     """A against B, each difference classified by B rendered under A's name."""
+    with collector_paused():  # bulk work, no cycles (core/gcpause.py)
+        return _compare(a, b, b_named_a)
+
+
+def _compare(a: Workspace, b: Workspace, b_named_a: Workspace) -> EnvDiff:
     name_a = a.settings.environment or ""
     name_b = b.settings.environment or ""
     left, right, control = desired_state(a), desired_state(b), desired_state(b_named_a)
