@@ -18,6 +18,7 @@ from agentform.cli.common import (
 from agentform.config.loader import Workspace
 from agentform.core.diagnostics import Diagnostic
 from agentform.core.errors import DiagnosticsError
+from agentform.core.gcpause import collector_paused
 from agentform.core.words import counted
 
 
@@ -35,16 +36,22 @@ def validate(opts: Options) -> int:
     if opts.env is None:
         names = [*environment_names(opts)] or [None]
     problems: list[Diagnostic] = []
-    for name in names:
-        try:
-            workspace = load_environment(opts, name, unset_secrets_allowed=True)
-        except DiagnosticsError as exc:
-            problems += _in_environment(exc.diagnostics, name, len(names) > 1)
-            continue
-        _say_valid(workspace)
+    with collector_paused():  # each load's objects are freed by count: no cycles to find
+        for name in names:
+            problems += _validated(opts, name, len(names) > 1)
     if problems:
         raise DiagnosticsError(problems)
     return 0
+
+
+def _validated(opts: Options, name: str | None, several: bool) -> list[Diagnostic]:
+    """The problems of one environment (none: it is said valid)."""
+    try:
+        workspace = load_environment(opts, name, unset_secrets_allowed=True)
+    except DiagnosticsError as exc:
+        return _in_environment(exc.diagnostics, name, several)
+    _say_valid(workspace)
+    return []
 
 
 def _in_environment(found: list[Diagnostic], name: str | None, several: bool) -> list[Diagnostic]:
