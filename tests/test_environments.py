@@ -174,11 +174,16 @@ def test_validate_checks_every_environment(example: Path) -> None:
     (example / "pools.yaml").write_text(
         (example / "pools.yaml").read_text().replace("{{ vars.team }}-pool", "{{ vars.owner }}")
     )
+    (example / "env" / "prod.yaml").write_text("pool_size: 3\n")  # prod's alerts_url is gone
     failed = run(example, "validate")
     assert failed.exit_code == 1
-    assert "environment staging: pools.yaml" not in failed.output  # the position comes first
-    assert failed.output.count("'dict object' has no attribute 'owner'") == 2, failed.output
-    assert "environment prod: " in failed.output and "environment staging: " in failed.output
+    # a problem of every environment is said once; one of prod only names prod
+    assert failed.output.count("'dict object' has no attribute 'owner'") == 1, failed.output
+    assert "pools.yaml:3:1: error: template error: 'dict object'" in failed.output
+    assert "webhooks.yaml:3:1: error: environment prod: template error: 'dict object' has " in (
+        failed.output
+    )
+    assert "environment staging" not in failed.output
     one = run(example, "validate", "--env", "prod")
     assert one.exit_code == 1 and "environment staging" not in one.output
 
@@ -360,3 +365,15 @@ def test_a_variable_holding_a_secret_is_not_recorded(example: Path, tmp_path: Pa
     assert key.exit_code == 1 and "variable k holds a secret's value (or the API key)" in (
         key.output
     )
+
+
+def test_a_problem_of_every_environment_is_said_once(example: Path) -> None:
+    root_file = example / "agentform.yaml"
+    root_file.write_text(root_file.read_text().replace("  prod:", "  prød:"))
+    result = run(example, "validate")
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if "error:" in line]
+    assert lines == [
+        "agentform.yaml:21:3: error: environments.prød: 'prød' is not an environment's "
+        "name (letters, digits, _, . and -, up to 63)"
+    ], result.output

@@ -35,30 +35,39 @@ def validate(opts: Options) -> int:
     names: list[str | None] = [opts.env]
     if opts.env is None:
         names = [*environment_names(opts)] or [None]
-    problems: list[Diagnostic] = []
+    found: dict[str | None, list[Diagnostic]] = {}
     with collector_paused():  # each load's objects are freed by count: no cycles to find
         for name in names:
-            problems += _validated(opts, name, len(names) > 1)
-    if problems:
+            found[name] = _validated(opts, name)
+    if problems := _together(found):
         raise DiagnosticsError(problems)
     return 0
 
 
-def _validated(opts: Options, name: str | None, several: bool) -> list[Diagnostic]:
+def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
+    """Every environment's problems: one every environment has is said once, as it
+    is; the others name their environment."""
+    everywhere = set.intersection(*(set(problems) for problems in found.values()))
+    if len(found) == 1:
+        everywhere = set()
+    out = list(dict.fromkeys(d for problems in found.values() for d in problems if d in everywhere))
+    for name, problems in found.items():
+        out += [
+            replace(d, summary=f"environment {name}: {d.summary}")
+            for d in problems
+            if d not in everywhere
+        ]
+    return out
+
+
+def _validated(opts: Options, name: str | None) -> list[Diagnostic]:
     """The problems of one environment (none: it is said valid)."""
     try:
         workspace = load_environment(opts, name, unset_secrets_allowed=True)
     except DiagnosticsError as exc:
-        return _in_environment(exc.diagnostics, name, several)
+        return list(exc.diagnostics)
     _say_valid(workspace)
     return []
-
-
-def _in_environment(found: list[Diagnostic], name: str | None, several: bool) -> list[Diagnostic]:
-    """Problems of one of several environments, each saying which one it is of."""
-    if not several:
-        return found
-    return [replace(d, summary=f"environment {name}: {d.summary}") for d in found]
 
 
 def _say_valid(workspace: Workspace) -> None:

@@ -13,7 +13,7 @@ import uuid
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 from pydantic_core import PydanticCustomError
 
 from agentform.api.endpoint_url import endpoint_problem
@@ -46,6 +46,16 @@ def _endpoint(url: str) -> str:
 
 
 Endpoint = Annotated[str, AfterValidator(_endpoint)]
+
+
+def _environment_name(name: str) -> str:
+    if not re.fullmatch(NAME_PATTERN, name):
+        raise PydanticCustomError(
+            "environment_name",
+            "'{name}' is not an environment's name (letters, digits, _, . and -, up to 63)",
+            {"name": name},
+        )
+    return name
 
 
 def _variable_name(name: str) -> str:
@@ -115,7 +125,11 @@ def document_model() -> type[BaseModel]:
     kinds = top_level_kinds()
     kind_name: Any = Literal[tuple(k.name for k in kinds)]
     fields = _settings_fields(kind_name)
-    env_name: Any = Annotated[str, Field(pattern=NAME_PATTERN)]
+    env_name: Any = Annotated[
+        str,
+        AfterValidator(_environment_name),
+        WithJsonSchema({"type": "string", "pattern": NAME_PATTERN}),
+    ]
     environment: Any = _environment_model(fields)
     fields["environments"] = (
         dict[env_name, environment] | None,

@@ -146,11 +146,13 @@ def validate_document(doc: Located, where: Where, diags: Diagnostics) -> Any:
     except ValidationError as exc:
         for err in own_errors(exc.errors()):  # not a list emptied by its own bad entries
             loc = tuple(err["loc"])
+            a_key = loc[-1:] == ("[key]",)  # a mapping's key is wrong: said at the key
+            loc = loc[:-1] if a_key else loc
             for part, detail in (err.get("ctx") or {}).get(AT, ()):  # a rule's, part by part
                 inner = (*loc, *part)
                 diags.error(f"{'.'.join(str(p) for p in inner)}: {detail}", where(inner, True))
             if not (err.get("ctx") or {}).get(AT):
-                at_key = err["type"] == "extra_forbidden"
+                at_key = a_key or err["type"] == "extra_forbidden"
                 diags.error(_message(err, loc), where(loc, at_key=at_key))
         return None
 
