@@ -377,3 +377,13 @@ def test_a_problem_of_every_environment_is_said_once(example: Path) -> None:
         "agentform.yaml:21:3: error: environments.prød: 'prød' is not an environment's "
         "name (letters, digits, _, . and -, up to 63)"
     ], result.output
+
+
+def test_validate_of_one_environment_names_none(example: Path) -> None:
+    (example / "pools.yaml").write_text("profilePools:\n  - {name: p, membrs: []}\n")
+    for args in (["validate", "--env", "prod"], ["validate"]):
+        result = run(example, *args)
+        assert result.exit_code == 1
+        assert "pools.yaml:2:15: error: profilePools.0.membrs: unknown key" in result.output, (
+            result.output
+        )

@@ -11,9 +11,11 @@ from agentform.cli.common import (
     Options,
     environment_names,
     guarded,
-    load_environment,
     refuse_unused_offline,
     workspace_options,
+)
+from agentform.cli.common import (
+    load_environment as load,  # one environment's workspace
 )
 from agentform.config.loader import Workspace
 from agentform.core.diagnostics import Diagnostic
@@ -47,9 +49,9 @@ def validate(opts: Options) -> int:
 def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
     """Every environment's problems: one every environment has is said once, as it
     is; the others name their environment."""
+    if len(found) == 1:  # one environment (or none declared): said as they are
+        return next(iter(found.values()))
     everywhere = set.intersection(*(set(problems) for problems in found.values()))
-    if len(found) == 1:
-        everywhere = set()
     out = list(dict.fromkeys(d for problems in found.values() for d in problems if d in everywhere))
     for name, problems in found.items():
         out += [
@@ -63,7 +65,7 @@ def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
 def _validated(opts: Options, name: str | None) -> list[Diagnostic]:
     """The problems of one environment (none: it is said valid)."""
     try:
-        workspace = load_environment(opts, name, unset_secrets_allowed=True)
+        workspace = load(opts, name, unset_secrets_allowed=True)
     except DiagnosticsError as exc:
         return list(exc.diagnostics)
     _say_valid(workspace)
