@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/deliveries.py
 	$(BIN)/python bench/workspace_tests.py
 	$(BIN)/python bench/stuck_executions.py
+	$(BIN)/python bench/environments.py
 
 cassettes: $(STAMP)
 	$(BIN)/python tests/cassettes/record.py

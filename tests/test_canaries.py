@@ -339,6 +339,27 @@ def _import(run: Run) -> None:
     assert "secret(" in written
 
 
+@output(
+    "env list and env diff of two environments holding secrets",
+    "env list:text",
+    "env list:json",
+    "env diff:text",
+    "env diff:markdown",
+    "env diff:json",
+)
+def _environments(run: Run) -> None:
+    root = run.root / "ws" / "agentform.yaml"
+    text = root.read_text() + "environments:\n  staging: {vars: {n: 1}}\n  prod: {vars: {n: 2}}\n"
+    root.write_text(text)
+    run.inputs["ws/agentform.yaml"] = text.encode()
+    # offline: no service is called, so no cassette is recorded
+    assert "staging" in run.cli("env", "list", record=False)
+    run.cli("env", "list", "--format", "json", record=False)
+    for fmt in ("text", "markdown", "json"):
+        said = run.cli("env", "diff", "staging", "prod", "--format", fmt, code=None, record=False)
+        assert "prod" in said
+
+
 @output("a wrong API key (the canary itself)", "plan:text", "apply:text")
 def _wrong_key(run: Run) -> None:
     key = run.input("key", run.canary.current)

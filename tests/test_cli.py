@@ -80,6 +80,7 @@ def test_plan_json_and_saved_plan(quickstart: Path, tmp_path: Path) -> None:
     nothing = run("apply", "--auto-approve", "--format", "json", "-C", str(quickstart))
     assert json.loads(nothing.stdout) == {
         "formatVersion": 1,
+        "environment": None,  # the workspace declares no environments
         "workspace": "quickstart",
         "succeeded": 0,
         "alreadyInPlace": 0,

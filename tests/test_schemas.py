@@ -11,7 +11,9 @@ import pytest
 import yaml
 
 from agentform.cli.schema_cmd import SCHEMA_FILE, render_schema
+from agentform.config.environments import every_var_file, raw_environments
 from agentform.config.files import workspace_files
+from agentform.config.loader import load_workspace
 from agentform.config.render import Renderer
 
 ROOT = Path(__file__).parents[1]
@@ -30,10 +32,13 @@ def test_examples_validate_against_the_schema(example: Path) -> None:
 
     schema = json.loads((ROOT / "schemas" / SCHEMA_FILE).read_text())
     renderer = Renderer(example)
-    variables = yaml.safe_load((example / "agentform.yaml").read_text()).get("vars", {})
+    environments = raw_environments(example / "agentform.yaml")
+    environment = next(iter(environments), None)  # its vars render the files
+    loaded = load_workspace(example, environment=environment, unset_secrets_allowed=True)
+    renderer.env_name = environment
     diags = Diagnostics()
-    for path in workspace_files(example):
-        rendered = renderer.render(path, variables, "example", diags)
+    for path in workspace_files(example, every_var_file(example, environments)):
+        rendered = renderer.render(path, loaded.variables, "example", diags)
         assert rendered is not None and not diags.items, diags.items
         jsonschema.validate(yaml.safe_load(rendered.text), schema)
 

@@ -19,6 +19,12 @@ run's review history holds an approval for `production`; without one (the
 environment has no required reviewers) it is refused. Environment: VERDICT,
 PR_NUMBER, GITHUB_RUN_ID.
 
+With environments (settings.toml): `apply.py prepare NAME` and `apply.py apply
+NAME`, once per environment, in the order the workflow chains them (staging, then
+prod): the plan is plan-NAME.json, the reviewed one is plan-NAME.json of the plan
+workflow's artifact, and the GitHub environment that gates the write key and whose
+approvals count is NAME.
+
 Exit 0 when done, 1 when refused or failed (one line says why, also on the pull
 request).
 """
@@ -34,7 +40,6 @@ from typing import Any
 from github import GitHub, GitHubError, fail
 from pipeline import (
     OUT,
-    READ_KEY,
     SETTINGS,
     WRITE_KEY,
     Missing,
@@ -42,7 +47,9 @@ from pipeline import (
     environment,
     marker,
     output,
+    plan_file,
     plan_markdown,
+    read_key_of,
     summary,
     write_out,
 )
@@ -55,6 +62,8 @@ ENVIRONMENT = SETTINGS.get("environment", "production")
 # salt of the secret digests (new each plan), and what is derived or only shown.
 SAME = {
     "workspace": "another workspace",
+    "environment": "another environment",
+    "vars": "the variables differ",
     "endpoint": "another endpoint",
     "organizationId": "another organization",
     "inputsDigest": "the workspace files on main differ from those of the reviewed plan",
@@ -89,7 +98,7 @@ def head_sha() -> str:
     ).stdout.strip()
 
 
-def prepare() -> int:
+def prepare(name: str | None = None) -> int:
     try:
         github = GitHub()
         sha = head_sha()
@@ -100,13 +109,13 @@ def prepare() -> int:
     output("sha", sha)
     output("pr", str(number or ""))
     try:
-        env = environment(READ_KEY)
+        env = environment(read_key_of(name), env_name=name)
     except Missing as exc:
-        return fail(f"agentform did not plan main: {exc}", number, marker("replan"))
-    plan = plan_markdown(env)
+        return fail(f"agentform did not plan main: {exc}", number, marker("replan", None, name))
+    plan = plan_markdown(env, name)
     if plan.returncode not in (0, 2):
         summary(plan.stdout)
-        return fail(f"agentform could not plan main at {sha}", number, marker("replan"))
+        return fail(f"agentform could not plan main at {sha}", number, marker("replan", None, name))
     if plan.returncode == 0:
         output("verdict", "none")
         summary(f"Nothing to apply: the service matches the files of main at {sha}.")
@@ -116,13 +125,13 @@ def prepare() -> int:
     if pull is not None:
         try:
             reviewed, notes = github.reviewed_plan(
-                PLAN_WORKFLOW, pull["head"]["sha"], PLAN_ARTIFACT, "plan.json"
+                PLAN_WORKFLOW, pull["head"]["sha"], PLAN_ARTIFACT, plan_file(name)
             )
         except GitHubError as exc:
             notes = [str(exc)]
     for note in notes:
         print(f"reviewed plan: {note}", file=sys.stderr)
-    new = json.loads((OUT / "plan.json").read_text(encoding="utf-8"))
+    new = json.loads((OUT / plan_file(name)).read_text(encoding="utf-8"))
     why = difference(reviewed, new)
     if why is None:
         output("verdict", "reviewed")
@@ -135,10 +144,10 @@ def prepare() -> int:
     note = (
         f"**This is not {whose}** ({why}). agentform planned again on main at `{sha}`: "
         f"the plan below applies only when someone approves the deployment to "
-        f"`{ENVIRONMENT}` of [this run]({run_url()})."
+        f"`{name or ENVIRONMENT}` of [this run]({run_url()})."
     )
     print(f"not applying {whose} as is: {why}; re-planned on main at {sha}", file=sys.stderr)
-    body = marker("replan", new.get("workspace")) + "\n" + note + "\n\n"
+    body = marker("replan", new.get("workspace"), name) + "\n" + note + "\n\n"
     body += plan.stdout.split("\n", 1)[-1]  # the plan without agentform's own marker
     summary(body)
     if number is not None:
@@ -156,19 +165,20 @@ def run_url() -> str:
     )
 
 
-def apply() -> int:
+def apply(name: str | None = None) -> int:
     verdict = os.environ.get("VERDICT", "")
     number = int(os.environ["PR_NUMBER"]) if os.environ.get("PR_NUMBER") else None
-    where = marker("apply")
+    where = marker("apply", None, name)
+    gate = name or ENVIRONMENT
     try:
-        env = environment(WRITE_KEY)
+        env = environment(WRITE_KEY, env_name=name)
         github = GitHub()
         if verdict != "reviewed":
-            approved = github.approvals(os.environ.get("GITHUB_RUN_ID", ""), ENVIRONMENT)
+            approved = github.approvals(os.environ.get("GITHUB_RUN_ID", ""), gate)
             if not approved:
                 return fail(
                     f"refused: this plan was not reviewed in a pull request and nobody approved "
-                    f"this run's deployment to `{ENVIRONMENT}`; give that environment required "
+                    f"this run's deployment to `{gate}`; give that environment required "
                     "reviewers, then re-run all jobs",
                     number,
                     where,
@@ -176,7 +186,7 @@ def apply() -> int:
             print(f"the new plan was approved by {', '.join(approved)}", file=sys.stderr)
     except (Missing, GitHubError) as exc:
         return fail(f"agentform did not apply: {exc}", number, where)
-    result = agentform("apply", str(OUT / "plan.json"), "--format", "markdown", env=env)
+    result = agentform("apply", str(OUT / plan_file(name)), "--format", "markdown", env=env)
     report = result.stdout
     if result.returncode != 0 and "stale" in report:
         report += (
@@ -195,6 +205,6 @@ def apply() -> int:
 
 if __name__ == "__main__":
     steps = {"prepare": prepare, "apply": apply}
-    if len(sys.argv) != 2 or sys.argv[1] not in steps:
-        sys.exit("usage: apply.py prepare|apply")
-    sys.exit(steps[sys.argv[1]]())
+    if len(sys.argv) not in (2, 3) or sys.argv[1] not in steps:
+        sys.exit("usage: apply.py prepare|apply [ENVIRONMENT]")
+    sys.exit(steps[sys.argv[1]](*sys.argv[2:]))

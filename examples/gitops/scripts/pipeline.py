@@ -8,12 +8,19 @@ the step may use (as AGENTFORM_API_KEY), and the variables settings.toml lists f
 secret() and env(). So GITHUB_TOKEN and every other secret of the job stay out of
 reach of a workspace template (`env('GITHUB_TOKEN')` is "not set").
 
+With `environments` in settings.toml (the workspace's agentform.yaml declares
+them), each step runs once per environment with `--env NAME`: the read key of
+environment NAME is AGENTFORM_READ_API_KEY_NAME (upper case), the write key is
+AGENTFORM_API_KEY of the GitHub environment NAME, and agentform gets it under the
+variable the environment's `apiKeyEnv` names (`agentform env list`).
+
 Environment: AGENTFORM_OUT (where plans and reports are written, default
 `agentform-out`), AGENTFORM (the command, default `agentform`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -32,6 +39,7 @@ SETTINGS: dict[str, Any] = (
 WORKSPACE: str = SETTINGS.get("workspace", "workspace")
 SECRETS: list[str] = list(SETTINGS.get("secrets", []))
 PLAIN_ENV: list[str] = list(SETTINGS.get("env", []))
+ENVIRONMENTS: list[str] = list(SETTINGS.get("environments", []))
 OUT = Path(os.environ.get("AGENTFORM_OUT", "agentform-out"))
 
 READ_KEY = "AGENTFORM_READ_API_KEY"  # plan, drift, the apply workflow's prepare job
@@ -72,14 +80,40 @@ def required(name: str) -> str:
     return value
 
 
-def environment(key: str | None, secrets: bool = True) -> dict[str, str]:
+def read_key_of(name: str | None) -> str:
+    """The variable of the read-only key: AGENTFORM_READ_API_KEY, or for environment
+    `staging` AGENTFORM_READ_API_KEY_STAGING when the step has it (the plan step, which
+    plans every environment), else AGENTFORM_READ_API_KEY (a job of one environment)."""
+    if name is None:
+        return READ_KEY
+    own = f"{READ_KEY}_{re.sub(r'[^A-Z0-9]', '_', name.upper())}"
+    return own if own in os.environ or READ_KEY not in os.environ else READ_KEY
+
+
+def key_variable(name: str) -> str:
+    """The variable agentform reads environment `name`'s key from (its apiKeyEnv)."""
+    listed = agentform("env", "list", "--format", "json", env=environment(None, False))
+    for entry in json.loads(listed.stdout or "{}").get("environments", []):
+        if entry.get("name") == name:
+            return str(entry["apiKeyEnv"])
+    raise Missing(f"environment {name} (settings.toml) is not in the workspace's agentform.yaml")
+
+
+def environment(
+    key: str | None, secrets: bool = True, env_name: str | None = None
+) -> dict[str, str]:
     """The whole environment agentform runs with. `key`: the variable holding the API
     key this step may use (READ_KEY or WRITE_KEY), None for offline commands;
-    `secrets`: False for validate, which needs no secret() value and gets none."""
+    `secrets`: False for validate, which needs no secret() value and gets none;
+    `env_name`: the workspace's environment the step works on."""
     env = {name: os.environ[name] for name in (*_BASE, *_AGENTFORM) if os.environ.get(name)}
     env["NO_COLOR"] = "1"
+    if env_name is not None:
+        env["AGENTFORM_ENV"] = env_name
     if key is not None:
         env["AGENTFORM_API_KEY"] = required(key)
+        if env_name is not None:
+            env[key_variable(env_name)] = env["AGENTFORM_API_KEY"]
         endpoint = os.environ.get("AGENTFORM_ENDPOINT", "").strip()
         if in_actions() and endpoint in ("", "local"):
             # `endpoint: local` on a runner is an empty service that vanishes with the job
@@ -104,20 +138,28 @@ def agentform(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[st
     return subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False, env=env)
 
 
-def plan_markdown(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """`agentform plan` as markdown on stdout, saved as OUT/plan.json and OUT/plan.md;
-    exit 2 when it has changes."""
+def plan_file(env_name: str | None) -> str:
+    """plan.json, or plan-NAME.json for an environment."""
+    return "plan.json" if env_name is None else f"plan-{env_name}.json"
+
+
+def plan_markdown(
+    env: dict[str, str], env_name: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`agentform plan` as markdown on stdout, saved as OUT/plan.json and OUT/plan.md
+    (plan-NAME.json and plan-NAME.md for an environment); exit 2 when it has changes."""
     OUT.mkdir(parents=True, exist_ok=True)
+    saved = plan_file(env_name)
     plan = agentform(
         "plan",
         "--format",
         "markdown",
         "--out",
-        str(OUT / "plan.json"),
+        str(OUT / saved),
         "--detailed-exitcode",
         env=env,
     )
-    write_out("plan.md", plan.stdout)
+    write_out(saved.removesuffix(".json") + ".md", plan.stdout)
     return plan
 
 
@@ -141,9 +183,12 @@ def workspace_name() -> str:
     return Path(WORKSPACE).resolve().name
 
 
-def marker(what: str, workspace: str | None = None) -> str:
-    """`<!-- agentform:WHAT workspace=NAME -->`, as agentform writes it."""
-    return f"<!-- agentform:{what} workspace={quote(workspace or workspace_name(), safe='._-')} -->"
+def marker(what: str, workspace: str | None = None, env_name: str | None = None) -> str:
+    """`<!-- agentform:WHAT workspace=NAME -->` (` environment=NAME` for one), as
+    agentform writes it."""
+    name = quote(workspace or workspace_name(), safe="._-")
+    env = f" environment={quote(env_name, safe='._-')}" if env_name else ""
+    return f"<!-- agentform:{what} workspace={name}{env} -->"
 
 
 def write_out(name: str, text: str) -> Path:

@@ -42,8 +42,11 @@ class Endpoint:
         return self
 
 
-def resolve_api_key(api_key_file: Path | None) -> Sensitive | None:
-    """From --api-key-file or AGENTFORM_API_KEY; None when neither gives one."""
+def resolve_api_key(
+    api_key_file: Path | None, variable: str = API_KEY_VARIABLE
+) -> Sensitive | None:
+    """From --api-key-file or the environment variable (AGENTFORM_API_KEY, or the
+    chosen environment's apiKeyEnv); None when neither gives one."""
     if api_key_file is not None:
         try:
             # utf-8-sig: a leading byte order mark, as editors on Windows write it, is not the key's
@@ -59,9 +62,9 @@ def resolve_api_key(api_key_file: Path | None) -> Sensitive | None:
         if not text:
             raise AgentformError(f"the API key file {api_key_file} is empty")
         return _header_safe(text, "--api-key-file")
-    key = os.environ.get(API_KEY_VARIABLE)
+    key = os.environ.get(variable)
     if key:
-        return _header_safe(key, API_KEY_VARIABLE)
+        return _header_safe(key, variable)
     return None
 
 

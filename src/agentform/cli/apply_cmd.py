@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from agentform.cli.common import Options, endpoint_of, guarded, load, with_api, workspace_options
+from agentform.cli.common import (
+    Options,
+    endpoint_of,
+    guarded,
+    load,
+    load_environment,
+    with_api,
+    workspace_options,
+)
 from agentform.cli.conventions import stdout_is_terminal
 from agentform.cli.interrupts import stopping_on_signals
 from agentform.cli.lock import lock_timeout_option, workspace_lock
@@ -85,10 +93,10 @@ def apply(
             "(`agentform plan --target … --out PLANFILE`)"
         )
     with markdown_errors(opts, fmt, "apply"):
-        workspace = load(opts)
+        saved = read_plan(planfile) if planfile else None
+        workspace = load_for(opts, saved)
         endpoint = endpoint_of(opts, workspace).shown
         applying = _Applying(opts, workspace, fmt, options, auto_approve)
-        saved = read_plan(planfile) if planfile else None
 
         async def go(api: ApiClient) -> ApplyReport | None:
             return await applying.run(api, endpoint, saved)
@@ -103,6 +111,29 @@ def apply(
         return 1
     applying.show_report(report, saved_plan=saved is not None)
     return 0 if report.ok else 1
+
+
+def load_for(opts: Options, saved: Plan | None) -> Workspace:
+    """The workspace a saved plan is applied to: in the plan's environment, rendered
+    with the variables its command line gave (checked against the files again by
+    verified_plan); else the workspace of the options."""
+    if saved is None:
+        return load(opts)
+    if opts.vars or opts.var_files:
+        raise click.UsageError(
+            "a saved plan is applied with the variables it was made with: --var and "
+            "--var-file are given when the plan is made"
+        )
+    if opts.env is not None and opts.env != saved.environment:
+        planned = f"environment {saved.environment}" if saved.environment else "no environment"
+        raise AgentformError(
+            f"the plan is for {planned}, not environment {opts.env} (--env or "
+            "AGENTFORM_ENV): apply it without choosing one, or make a plan for that one"
+        )
+    opts.vars = dict(saved.varOverrides)
+    if saved.environment is None:
+        return load(opts)
+    return load_environment(opts, saved.environment)
 
 
 class _Applying:
@@ -155,10 +186,11 @@ class _Applying:
             return await apply_plan(the_plan, api, self.opts.parallelism, hooks, values, stop)
 
     def show_report(self, report: ApplyReport, saved_plan: bool) -> None:
-        name = self.workspace.settings.workspace
+        name, env = self.workspace.settings.workspace, self.workspace.settings.environment
         if self.fmt == "json":
-            self.opts.echo(report_json(report, name), nl=False)
+            self.opts.echo(report_json(report, name, env), nl=False)
         elif self.fmt == "markdown":
-            self.opts.echo(markdown_view(self.opts, self.workspace).report(report, name), nl=False)
+            view = markdown_view(self.opts, self.workspace)
+            self.opts.echo(view.report(report, name, env), nl=False)
         elif report.results or saved_plan:  # a live apply said "No changes." already
             self.opts.echo(self.view.report(report))

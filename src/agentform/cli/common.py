@@ -28,6 +28,8 @@ from agentform.cli.conventions import (
     stdout_is_terminal,
 )
 from agentform.cli.safety import run_secrets, start_run, write_crash_log
+from agentform.config.environments import ENV_VARIABLE, raw_environments
+from agentform.config.files import root_file
 from agentform.config.loader import Workspace, load_workspace
 from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.core.words import counted
@@ -42,6 +44,7 @@ T = TypeVar("T")
 @dataclass
 class Options:
     workspace_dir: Path = Path(".")
+    env: str | None = None  # the environment chosen (--env, AGENTFORM_ENV)
     endpoint: str | None = None
     api_key_file: Path | None = None
     organization_id: str | None = None
@@ -124,6 +127,8 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(**kwargs: Any) -> Any:
         given = {k: kwargs.pop(k) for k in list(kwargs) if k in GLOBAL_NAMES}
         opts = Options.from_given(given)
+        if opts.env is None:  # a pipeline sets it per job, for every step: offline ones too
+            opts.env = os.environ.get(ENV_VARIABLE, "").strip() or None
         if click.get_current_context().command.name not in OFFLINE_COMMANDS:
             opts.take_environment(os.environ)
         return command(opts, **kwargs)
@@ -165,13 +170,46 @@ def _given_on_command_line(names: tuple[str, ...]) -> list[str]:
     return given
 
 
+def environment_names(opts: Options) -> list[str]:
+    """The environments agentform.yaml declares ([] when none, or no file)."""
+    path = root_file(opts.workspace_dir)
+    return list(raw_environments(path)) if path is not None else []
+
+
+def refuse_unchosen_environment(opts: Options) -> None:
+    """With environments declared, a command that talks to a service needs one chosen:
+    staging's files planned against prod's defaults is the mistake this prevents."""
+    names = environment_names(opts)
+    if names and opts.env is None:
+        raise AgentformError(
+            f"agentform.yaml declares environments ({', '.join(names)}): choose one with "
+            f"--env NAME or {ENV_VARIABLE}"
+        )
+
+
 def load(opts: Options, unset_secrets_allowed: bool = False) -> Workspace:
+    """The workspace of -C in the environment --env chooses (which a command that
+    talks to a service must choose when environments are declared)."""
+    refuse_unchosen_environment(opts)
+    return load_environment(opts, opts.env, unset_secrets_allowed)
+
+
+def load_environment(
+    opts: Options,
+    environment: str | None,
+    unset_secrets_allowed: bool = False,
+    template_name: str | None = None,
+) -> Workspace:
+    """The workspace of -C in `environment` (None: the workspace's own settings);
+    `template_name`: the name its templates see instead of the environment's."""
     workspace = load_workspace(
         opts.workspace_dir,
         opts.vars,
         opts.var_files,
         secrets=run_secrets(),
         unset_secrets_allowed=unset_secrets_allowed,
+        environment=environment,
+        template_name=template_name,
     )
     if opts.organization_id:
         workspace.settings.organization_id = opts.organization_id
@@ -183,8 +221,10 @@ def endpoint_of(opts: Options, workspace: Workspace) -> Endpoint:
     from agentform.api.connect import Endpoint
     from agentform.cli.endpoint import api_key_for
 
-    url = opts.endpoint or workspace.settings.endpoint
-    return Endpoint(url, api_key_for(url, opts.api_key_file)).register(workspace.secrets)
+    settings = workspace.settings
+    url = opts.endpoint or settings.endpoint
+    key = api_key_for(url, opts.api_key_file, settings.api_key_env, settings.environment)
+    return Endpoint(url, key).register(workspace.secrets)
 
 
 @contextmanager

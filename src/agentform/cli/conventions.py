@@ -123,6 +123,12 @@ def _workspace_and_service() -> list[Callable[[Any], Any]]:
             help="The workspace directory (default: .).",
         ),
         click.option(
+            "--env",  # AGENTFORM_ENV: read by every workspace command (common.py)
+            "env",
+            metavar="NAME",
+            help="The environment of agentform.yaml to use (default: $AGENTFORM_ENV).",
+        ),
+        click.option(
             "--endpoint",  # ENDPOINT_ENV: read by the commands that connect (common.py)
             callback=check_endpoint_option,
             help="Override the workspace endpoint (URL or 'local').",
@@ -198,6 +204,7 @@ def _the_run() -> list[Callable[[Any], Any]]:
 
 GLOBAL_NAMES = (
     "workspace_dir",
+    "env",
     "endpoint",
     "api_key_file",
     "organization_id",

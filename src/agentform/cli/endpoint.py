@@ -16,6 +16,8 @@ from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.api.connect import Endpoint, check_endpoint, connect, resolve_api_key
 from agentform.api.notices import Notices
 from agentform.api.retries import RetryPolicy
+from agentform.core.errors import AgentformError
+from agentform.core.secrets import API_KEY_VARIABLE
 from agentform.core.sensitive import Sensitive
 
 LOCAL = "local"
@@ -23,10 +25,21 @@ LOCAL_BASE_URL = "http://agentform.local/agents/v2"
 """The base URL of the in-process service: never resolved, the transport answers it."""
 
 
-def api_key_for(url: str, api_key_file: Path | None) -> Sensitive | None:
-    """The key from --api-key-file or AGENTFORM_API_KEY; the local service defaults
-    to its demo key."""
-    key = resolve_api_key(api_key_file)
+def api_key_for(
+    url: str,
+    api_key_file: Path | None,
+    variable: str = API_KEY_VARIABLE,
+    environment: str | None = None,
+) -> Sensitive | None:
+    """The key from --api-key-file or `variable` (AGENTFORM_API_KEY, or the chosen
+    environment's apiKeyEnv: no other variable is read for it); the local service
+    defaults to its demo key."""
+    key = resolve_api_key(api_key_file, variable)
+    if key is None and url != LOCAL and variable != API_KEY_VARIABLE:
+        raise AgentformError(
+            f"no API key for environment {environment}: set {variable} (its apiKeyEnv "
+            "in agentform.yaml) or use --api-key-file"
+        )
     if key is None and url == LOCAL:
         from agentform.service import DEMO_ADMIN_KEY
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import SHOWN_PROBLEMS, Options, load
+from agentform.cli.common import SHOWN_PROBLEMS, Options, environment_names, load_environment
 from agentform.cli.validate_cmd import say_unset_and_warnings
 from agentform.config.files import root_file
 from agentform.config.repository import Member, find_workspaces, overlaps
@@ -32,18 +32,25 @@ def _rebased(diagnostic: Diagnostic, name: str) -> Diagnostic:
     return dataclasses.replace(diagnostic, position=dataclasses.replace(where, file=file))
 
 
-def _load_one(opts: Options, folder: Path, name: str) -> tuple[Member | None, list[Diagnostic]]:
-    """One workspace: its settings for the overlap check, or its problems."""
-    try:
-        workspace = load(dataclasses.replace(opts, workspace_dir=folder), True)
-    except DiagnosticsError as exc:
-        return None, [_rebased(d, name) for d in exc.diagnostics]
-    except AgentformError as exc:
-        return None, [Diagnostic(str(exc), Position(name))]
-    say_unset_and_warnings(workspace, prefix=f"{name}: ")
+def _load_one(opts: Options, folder: Path, name: str) -> tuple[list[Member], list[Diagnostic]]:
+    """One workspace: each of its environments' settings for the overlap check (an
+    environment may name its own organization and owns), or its problems."""
+    here = dataclasses.replace(opts, workspace_dir=folder)
+    members: list[Member] = []
     found = root_file(folder)
     root = f"{name}/{found.name}" if found and name != "." else (found.name if found else name)
-    return Member(name, root, workspace.settings), []
+    try:
+        environments: list[str | None] = [*environment_names(here)] or [None]
+        for environment in environments:
+            workspace = load_environment(here, environment, True)
+            shown = name if environment is None else f"{name} (environment {environment})"
+            say_unset_and_warnings(workspace, prefix=f"{shown}: ")
+            members.append(Member(shown, root, workspace.settings))
+    except DiagnosticsError as exc:
+        return [], [_rebased(d, name) for d in exc.diagnostics]
+    except AgentformError as exc:
+        return [], [Diagnostic(str(exc), Position(name))]
+    return members, []
 
 
 def validate_all(opts: Options, dirs: list[Path]) -> int:
@@ -56,10 +63,9 @@ def validate_all(opts: Options, dirs: list[Path]) -> int:
     members: list[Member] = []
     problems: list[Diagnostic] = []
     for folder in folders:
-        member, found = _load_one(opts, folder, _named(folder))
+        found_members, found = _load_one(opts, folder, _named(folder))
         problems += found
-        if member is not None:
-            members.append(member)
+        members += found_members
     problems += overlaps(members)
     for problem in problems[:SHOWN_PROBLEMS]:
         click.echo(problem.render(), err=True)

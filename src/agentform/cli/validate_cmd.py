@@ -1,15 +1,28 @@
-"""`agentform validate`: offline checks of the files; no API call. With `--all
-DIR...`, of every workspace of a repository, and that no two own a common name."""
+"""`agentform validate`: offline checks of the files; no API call. With environments
+declared and none chosen, every environment is validated. With `--all DIR...`, every
+workspace of a repository, and that no two own a common name."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
-from agentform.cli.common import Options, guarded, load, refuse_unused_offline, workspace_options
+from agentform.cli.common import (
+    Options,
+    environment_names,
+    guarded,
+    refuse_unused_offline,
+    workspace_options,
+)
+from agentform.cli.common import (
+    load_environment as load,  # one environment's workspace
+)
 from agentform.config.loader import Workspace
-from agentform.core.errors import AgentformError
+from agentform.core.diagnostics import Diagnostic
+from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.core.gcpause import collector_paused
 from agentform.core.words import counted
 
 
@@ -27,7 +40,8 @@ def validate(opts: Options, every: bool, dirs: tuple[Path, ...]) -> int:
     """Render, parse and validate the workspace files, without calling the API.
 
     Needs no secret() value: an unset secret passes every rule a value would have to
-    pass, and plan checks the value itself (and names each one missing)."""
+    pass, and plan checks the value itself (and names each one missing). With
+    environments in agentform.yaml and no --env, each environment is validated."""
     refuse_unused_offline("validate", "or run plan to check the files against the service")
     if dirs and not every:
         raise AgentformError(
@@ -38,14 +52,42 @@ def validate(opts: Options, every: bool, dirs: tuple[Path, ...]) -> int:
         from agentform.cli.validate_all import validate_all
 
         return validate_all(opts, list(dirs) or [Path(".")])
-    workspace = load(opts, unset_secrets_allowed=True)
-    say_unset_and_warnings(workspace)
-    count = sum(len(items) for items in workspace.declared.values())
-    click.echo(
-        f"Valid: {counted(len(workspace.files), 'file')}, {counted(count, 'object')} "
-        f"(workspace {workspace.settings.workspace})."
-    )
+    names: list[str | None] = [opts.env]
+    if opts.env is None:
+        names = [*environment_names(opts)] or [None]
+    found: dict[str | None, list[Diagnostic]] = {}
+    with collector_paused():  # each load's objects are freed by count: no cycles to find
+        for name in names:
+            found[name] = _validated(opts, name)
+    if problems := _together(found):
+        raise DiagnosticsError(problems)
     return 0
+
+
+def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
+    """Every environment's problems: one every environment has is said once, as it
+    is; the others name their environment."""
+    if len(found) == 1:  # one environment (or none declared): said as they are
+        return next(iter(found.values()))
+    everywhere = set.intersection(*(set(problems) for problems in found.values()))
+    out = list(dict.fromkeys(d for problems in found.values() for d in problems if d in everywhere))
+    for name, problems in found.items():
+        out += [
+            replace(d, summary=f"environment {name}: {d.summary}")
+            for d in problems
+            if d not in everywhere
+        ]
+    return out
+
+
+def _validated(opts: Options, name: str | None) -> list[Diagnostic]:
+    """The problems of one environment (none: it is said valid)."""
+    try:
+        workspace = load(opts, name, unset_secrets_allowed=True)
+    except DiagnosticsError as exc:
+        return list(exc.diagnostics)
+    _say_valid(workspace)
+    return []
 
 
 def say_unset_and_warnings(workspace: Workspace, prefix: str = "") -> None:
@@ -62,3 +104,14 @@ def say_unset_and_warnings(workspace: Workspace, prefix: str = "") -> None:
         )
     for warning in workspace.warnings:  # shown as errors are; they do not fail validate
         click.echo(prefix + workspace.secrets.scrub(warning.render()), err=True)
+
+
+def _say_valid(workspace: Workspace) -> None:
+    say_unset_and_warnings(workspace)
+    count = sum(len(items) for items in workspace.declared.values())
+    environment = workspace.settings.environment
+    env = f", environment {environment}" if environment else ""
+    click.echo(
+        f"Valid: {counted(len(workspace.files), 'file')}, {counted(count, 'object')} "
+        f"(workspace {workspace.settings.workspace}{env})."
+    )

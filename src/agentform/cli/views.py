@@ -57,9 +57,8 @@ def markdown_errors(opts: Options, fmt: str, what: str) -> Iterator[None]:
                 messages = [d.render() for d in exc.diagnostics]
             else:
                 messages = [str(exc)]
-            click.echo(
-                MarkdownView().error(what, workspace_name(opts.workspace_dir), messages), nl=False
-            )
+            name = workspace_name(opts.workspace_dir)
+            click.echo(MarkdownView().error(what, name, messages, opts.env), nl=False)
         raise
 
 

@@ -13,6 +13,7 @@ import yaml
 from pydantic import ValidationError
 
 from agentform.config.document import allowed_keys, document_model
+from agentform.config.environments import EnvironmentSpec, Inputs, var_file_paths
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.problems import AT, describe, did_you_mean, own_errors
 from agentform.core.sensitive import Sensitive
@@ -66,9 +67,14 @@ def allowed_env(root_path: Path) -> tuple[str, ...]:
 
 
 def read_variables(
-    root_path: Path, cli_vars: Mapping[str, Any], var_files: list[Path], diags: Diagnostics
+    root_path: Path,
+    cli_vars: Mapping[str, Any],
+    var_files: list[Path],
+    diags: Diagnostics,
+    environment_vars: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """vars of agentform.yaml, then --var-file files, then --var (later wins)."""
+    """vars of agentform.yaml, then the environment's vars, then the var files (the
+    environment's, then --var-file), then --var: a later one wins by top-level name."""
     merged: dict[str, Any] = {}
     try:
         raw = parse(root_path.read_text()).data or {}
@@ -76,23 +82,48 @@ def read_variables(
             merged.update(raw["vars"])
     except yaml.YAMLError:
         pass  # reported with its position when the file is parsed
+    merged.update(environment_vars or {})
     for path in var_files:
-        try:
-            data = parse(path.read_text()).data or {}
-        except OSError as exc:
-            diags.error(f"cannot read var file: {exc.strerror or exc}", Position(str(path)))
-            continue
-        except yaml.YAMLError as exc:
-            message, line_column = problem_of(exc)
-            at = Position(str(path), *line_column) if line_column else Position(str(path))
-            diags.error(f"invalid YAML in var file: {message}", at)
-            continue
-        if not isinstance(data, dict):
-            diags.error("a var file must be a mapping of names to values", Position(str(path)))
-            continue
-        merged.update(data)
+        merged.update(read_var_file(path, diags))
     merged.update(cli_vars)
     return merged
+
+
+def read_var_file(path: Path, diags: Diagnostics) -> dict[str, Any]:
+    """One var file's mapping of names to values; {} and a problem when it has none."""
+    try:
+        data = parse(path.read_text()).data or {}
+    except OSError as exc:
+        diags.error(f"cannot read var file: {exc.strerror or exc}", Position(str(path)))
+        return {}
+    except yaml.YAMLError as exc:
+        message, line_column = problem_of(exc)
+        at = Position(str(path), *line_column) if line_column else Position(str(path))
+        diags.error(f"invalid YAML in var file: {message}", at)
+        return {}
+    if not isinstance(data, dict):
+        diags.error("a var file must be a mapping of names to values", Position(str(path)))
+        return {}
+    return data
+
+
+def resolve_variables(
+    root: Path,
+    root_path: Path,
+    spec: EnvironmentSpec | None,
+    inputs: Inputs,
+    diags: Diagnostics,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The variables the files are rendered with, and the part the command line gave:
+    the workspace's vars, the environment's vars, its var files, --var-file, --var,
+    a later one winning by top-level name."""
+    env_files = var_file_paths(root, spec, diags, root_path.name)
+    from_files = read_variables(root_path, {}, env_files, diags, spec.vars if spec else None)
+    overrides: dict[str, Any] = {}
+    for path in inputs.var_files:
+        overrides.update(read_var_file(path, diags))
+    overrides.update(inputs.cli_vars)
+    return {**from_files, **overrides}, overrides
 
 
 def parse_document(text: str, where: Where, diags: Diagnostics) -> Located | None:
@@ -124,11 +155,13 @@ def validate_document(doc: Located, where: Where, diags: Diagnostics) -> Any:
     except ValidationError as exc:
         for err in own_errors(exc.errors()):  # not a list emptied by its own bad entries
             loc = tuple(err["loc"])
+            a_key = loc[-1:] == ("[key]",)  # a mapping's key is wrong: said at the key
+            loc = loc[:-1] if a_key else loc
             for part, detail in (err.get("ctx") or {}).get(AT, ()):  # a rule's, part by part
                 inner = (*loc, *part)
                 diags.error(f"{'.'.join(str(p) for p in inner)}: {detail}", where(inner, True))
             if not (err.get("ctx") or {}).get(AT):
-                at_key = err["type"] == "extra_forbidden"
+                at_key = a_key or err["type"] == "extra_forbidden"
                 diags.error(_message(err, loc), where(loc, at_key=at_key))
         return None
 

@@ -9,13 +9,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentform.config.declarations import check_unique, declare_children
 from agentform.config.document import SETTINGS
+from agentform.config.environments import (
+    EnvironmentSpec,
+    Inputs,
+    every_var_file,
+    override,
+    raw_environments,
+    selected,
+)
 from agentform.config.file_parse import (
     Where,
     allowed_env,
     dotted,
     parse_document,
-    read_variables,
+    resolve_variables,
     validate_document,
 )
 from agentform.config.files import IGNORE_FILE, root_file, workspace_files
@@ -28,10 +37,10 @@ from agentform.config.secret_tokens import substitute
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
 from agentform.core.gcpause import collector_paused
 from agentform.core.problems import did_you_mean
-from agentform.core.secrets import MIN_SEARCHED, Secrets
+from agentform.core.secrets import API_KEY_VARIABLE, MIN_SEARCHED, Secrets
 from agentform.core.sensitive import Sensitive, plain_texts
 from agentform.core.yamlpos import Located
-from agentform.kinds import Kind, kinds_in_order
+from agentform.kinds import kinds_in_order
 from agentform.kinds.base import Declared, top_level_kinds
 
 ROOT_FILE = "agentform.yaml"
@@ -47,6 +56,8 @@ class Settings:
     protect: dict[str, list[str]] = field(default_factory=dict)
     owns: dict[str, list[str]] | None = None  # None: everything
     moves: list[Move] = field(default_factory=list)
+    environment: str | None = None  # the one chosen (--env), whose overrides these hold
+    api_key_env: str = API_KEY_VARIABLE  # the environment variable holding the key
 
 
 @dataclass
@@ -58,6 +69,10 @@ class Workspace:
     inputs_digest: str
     files: list[str]
     warnings: list[Diagnostic] = field(default_factory=list)
+    # the template variables the files were rendered with, and the part of them the
+    # command line gave (--var-file, --var): what a saved plan records
+    variables: dict[str, Any] = field(default_factory=dict)
+    var_overrides: dict[str, Any] = field(default_factory=dict)
 
     def sensitive_values(self) -> dict[str, str | Sensitive]:
         """The sensitive values a plan's slots name (webhook header values), by name;
@@ -75,20 +90,23 @@ def load_workspace(
     environ: Mapping[str, str] | None = None,
     secrets: Secrets | None = None,
     unset_secrets_allowed: bool = False,
+    environment: str | None = None,
+    template_name: str | None = None,
 ) -> Workspace:
     """The validated workspace, or DiagnosticsError listing every problem.
 
     `secrets`: the run's registry, filled with the values secret() finds.
     `unset_secrets_allowed`: an unset secret is not an error (export writes it
-    as a placeholder); its values are Sensitive but unresolved."""
+    as a placeholder); its values are Sensitive but unresolved.
+    `environment`: the one of `environments:` to load (its settings and vars)."""
+    inputs = Inputs(dict(cli_vars or {}), tuple(var_files or ()), environment, template_name)
     with collector_paused():
-        return _load(root, cli_vars, var_files, environ, secrets, unset_secrets_allowed)
+        return _load(root, inputs, environ, secrets, unset_secrets_allowed)
 
 
 def _load(
     root: Path,
-    cli_vars: Mapping[str, Any] | None,
-    var_files: list[Path] | None,
+    inputs: Inputs,
     environ: Mapping[str, str] | None,
     secrets: Secrets | None,
     unset_secrets_allowed: bool,
@@ -96,17 +114,26 @@ def _load(
     diags = Diagnostics()
     root = root.resolve()
     root_path = _root_file(root, diags)
-    variables = read_variables(root_path, cli_vars or {}, var_files or [], diags)
-    renderer = Renderer(root, environ, secrets, unset_secrets_allowed, allowed_env(root_path))
-    loading = _Loading(root, root_path, renderer, diags)
-    files = workspace_files(root, var_files or [])
+    environments = raw_environments(root_path)
+    spec = selected(environments, inputs.environment, ROOT_FILE)
+    variables, overrides = resolve_variables(root, root_path, spec, inputs, diags)
+    key_variables = {s.api_key_env for s in environments.values()}
+    renderer = Renderer(
+        root, environ, secrets, unset_secrets_allowed, allowed_env(root_path), key_variables
+    )
+    if spec is not None:
+        renderer.env_name = inputs.template_name or spec.name
+    loading = _Loading(root, root_path, renderer, diags, spec)
+    files = workspace_files(root, [*inputs.var_files, *every_var_file(root, environments)])
     names = [relative(f, root) for f in files]
     parts = included_files(renderer.env, names)  # read where they are included
     files = [f for f, name in zip(files, names, strict=True) if name not in parts or f == root_path]
     for path in files:
         loading.read(path, variables)
     loading.check()
-    return loading.workspace([relative(f, root) for f in files])
+    workspace = loading.workspace([relative(f, root) for f in files])
+    workspace.variables, workspace.var_overrides = variables, overrides
+    return workspace
 
 
 def _root_file(root: Path, diags: Diagnostics) -> Path:
@@ -126,7 +153,15 @@ class _Loading:
     """One load of a workspace: the files read so far, what they declare, the
     settings (from the root file, read first) and the digest of every input."""
 
-    def __init__(self, root: Path, root_path: Path, renderer: Renderer, diags: Diagnostics):
+    def __init__(
+        self,
+        root: Path,
+        root_path: Path,
+        renderer: Renderer,
+        diags: Diagnostics,
+        environment: EnvironmentSpec | None = None,
+    ):
+        self.environment = environment
         self.root = root
         self.root_path = root_path
         self.renderer = renderer
@@ -159,6 +194,8 @@ class _Loading:
             return
         if path == self.root_path:
             self.settings = _settings(model, name, self.diags)
+            if self.settings is not None and self.environment is not None:
+                override(self.settings, model, self.environment, ROOT_FILE)
             if self.settings is not None and model.moved:
                 self.settings.moves = read_moves(model.moved, where, self.diags)
         self._declare(model, path, where)
@@ -210,11 +247,11 @@ class _Loading:
                         relative(extra, self.root).encode() + b"\0" + content + b"\0"
                     )
                 self.declared[kind.name].append(parent)
-                _declare_children(kind, parent, (kind.name, i), where, self.declared, self.diags)
+                declare_children(kind, parent, (kind.name, i), where, self.declared, self.diags)
 
     def check(self) -> None:
         """The checks across files; DiagnosticsError with every problem found."""
-        _check_unique(self.declared, self.diags)
+        check_unique(self.declared, self.diags)
         if self.settings is not None:
             check_protected(self.settings.protect, self.declared, self.diags)
             check_owned(self.settings.owns, self.declared, self.diags)
@@ -233,6 +270,8 @@ class _Loading:
         values = self.renderer.secrets.values
         named = self.renderer.tokens.names  # secret('NAME') calls, not header values
         searched = {n: values[n] for n in named if len(values.get(n, "")) >= MIN_SEARCHED}
+        if not searched:
+            return  # no text of any object needs reading (10,000 objects: a second)
         warned: set[str] = set()
         for kind in top_level_kinds():
             for item in self.declared[kind.name]:
@@ -272,30 +311,6 @@ def meant_for_agentform(data: dict[str, Any]) -> bool:
     return any(str(k) in known or did_you_mean(str(k), known, cutoff=0.7) for k in data)
 
 
-def _declare_children(
-    kind: Kind,
-    parent: Declared,
-    path: tuple[str | int, ...],
-    where: Where,
-    declared: dict[str, list[Declared]],
-    diags: Diagnostics,
-) -> None:
-    """A parent's children (attachments of a webhook) become declarations of their kind."""
-    for field_name, child_kind in kind.children.items():
-        items = getattr(parent.model, field_name, None) or []
-        if items and not parent.present:
-            diags.error(
-                f"{kind.label} {getattr(parent.model, 'name', '')} is declared absent: "
-                f"its {field_name} cannot be declared",
-                where((*path, field_name)),
-            )
-            continue
-        for j, child in enumerate(items):
-            at = (*path, field_name, j)
-            child_declared = Declared(child, where(at), parent, locate=where.inside(*at))
-            declared[child_kind].append(child_declared)
-
-
 def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:
     if not model.workspace:
         diags.error(
@@ -310,17 +325,3 @@ def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:
         protect=dict(model.protect or {}),
         owns=dict(model.owns) if model.owns is not None else None,
     )
-
-
-def _check_unique(declared: dict[str, list[Declared]], diags: Diagnostics) -> None:
-    for kind, items in declared.items():
-        first: dict[Any, Declared] = {}
-        for item in items:
-            key = Kind.registry[kind].key_of(item)
-            if key in first:
-                diags.error(
-                    f"{kind}: '{key}' is declared twice (first at {first[key].position})",
-                    item.position,
-                )
-            else:
-                first[key] = item

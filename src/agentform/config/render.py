@@ -1,6 +1,7 @@
 """Jinja2 rendering of workspace files (strict undefined).
 
-Templates see `vars`, `workspace`, `env('NAME')` and `secret('NAME')`. A
+Templates see `vars`, `workspace`, `env_name` (the chosen environment's name,
+when agentform.yaml declares environments), `env('NAME')` and `secret('NAME')`. A
 missing environment variable or an undefined variable does not stop rendering:
 each is recorded with its line, so every problem of every file is reported at
 once. `secret()` renders an opaque token, never the value (secret_tokens.py).
@@ -52,9 +53,12 @@ class Renderer:
         secrets: Secrets | None = None,
         unset_secrets_allowed: bool = False,
         allowed_env: Collection[str] = (),
+        key_variables: Collection[str] = (),
     ) -> None:
         self.root = root
         self.allowed_env = frozenset(allowed_env)  # allowEnv of agentform.yaml
+        self.key_variables = frozenset(key_variables)  # apiKeyEnv of each environment
+        self.env_name: str | None = None  # the chosen environment's, seen as env_name
         self.environ = os.environ if environ is None else environ
         self.secrets = secrets if secrets is not None else Secrets()
         self.tokens = SecretTokens(self.secrets)
@@ -157,6 +161,8 @@ class _FileRendering:
         context: dict[str, Any] = {"vars": dict(variables), "env": self.env, "secret": self.secret}
         if workspace is not None:
             context["workspace"] = workspace
+        if self.renderer.env_name is not None:
+            context["env_name"] = self.renderer.env_name
         errors_before = len(self.diagnostics.items)
         token = on_undefined.set(lambda message: self.problem(f"template error: {message}"))
         try:
@@ -212,7 +218,7 @@ class _FileRendering:
     def env(self, var: Any = None, default: str | None = None, *extra: Any) -> str:
         if not self.named("env", var, extra):
             return ""
-        if refused := env_refusal(var, self.renderer.allowed_env):
+        if refused := env_refusal(var, self.renderer.allowed_env, self.renderer.key_variables):
             self.problem(refused, call="env")
             return ""
         value = self.renderer.environ.get(var, default)
@@ -225,7 +231,7 @@ class _FileRendering:
     def secret(self, var: Any = None, *extra: Any) -> str:
         if not self.named("secret", var, extra):
             return ""
-        if refused := credential_refusal(var):
+        if refused := credential_refusal(var, self.renderer.key_variables):
             self.problem(refused, call="secret")
             return ""
         renderer = self.renderer

@@ -67,16 +67,17 @@ class NotAllowed(SecurityError):
         super().__init__(f"{what}: {NOT_ALLOWED}")
 
 
-def credential_refusal(name: str) -> str | None:
-    """Why a workspace file may not read the variable `name` at all, or None."""
-    if name in CREDENTIALS:
+def credential_refusal(name: str, keys: Collection[str] = ()) -> str | None:
+    """Why a workspace file may not read the variable `name` at all, or None (`keys`:
+    the variables the environments name as holding their API key)."""
+    if name in CREDENTIALS or name in keys:
         return f"{name} holds agentform's API key: {NOT_ALLOWED}"
     return None
 
 
-def env_refusal(name: str, allowed: Collection[str]) -> str | None:
+def env_refusal(name: str, allowed: Collection[str], keys: Collection[str] = ()) -> str | None:
     """Why `env(name)` may not read the variable, or None."""
-    if refused := credential_refusal(name):
+    if refused := credential_refusal(name, keys):
         return refused
     if name.startswith(ENV_PREFIX) or name in allowed:
         return None
@@ -221,6 +222,35 @@ class _WorkspaceLoader(jinja2.BaseLoader):
         return source, str(path), lambda: path.stat().st_mtime == mtime
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates, kept in memory for the process: a load that renders the
+    same files again (`env diff` renders them three times, `validate` once per
+    environment) compiles each file once. Jinja2 keys each by the file's path and
+    checks its source's digest, so an edited file is compiled anew; every sandbox
+    is configured alike, so one's code is another's. Bounded: the oldest go first."""
+
+    MAX_BYTES = 64 << 20
+
+    def __init__(self) -> None:
+        self.codes: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self.codes.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = bucket.bytecode_to_string()
+        self.codes.pop(bucket.key, None)
+        while self.codes and sum(map(len, self.codes.values())) + len(code) > self.MAX_BYTES:
+            del self.codes[next(iter(self.codes))]
+        if len(code) <= self.MAX_BYTES:
+            self.codes[bucket.key] = code
+
+
+COMPILED = _CompiledTemplates()
+
+
 class WorkspaceSandbox(ImmutableSandboxedEnvironment):
     """The environment every workspace file renders in (see the module's docstring)."""
 
@@ -238,6 +268,7 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
             undefined=undefined,
             keep_trailing_newline=True,
             autoescape=False,
+            bytecode_cache=COMPILED,
         )
         self.budget = _Budget()
         self.includes_found: dict[str, list[tuple[str, int]]] = {}  # includes.py's, by file

@@ -37,6 +37,7 @@ class DriftItem(Frozen):
 class DriftReport(Frozen):
     formatVersion: int = FORMAT_VERSION
     workspace: str
+    environment: str | None = None
     endpoint: str
     organizationId: str
     organizationName: str
@@ -82,6 +83,7 @@ def drift_of(plan: Plan) -> DriftReport:
         )
     return DriftReport(
         workspace=plan.workspace,
+        environment=plan.environment,
         endpoint=plan.endpoint,
         organizationId=plan.organizationId,
         organizationName=plan.organizationName,

@@ -6,11 +6,15 @@ FrozenDicts, so no view or hook can change what apply will do.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Annotated, Any
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, PlainSerializer
 
+from agentform.core.errors import AgentformError
 from agentform.core.frozen import FrozenJson, freeze
+from agentform.core.sensitive import json_safe
 from agentform.kinds.base import Action, ApiCall, FieldChange, Frozen
 
 FORMAT_VERSION = 2
@@ -20,6 +24,39 @@ warnings; a plan of another format is refused."""
 ACTIONS: tuple[Action, ...] = ("create", "update", "replace", "cancel", "delete")
 
 StrMap = Annotated[dict[str, str], AfterValidator(freeze)]
+MAX_RECORDED_VARS = 1 << 20
+"""Bytes of JSON the variables a plan records may take (a plan file is hostile input)."""
+
+
+def _bounded_vars(value: dict[str, Any]) -> Any:
+    for name in value:
+        if not name or "." in name:
+            raise ValueError(f"{name!r} is not a variable's name")
+    if len(json.dumps(value, default=str)) > MAX_RECORDED_VARS:
+        raise ValueError(f"the variables take more than {MAX_RECORDED_VARS:,} bytes")
+    return freeze(value)
+
+
+def recordable(variables: dict[str, Any], scrub: Callable[[str], str]) -> dict[str, Any]:
+    """The variables a plan records, when none holds a secret's value or the key (a
+    `--var token=...` that should have been secret('TOKEN')): refused otherwise,
+    naming the variable, never the value. `scrub`: the run's secrets' scrubber."""
+    holding = [
+        name
+        for name, value in variables.items()
+        if (text := json.dumps(value, default=str)) != scrub(text)
+    ]
+    if holding:
+        raise AgentformError(
+            f"variable {', '.join(sorted(holding))} holds a secret's value (or the API key): "
+            "plans record variables, so a secret is read with secret('NAME') instead"
+        )
+    return variables
+
+
+Vars = Annotated[
+    dict[str, Any], AfterValidator(_bounded_vars), PlainSerializer(json_safe, when_used="json")
+]
 IntMap = Annotated[dict[str, int], AfterValidator(freeze)]
 
 
@@ -65,6 +102,7 @@ class Summary(Frozen):
 class Plan(Frozen):
     formatVersion: int = FORMAT_VERSION
     workspace: str
+    environment: str | None = None  # of agentform.yaml's environments, when it has them
     endpoint: str
     organizationId: str
     organizationName: str
@@ -90,6 +128,12 @@ class Plan(Frozen):
     # apply of the saved plan makes it again with the same allowances.
     allowPastStart: bool = False
     allowCancelRunning: bool = False
+    # The template variables the files were rendered with, and the part the command
+    # line gave (--var-file, --var): apply of the saved plan renders with the latter
+    # again and checks the whole against what the files give now. Never a secret:
+    # secret() values are not variables.
+    vars: Vars = {}
+    varOverrides: Vars = {}
 
     @property
     def has_changes(self) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import to_json
 
 from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError, StalePlanError
@@ -130,12 +131,32 @@ def _refuse_elsewhere(saved: Plan, workspace: Workspace, endpoint: str) -> None:
         raise StalePlanError(
             f"the plan is for workspace {saved.workspace}, not {workspace.settings.workspace}"
         )
+    if saved.environment != workspace.settings.environment:
+        raise StalePlanError(
+            f"the plan is for environment {saved.environment or '(none)'}, "
+            f"not {workspace.settings.environment or '(none)'}"
+        )
+    _refuse_changed_vars(saved, workspace)
     if saved.inputsDigest != workspace.inputs_digest:
         raise StalePlanError("plan is stale: the workspace files changed since the plan was made")
     if saved.endpoint != endpoint:
         raise StalePlanError(
             f"the plan is for endpoint {saved.endpoint}, not {endpoint}: apply it where it "
             f"was made (--endpoint {saved.endpoint})"
+        )
+
+
+def _refuse_changed_vars(saved: Plan, workspace: Workspace) -> None:
+    """The variables the plan records are what the files (the environment's vars and
+    var files) and the plan's own command-line variables give now: the recorded
+    values are never trusted as they are, only compared."""
+    recorded = json.loads(saved.model_dump_json(include={"vars"}))["vars"]
+    now = json.loads(to_json(workspace.variables, fallback=str))
+    moved = sorted(n for n in recorded.keys() | now.keys() if recorded.get(n) != now.get(n))
+    if moved:
+        raise StalePlanError(
+            f"plan is stale: variable {', '.join(moved[:10])} is not what the files give "
+            "now; nothing was written"
         )
 
 

@@ -22,7 +22,7 @@ from agentform.core.sensitive import contains_sensitive
 from agentform.engine.decisions import Decisions
 from agentform.engine.fingerprint import fingerprint, secret_digest
 from agentform.engine.live import LiveState, declares, managed_keys, read_live
-from agentform.engine.model import NoOp, Plan, PlanWarning, summarise
+from agentform.engine.model import NoOp, Plan, PlanWarning, recordable, summarise
 from agentform.engine.moves import record_rename, resolve_moves
 from agentform.engine.order import stages
 from agentform.engine.targets import check_patterns, select
@@ -278,6 +278,9 @@ def diff_plan(
     salt = pysecrets.token_hex(8)
     return Plan(
         workspace=workspace.settings.workspace,
+        environment=workspace.settings.environment,
+        vars=recordable(workspace.variables, workspace.secrets.scrub_shown),
+        varOverrides=recordable(workspace.var_overrides, workspace.secrets.scrub_shown),
         endpoint=endpoint,
         organizationId=live.organization_id,
         organizationName=live.organization_name,

@@ -21,10 +21,13 @@ def plan_json(plan: Plan) -> str:
     return dump_plan(plan)
 
 
-def report_document(report: ApplyReport, workspace: str) -> dict[str, Any]:
+def report_document(
+    report: ApplyReport, workspace: str, environment: str | None = None
+) -> dict[str, Any]:
     return {
         "formatVersion": REPORT_FORMAT_VERSION,
         "workspace": workspace,
+        "environment": environment,
         "succeeded": report.count("succeeded"),
         "alreadyInPlace": report.count("already in place"),
         "failed": report.count("failed"),
@@ -43,8 +46,9 @@ def report_document(report: ApplyReport, workspace: str) -> dict[str, Any]:
     }
 
 
-def report_json(report: ApplyReport, workspace: str) -> str:
-    return json.dumps(report_document(report, workspace), indent=2, default=masked) + "\n"
+def report_json(report: ApplyReport, workspace: str, environment: str | None = None) -> str:
+    document = report_document(report, workspace, environment)
+    return json.dumps(document, indent=2, default=masked) + "\n"
 
 
 def drift_document(drift: DriftReport) -> dict[str, Any]:
@@ -83,6 +87,7 @@ def drift_document(drift: DriftReport) -> dict[str, Any]:
     return {
         "formatVersion": drift.formatVersion,
         "workspace": drift.workspace,
+        "environment": drift.environment,
         "endpoint": drift.endpoint,
         "organizationId": drift.organizationId,
         "organizationName": drift.organizationName,

@@ -36,9 +36,17 @@ ACTIONS = ("create", "update", "rename", "replace", "delete", "cancel")
 NOTE_ROOM = 600  # kept free for the line saying what was cut
 
 
-def marker(what: str, workspace: str) -> str:
-    """`<!-- agentform:plan workspace=NAME -->`: what a pipeline searches its comments for."""
-    return f"<!-- agentform:{what} workspace={quote(workspace, safe='._-')} -->"
+def marker(what: str, workspace: str, environment: str | None = None) -> str:
+    """`<!-- agentform:plan workspace=NAME -->` (and ` environment=NAME` when there is
+    one): what a pipeline searches its comments for."""
+    env = f" environment={quote(environment, safe='._-')}" if environment else ""
+    return f"<!-- agentform:{what} workspace={quote(workspace, safe='._-')}{env} -->"
+
+
+def title(what: str, workspace: str, environment: str | None = None) -> str:
+    """`### agentform plan: workspace `shop`, environment `prod``."""
+    env = f", environment {code(environment)}" if environment else ""
+    return f"### agentform {what}: workspace {code(workspace)}{env}"
 
 
 def code(text: str) -> str:
@@ -130,9 +138,9 @@ class MarkdownView:
 
     # -- plan ----------------------------------------------------------------
     def plan(self, plan: Plan) -> str:
-        head = [marker("plan", plan.workspace), ""]
+        head = [marker("plan", plan.workspace, plan.environment), ""]
         head += _alerts("WARNING", [self.scrub(warning_text(w)) for w in plan.warnings])
-        head += [f"### agentform plan: workspace {code(plan.workspace)}", ""]
+        head += [title("plan", plan.workspace, plan.environment), ""]
         bold, rest = plan_summary(plan)
         head.append(f"**{bold}**{rest}")
         head += ["", self._where(plan), ""]
@@ -163,13 +171,13 @@ class MarkdownView:
         )
 
     # -- apply report ----------------------------------------------------------
-    def report(self, report: ApplyReport, workspace: str) -> str:
-        head = [marker("apply", workspace), ""]
+    def report(self, report: ApplyReport, workspace: str, environment: str | None = None) -> str:
+        head = [marker("apply", workspace, environment), ""]
         failed = [r for r in report.results if r.status == "failed"]
         head += _alerts(
             "CAUTION", [f"{code(r.change.id)}: {self.scrub(r.error or 'failed')}" for r in failed]
         )
-        head += [f"### agentform apply: workspace {code(workspace)}", ""]
+        head += [title("apply", workspace, environment), ""]
         in_place = report.count("already in place")
         head += [f"**{report_counts(report)}**", ""]
         statuses = ["succeeded", *(["already in place"] if in_place else []), "failed"]
@@ -192,9 +200,9 @@ class MarkdownView:
 
     # -- drift report ----------------------------------------------------------
     def drift(self, drift: DriftReport) -> str:
-        head = [marker("drift", drift.workspace), ""]
+        head = [marker("drift", drift.workspace, drift.environment), ""]
         head += _alerts("WARNING", [self.scrub(warning_text(w)) for w in drift.warnings])
-        head += [f"### agentform drift: workspace {code(drift.workspace)}", ""]
+        head += [title("drift", drift.workspace, drift.environment), ""]
         if not drift.drifted:
             head.append("**No drift.** The service matches the files.")
         else:
@@ -227,14 +235,20 @@ class MarkdownView:
         return self._document(head, sections, "drifted object")
 
     # -- an error instead of a document ---------------------------------------
-    def error(self, what: str, workspace: str, messages: list[str]) -> str:
-        lines = [marker(what, workspace), ""]
+    def error(
+        self, what: str, workspace: str, messages: list[str], environment: str | None = None
+    ) -> str:
+        lines = [marker(what, workspace, environment), ""]
         lines += _alerts("CAUTION", [code(self.scrub(m)) for m in messages])
-        lines += [f"### agentform {what}: workspace {code(workspace)}", ""]
+        lines += [title(what, workspace, environment), ""]
         lines.append(f"**The {what} failed**; nothing was changed.")
         return "\n".join(lines) + "\n"
 
     # -- assembly with the size cap -------------------------------------------
+    def document(self, head: list[str], sections: list[Section], noun: str = "change") -> str:
+        """`head`, then each section as a `<details>` block, cut to the size cap."""
+        return self._document(head, sections, noun)
+
     def _document(self, head: list[str], sections: list[Section], noun: str = "change") -> str:
         out = "\n".join(head) + "\n"
         budget = None if self.limit is None else self.limit - NOTE_ROOM

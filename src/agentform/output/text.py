@@ -38,6 +38,15 @@ DRIFT_SIGNS = {
 }
 
 
+def _header(doc: Plan | DriftReport) -> str:
+    """The first line: the workspace, its environment, the service and organization."""
+    environment = f" (environment {doc.environment})" if doc.environment else ""
+    return (
+        f"Workspace {doc.workspace}{environment} on {doc.endpoint}, organization "
+        f"{doc.organizationName} ({doc.organizationId})"
+    )
+
+
 class TextView:
     def __init__(
         self, color: bool = False, verbose: bool = False, scrub: Callable[[str], str] = lambda s: s
@@ -50,11 +59,7 @@ class TextView:
         return click.style(text, fg=fg, bold=bold) if self.color else text
 
     def plan(self, plan: Plan) -> str:
-        lines = [
-            f"Workspace {plan.workspace} on {plan.endpoint}, organization "
-            f"{plan.organizationName} ({plan.organizationId})",
-            "",
-        ]
+        lines = [_header(plan), ""]
         first = [w for w in plan.warnings if w.message.startswith(PARTIAL)]
         for warning in first:  # a partial plan says so in its header
             lines += [self._style(f"Warning: {warning_text(warning)}", "yellow", bold=True), ""]
@@ -101,11 +106,7 @@ class TextView:
         return lines
 
     def drift(self, drift: DriftReport) -> str:
-        lines = [
-            f"Workspace {drift.workspace} on {drift.endpoint}, organization "
-            f"{drift.organizationName} ({drift.organizationId})",
-            "",
-        ]
+        lines = [_header(drift), ""]
         for item in drift.items:
             sign, colour = DRIFT_SIGNS[item.drift]
             head = self._style(f"  {sign} {item.id}", colour, bold=True)
