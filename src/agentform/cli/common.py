@@ -129,7 +129,7 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
         opts = Options.from_given(given)
         if opts.env is None:  # a pipeline sets it per job, for every step: offline ones too
             opts.env = os.environ.get(ENV_VARIABLE, "").strip() or None
-        if click.get_current_context().command.name not in OFFLINE_COMMANDS:
+        if _command_words(click.get_current_context()) not in OFFLINE_COMMANDS:
             opts.take_environment(os.environ)
         return command(opts, **kwargs)
 
@@ -144,6 +144,12 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
 # for every step, they are simply not used.)
 UNUSED_OFFLINE = ("endpoint", "api_key_file", "organization_id", "record_cassette")
 OFFLINE_COMMANDS = ("validate", "show", "test")  # test: a service of its own
+
+
+def _command_words(ctx: click.Context) -> str:
+    """The command as typed below `agentform` ("webhook test"): a subcommand's own name
+    may be a top-level command's too (`webhook test` is not `test`)."""
+    return " ".join(ctx.command_path.split()[1:])
 
 
 def refuse_unused_offline(command: str, instead: str) -> None:
