@@ -3,13 +3,14 @@ service, and `webhook test`'s failing notice."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from agentform.cli.webhook.deliveries import since_time
+from agentform.cli.webhook.deliveries import service_since, since_time
 from agentform.core.errors import AgentformError
 from agentform.output.delivery_lines import deliveries_lines
 from agentform.service.store.database import DEFAULT_DB_PATH
@@ -40,10 +41,12 @@ def test_deliveries_lists_attempts_and_resend_sends_again(workspace: Path) -> No
 def test_resend_refuses_what_is_not_a_delivery(workspace: Path) -> None:  # noqa: F811
     bad = run("webhook", "resend", "../../agents", "-C", str(workspace))
     neither = run("webhook", "resend", "-C", str(workspace))
+    typo = run("webhook", "resend", "--failed-since", "2hours", "-C", str(workspace))
     unknown = run("webhook", "resend", "0b6f3f0e-4a4e-4f55-9d1b-0f3c2f1d9a11", "-C", str(workspace))
     assert bad.exit_code == 1 and "'../../agents' is not a delivery id" in bad.output
     assert neither.exit_code == 1 and "give a DELIVERY_ID or --failed-since T" in neither.output
     assert unknown.exit_code == 1 and "not found" in unknown.output
+    assert typo.exit_code == 1 and "--failed-since '2hours': give a time" in typo.output
     assert "Traceback" not in bad.output + unknown.output
 
 
@@ -105,3 +108,24 @@ def test_an_answers_first_bytes_cannot_drive_the_terminal() -> None:
     [_, _, line] = deliveries_lines("ops", [delivery])
     assert "\x1b" not in line and "\x9b" not in line
     assert '"oops\\u001b[2J\\u009b31m héllo"' in line
+
+
+class _ClockAt:
+    """An API client whose service's clock stands at `now` (a manual clock moved on)."""
+
+    def __init__(self, now: str) -> None:
+        self.now = now
+        self.asked: list[str] = []
+
+    async def request(self, method: str, path: str, **kw: object) -> dict[str, str]:
+        self.asked.append(f"{method} {path}")
+        return {"now": self.now, "kind": "manual"}
+
+
+def test_an_age_counts_back_from_the_services_clock_not_this_machines() -> None:
+    # `service run --clock manual` moved 10 days on: "2h" means the service's last 2 hours.
+    api = _ClockAt("2030-01-11T12:00:00.500000Z")
+    assert asyncio.run(service_since(api, "2h")) == "2030-01-11T10:00:00Z"  # type: ignore[arg-type]
+    assert api.asked == ["GET /../../agentform/v1/clock"]
+    written = asyncio.run(service_since(api, "2026-03-01T09:00:00Z"))  # type: ignore[arg-type]
+    assert written == "2026-03-01T09:00:00+00:00" and len(api.asked) == 1  # a time: no call

@@ -110,6 +110,7 @@ def test_junit_xml_is_written_beside_the_text_and_never_over_a_yaml_file(workspa
     code, output = run(workspace, "--junit-xml", str(workspace / "pools.yaml"))
     assert code == 1
     assert output.endswith("a test report is not written over a YAML file\n")
+    assert "PASS" not in output  # refused before any test ran, not after they all did
     assert not (workspace / "pools.yaml").exists()
 
 

@@ -47,10 +47,16 @@ def load_for_tests(opts: Options) -> Workspace:
     return first
 
 
-def write_report(path: Path, text: str) -> None:
-    """The report where --out says; never over a YAML file (a workspace or test file)."""
+def refuse_yaml(path: Path) -> None:
+    """A report is never written over a YAML file (a workspace or test file): said
+    before the tests run, not after."""
     if path.suffix in (".yaml", ".yml"):
         raise AgentformError(f"{path}: a test report is not written over a YAML file")
+
+
+def write_report(path: Path, text: str) -> None:
+    """The report where --out says; never over a YAML file (a workspace or test file)."""
+    refuse_yaml(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -100,6 +106,8 @@ def test(
     from agentform.testing.runner import run_tests, selected
 
     refuse_unused_offline("test", "a test runs on a fresh embedded service of its own")
+    if junit_xml is not None:
+        refuse_yaml(junit_xml)
     workspace = load_for_tests(opts)
     paths = [p for given in files for p in (discover(given) if given.is_dir() else [given])]
     paths = paths if files else discover(workspace.root / TESTS_DIR)

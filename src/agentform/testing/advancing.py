@@ -21,7 +21,12 @@ from agentform.testing.session import TestService
 UNTIL = "until "
 
 
-def advance_problem(text: str, bound: Sequence[str], agents: frozenset[str] | None) -> str | None:
+def advance_problem(
+    text: str,
+    bound: Sequence[str],
+    agents: frozenset[str] | None,
+    batches: frozenset[str] = frozenset(),
+) -> str | None:
     """What is wrong with an `advance:` value (checked before anything runs), or None."""
     written = text.strip()
     try:
@@ -37,6 +42,10 @@ def advance_problem(text: str, bound: Sequence[str], agents: frozenset[str] | No
         return f"execution '{subject}' is not known{hint}"
     if condition.kind == "batches" and agents is not None and subject not in agents:
         return f"agent '{subject}' is not known{did_you_mean(subject, agents)}"
+    batch = "/".join(condition.key)
+    if condition.kind == "batches" and batch not in batches:  # else a day of waiting for nothing
+        hint = did_you_mean(batch, batches) or " (the workspace declares no such batch)"
+        return f"batch '{batch}' is not known{hint}"
     return None
 
 

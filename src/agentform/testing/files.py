@@ -72,7 +72,7 @@ def load_tests(workspace: Workspace, paths: Sequence[Path]) -> list[TestFileRun]
             raw = loaded.doc.data if isinstance(loaded.doc.data, dict) else {}
             seed = DEMO_SEED if raw.get("seed") is None else None
         agents = seed_agents(seed) if seed is not None else None
-        check_names(loaded, Names(names.webhooks, names.pools, agents), diags)
+        check_names(loaded, Names(names.webhooks, names.pools, agents, names.batches), diags)
         if loaded.model is not None and seed is not None:
             runs.append(TestFileRun(loaded, seed, loaded.model))
     diags.raise_if_errors()
@@ -85,7 +85,11 @@ def _workspace_names(workspace: Workspace) -> Names:
             str(getattr(d.model, "name", "")) for d in workspace.declared.get(kind, [])
         )
 
-    return Names(named("webhooks"), named("profilePools"))
+    batches = frozenset(
+        f"{getattr(d.model, 'agent', '')}/{getattr(d.model, 'name', '')}"
+        for d in workspace.declared.get("batches", [])
+    )
+    return Names(named("webhooks"), named("profilePools"), batches=batches)
 
 
 def _seed_of(

@@ -38,12 +38,14 @@ MAX_TEST_FILE_BYTES = 1 << 20
 
 @dataclass(frozen=True)
 class Names:
-    """What a test may name: the workspace's webhooks and pools, the seed's agents
-    (None: not known before the seed is read)."""
+    """What a test may name: the workspace's webhooks, pools and batches (`AGENT/NAME`:
+    a seed holds none, so a batch the files do not declare never exists), the seed's
+    agents (None: not known before the seed is read)."""
 
     webhooks: frozenset[str]
     pools: frozenset[str]
     agents: frozenset[str] | None = None
+    batches: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ def check_names(loaded: LoadedFile, names: Names, diags: Diagnostics) -> None:
                         f"{what} '{value}' is not known{hint}",
                         loaded.at(*where, *(_part(x) for x in field.split("."))),
                     )
-            _check_values(loaded, step, where, diags, bound, names.agents)
+            _check_values(loaded, step, where, diags, bound, names)
             if step.execute is not None and step.execute.as_:
                 bound.append(step.execute.as_)
 
@@ -134,10 +136,13 @@ def _check_values(
     where: tuple[str | int, ...],
     diags: Diagnostics,
     bound: Sequence[str],
-    agents: frozenset[str] | None,
+    names: Names,
 ) -> None:
     """An advance's duration or condition, an expectation's status."""
-    if step.advance is not None and (problem := advance_problem(step.advance, bound, agents)):
+    agents, batches = names.agents, names.batches
+    if step.advance is not None and (
+        problem := advance_problem(step.advance, bound, agents, batches)
+    ):
         diags.error(f"advance: {problem}", loaded.at(*where))
     expect = step.expect
     if expect is None or expect.status is None:
@@ -178,6 +183,8 @@ def _names_in_expect(
 ) -> Iterable[tuple[str, str, Iterable[str] | None]]:
     if expect.execution is not None:
         yield "execution", expect.execution, bound
+    if expect.batch is not None:
+        yield "batch", expect.batch, names.batches
     if expect.pool is not None:
         yield "pool", expect.pool, names.pools
     if expect.executions is not None and expect.executions.pool is not None:

@@ -302,10 +302,11 @@ def deliveries_cmd(
     from agentform.cli.webhook.deliveries import list_deliveries, since_time
     from agentform.output.delivery_lines import deliveries_lines, failing_line
 
-    after = since_time(since) if since else None
+    if since:
+        since_time(since)  # a typo is said before any call
     endpoint, root = _service(opts)
     integration, found = _with_client(
-        opts, endpoint, root, lambda api: list_deliveries(api, name, status, after, limit)
+        opts, endpoint, root, lambda api: list_deliveries(api, name, status, since, limit)
     )
     notice = failing_line(integration["name"], integration.get("health"))
     for line in [*([notice] if notice else []), *deliveries_lines(integration["name"], found)]:
@@ -340,9 +341,10 @@ def resend_cmd(
         )
         what = f"of {delivery_id}"
     else:
-        after = since_time(failed_since or "")
-        ids = _with_client(
-            opts, endpoint, root, lambda api: resend_failed(api, name, after), run_due_work=True
+        since = failed_since or ""
+        since_time(since, option="--failed-since")  # a typo is said before any call
+        after, ids = _with_client(
+            opts, endpoint, root, lambda api: resend_failed(api, name, since), run_due_work=True
         )
         what = f"failed since {after}" + (f" to {name}" if name else "")
     for line in resent_lines(ids, what):

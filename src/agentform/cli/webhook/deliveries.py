@@ -4,7 +4,9 @@ Both use the service's own delivery routes, which sit beside the API at
 `<root>/agentform/v1` while the endpoint names `<root>/agents/v2`: the paths
 below climb out of the API's base first. `--since` takes an ISO time with a
 zone, or an age (`30m`, `2h`, `7d`) counted back from now, as `gh` and
-`kubectl logs --since` do.
+`kubectl logs --since` do: the service's now (`GET /agentform/v1/clock`), since
+the deliveries are stamped by its clock, and a manual clock (`service run --clock
+manual`) stands wherever `service advance` moved it, days from this machine's.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ from agentform.cli.webhook.test import find_integration
 from agentform.core.errors import AgentformError
 
 OWN = "/../../agentform/v1/webhook-deliveries"
+CLOCK = "/../../agentform/v1/clock"
 AGE = re.compile(r"^(\d{1,6})([smhd])$")
 UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
 
-def since_time(text: str, now: datetime | None = None) -> str:
-    """An ISO time with a zone, from `text` (such a time, or an age like `2h`)."""
+def since_time(text: str, now: datetime | None = None, option: str = "--since") -> str:
+    """An ISO time with a zone, from `text` (such a time, or an age like `2h`); an
+    error names `option`, the one the user wrote."""
     age = AGE.match(text.strip())
     if age:
         moment = (now or datetime.now(UTC)).replace(microsecond=0)
@@ -36,10 +40,18 @@ def since_time(text: str, now: datetime | None = None) -> str:
         parsed = None
     if parsed is None or parsed.tzinfo is None:
         raise AgentformError(
-            f"--since {text!r}: give a time with its zone (2026-01-31T09:00:00Z) or an age "
+            f"{option} {text!r}: give a time with its zone (2026-01-31T09:00:00Z) or an age "
             "(30m, 2h, 7d)"
         )
     return parsed.isoformat()
+
+
+async def service_since(api: ApiClient, text: str) -> str:
+    """`since_time`, an age counted back from the service's clock (a call only for an age)."""
+    if not AGE.match(text.strip()):
+        return since_time(text)
+    answer = await api.request("GET", CLOCK)
+    return since_time(text, datetime.fromisoformat(str(answer["now"])))
 
 
 async def list_deliveries(
@@ -51,7 +63,7 @@ async def list_deliveries(
     if status:
         params["status"] = status
     if since:
-        params["since"] = since
+        params["since"] = await service_since(api, since)
     answer = await api.request("GET", OWN, params=params)
     return integration, list(answer["items"])
 
@@ -67,9 +79,10 @@ async def resend_one(api: ApiClient, delivery_id: str) -> list[str]:
     return list(answer["deliveryIds"])
 
 
-async def resend_failed(api: ApiClient, name: str | None, since: str) -> list[str]:
-    body: dict[str, Any] = {"since": since}
+async def resend_failed(api: ApiClient, name: str | None, since: str) -> tuple[str, list[str]]:
+    """The time `since` means on the service's clock, and the new deliveries' ids."""
+    body: dict[str, Any] = {"since": await service_since(api, since)}
     if name:
         body["integrationId"] = (await find_integration(api, name))["id"]
     answer = await api.request("POST", f"{OWN}/resend", json=body, idempotent=False)
-    return list(answer["deliveryIds"])
+    return body["since"], list(answer["deliveryIds"])
