@@ -45,11 +45,11 @@ def test_a_silent_service_times_out_after_the_seconds_given(silent: str, tmp_pat
     result = plan(tmp_path / "ws", "--endpoint", silent, "--timeout", "0.3")
     assert result.exit_code == 1
     assert "GET /context: cannot reach the service" in result.stderr
-    assert "timeout: no answer within 0.3 s (--timeout)" in result.stderr
+    assert "timeout: no answer within 0.3 s (--timeout or AGENTFORM_TIMEOUT)" in result.stderr
     retrying = [line for line in result.stderr.splitlines() if line.startswith("retrying")]
     assert retrying == [
         "retrying failed requests (GET /context: timeout: no answer "
-        "within 0.3 s (--timeout)); -v shows each retry"
+        "within 0.3 s (--timeout or AGENTFORM_TIMEOUT)); -v shows each retry"
     ]
     assert "Traceback" not in result.output
 
@@ -60,7 +60,10 @@ def test_verbose_shows_each_retry(silent: str, tmp_path: Path) -> None:
     retrying = [line for line in result.stderr.splitlines() if line.startswith("retrying")]
     # every request read at once is retried twice (3 attempts), each retry a line
     assert sum(line.startswith("retrying GET /context in ") for line in retrying) == 2
-    assert all(line.endswith(": timeout: no answer within 0.3 s (--timeout)") for line in retrying)
+    assert all(
+        line.endswith(": timeout: no answer within 0.3 s (--timeout or AGENTFORM_TIMEOUT)")
+        for line in retrying
+    )
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "soon"])

@@ -97,9 +97,13 @@ def test_a_service_that_never_answers_is_a_timeout_of_the_seconds_given() -> Non
         message = failure(
             f"http://127.0.0.1:{port}/agents/v2", attempts=2, timeout=0.2, notices=notices
         )
-    assert "timeout: no answer within 0.2 s (--timeout)" in message
+    assert "timeout: no answer within 0.2 s (--timeout or AGENTFORM_TIMEOUT)" in message
     assert notices.heard == [
-        ("retrying", "GET /context", "timeout: no answer within 0.2 s (--timeout)")
+        (
+            "retrying",
+            "GET /context",
+            "timeout: no answer within 0.2 s (--timeout or AGENTFORM_TIMEOUT)",
+        )
     ]
 
 

@@ -37,7 +37,7 @@ def unreached_reason(exc: httpx.TransportError, host: str, timeout: float | None
     if isinstance(exc, httpx.ConnectTimeout):
         return f"timeout: no connection to {host} within {_seconds(timeout)}"
     if isinstance(exc, httpx.TimeoutException):
-        return f"timeout: no answer within {_seconds(timeout)} (--timeout)"
+        return f"timeout: no answer within {_seconds(timeout)} (--timeout or AGENTFORM_TIMEOUT)"
     text = " ".join(str(c) for c in causes).lower()
     if any(isinstance(c, socket.gaierror) for c in causes) or _says_dns(text):
         return f"DNS: the name {host.rsplit(':', 1)[0]} does not resolve"
