@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from agentform.core.problems import did_you_mean
 from agentform.rules.clock import ClockWordsError, Condition, parse_condition, parse_duration
-from agentform.service.runtime.advancing import DEFAULT_WITHIN, advance
+from agentform.service.runtime.advancing import DEFAULT_WITHIN, NothingToWaitFor, advance
 from agentform.testing.results import StepFailed
 from agentform.testing.session import TestService
 
@@ -59,9 +59,15 @@ async def advance_clock(
     condition = parse_condition(written.removeprefix(UNTIL))
     if condition.kind == "executions":  # the test's name for it, to the service's id
         condition = Condition(condition.kind, (executions[condition.key[0]],), condition.status)
-    result = await advance(
-        service.app.state, until=condition, within=DEFAULT_WITHIN, organization_id=organization_id
-    )
+    try:
+        result = await advance(
+            service.app.state,
+            until=condition,
+            within=DEFAULT_WITHIN,
+            organization_id=organization_id,
+        )
+    except NothingToWaitFor as exc:
+        raise StepFailed(str(exc)) from None
     if not result.met:
         now = result.status or "not there"
         shown = text.strip().removeprefix(UNTIL)

@@ -12,7 +12,7 @@ import pytest
 from fastapi import FastAPI
 
 from agentform.rules.clock import ClockWordsError, parse_condition
-from agentform.service.runtime.advancing import advance
+from agentform.service.runtime.advancing import NothingToWaitFor, advance
 from agentform.service.store.database import iso
 from tests.service.batches.support import (
     BATCH_READ_KEY,
@@ -85,13 +85,24 @@ def test_until_an_execution_completes_with_the_agents_id_too(
 
 
 def test_a_condition_not_met_within_the_window_leaves_time_at_its_end(
-    app: FastAPI, api: Api
+    app: FastAPI, api: Api, agents: dict[str, str]
 ) -> None:
+    create(api, batch_body(agents["worker"], "later", startAt=at(app, 86_400)))
     before = app.state.clock.now()
-    answer = move(api, until="batches/worker/never is running", within="2h")
-    assert answer["met"] is False and answer["status"] is None
+    answer = move(api, until="batches/worker/later is running", within="2h")
+    assert answer["met"] is False and answer["status"] == "pending"
     assert answer["advancedSeconds"] == 7200
     assert (app.state.clock.now() - before).total_seconds() == 7200
+
+
+def test_a_condition_on_nothing_is_refused_and_the_clock_stays(app: FastAPI, api: Api) -> None:
+    """A manual clock never goes back: a typo in the name must not cost a day."""
+    before = app.state.clock.now()
+    r = own(
+        api, "POST", f"{CLOCK}/advance", None, json={"until": "batches/worker/never is running"}
+    )
+    assert_error(r, 404, "no batch 'worker/never' in this organization")
+    assert app.state.clock.now() == before
 
 
 def test_a_condition_sees_the_callers_organization_only(
@@ -99,8 +110,9 @@ def test_a_condition_sees_the_callers_organization_only(
 ) -> None:
     create(api, batch_body(agents["worker"], "ours", startAt=at(app, 10)))
     move(api, duration="1m")
-    theirs = move(api, FOREIGN_KEY, until="batches/worker/ours is completed", within="1s")
-    assert theirs["met"] is False and theirs["status"] is None
+    body = {"until": "batches/worker/ours is completed", "within": "1s"}
+    theirs = own(api, "POST", f"{CLOCK}/advance", FOREIGN_KEY, json=body)
+    assert_error(theirs, 404, "no batch 'worker/ours' in this organization")
     assert move(api, until="batches/worker/ours is completed", within="0")["met"] is True
 
 
@@ -137,7 +149,8 @@ def test_the_python_api_moves_the_clock_as_the_route_does(app: FastAPI, api: Api
     assert result.advanced == 30 and result.met is None and result.now == app.state.clock.now()
     assert (result.now - before).total_seconds() == 30
     until = parse_condition("batches/worker/nothing-by-this-name is pending")
-    missed = portal.call(lambda: advance(app.state, until=until, within=5))
-    assert missed.met is False and missed.advanced == 5
+    with pytest.raises(NothingToWaitFor, match="no batch 'worker/nothing-by-this-name'"):
+        portal.call(lambda: advance(app.state, until=until, within=5))
+    assert app.state.clock.now() == result.now
     with pytest.raises(ClockWordsError, match="a duration or a condition"):
         portal.call(lambda: advance(app.state))

@@ -22,7 +22,7 @@ from agentform.service.clock import ManualClock
 from agentform.service.errors import ServiceError, bad_request
 from agentform.service.http.auth import Caller, caller
 from agentform.service.http.gate import agentform_router
-from agentform.service.runtime.advancing import DEFAULT_WITHIN, advance
+from agentform.service.runtime.advancing import DEFAULT_WITHIN, NothingToWaitFor, advance
 from agentform.service.store.database import iso
 
 router = agentform_router(tags=["agentform"])
@@ -69,11 +69,14 @@ async def advance_clock(
     seconds = _read("duration", body.duration, parse_duration)
     until = _read("until", body.until, parse_condition)
     within = _read("within", body.within, parse_duration)
-    result = await advance(
-        request.app.state,
-        seconds=seconds,
-        until=until,
-        within=DEFAULT_WITHIN if within is None else within,
-        organization_id=who.organization_id,
-    )
+    try:
+        result = await advance(
+            request.app.state,
+            seconds=seconds,
+            until=until,
+            within=DEFAULT_WITHIN if within is None else within,
+            organization_id=who.organization_id,
+        )
+    except NothingToWaitFor as exc:
+        raise ServiceError(404, str(exc)) from None
     return result.as_json()

@@ -38,6 +38,7 @@ __all__ = [
     "ClockWordsError",
     "Condition",
     "NotManualClock",
+    "NothingToWaitFor",
     "Services",
     "advance",
     "parse_condition",
@@ -58,6 +59,12 @@ class Services(Protocol):
 
 class NotManualClock(ClockWordsError):
     """The service runs on the wall clock: its time cannot be moved."""
+
+
+class NothingToWaitFor(ClockWordsError):
+    """The condition names a batch or execution the organization does not have: as
+    `kubectl wait` on a missing object, refused before the clock moves (a manual clock
+    never goes back, so a misspelt name would otherwise cost the whole window)."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,12 @@ async def _advance_until(
     """Steps the clock until the condition holds or `within` has passed; returns the
     subject's status at the end."""
     limit = clock.now() + timedelta(seconds=within)
+    if await asyncio.to_thread(subject_status, db, until, org) is None:
+        kind = "batch" if until.kind == "batches" else "execution"
+        raise NothingToWaitFor(
+            f"no {kind} '{'/'.join(until.key)}' in this organization: nothing to wait for "
+            "(the clock did not move)"
+        )
     await clock.advance(0)  # what is due now runs first
     status = await asyncio.to_thread(subject_status, db, until, org)
     while not until.accepts(status):
