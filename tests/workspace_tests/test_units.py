@@ -129,3 +129,16 @@ def test_markdown_stays_within_the_comment_limit_with_its_fence_closed() -> None
     assert text.startswith(
         "<!-- agentform:test workspace=units -->\n\n### ❌ agentform test: 0 passed, 5 failed"
     )
+
+
+def test_a_missing_seed_file_is_one_plain_problem_at_its_line(workspace: Path) -> None:
+    """It read `…/tests/nothere.yaml: error: cannot read: …` after its own `error:`,
+    with the absolute path."""
+    text = "tests:\n  - name: t\n    steps: [{advance: 1s}]\nseed: nothere.yaml\n"
+    (workspace / "tests" / "typo.yaml").write_text(text)
+    code, output = run(workspace)
+    assert code == 1
+    assert output.splitlines() == [
+        "tests/typo.yaml:4:1: error: seed: no file tests/nothere.yaml in the workspace",
+        "1 problem; nothing was changed.",
+    ]

@@ -112,6 +112,10 @@ def _seed_of(
     if path is None:
         diags.error(f"seed '{written}' is outside the workspace", loaded.at("seed"))
         return None
+    if not path.is_file():  # said plainly: read_seed's own message is a whole diagnostic
+        shown = path.relative_to(root.resolve()).as_posix()
+        diags.error(f"seed: no file {shown} in the workspace", loaded.at("seed"))
+        return None
     if path not in seeds:
         try:
             seeds[path] = read_seed(path)
