@@ -186,6 +186,25 @@ def test_every_undefined_name_of_a_file_is_reported_at_once(ws: Path) -> None:
     ]
 
 
+def test_an_undefined_name_given_to_tojson_is_reported_as_undefined(ws: Path) -> None:
+    """`tojson` serialises the value itself: an undefined one is an undefined name
+    at its line, not Python's "Object of type RecordingUndefined is not JSON
+    serializable"."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "groups.yaml": "profileGroups:\n  - name: g\n"
+            "    members: {{ vars.members | tojson }}\n"
+            "  - name: h\n    members: {{ [vars.more] | tojson }}\n",
+        },
+    )
+    assert problems(ws) == [
+        "groups.yaml:3:1: error: template error: 'dict object' has no attribute 'members'",
+        "groups.yaml:5:1: error: template error: 'dict object' has no attribute 'more'",
+    ]
+
+
 def test_an_unset_secret_does_not_hide_the_files_other_problems(ws: Path) -> None:
     """A secret left unset is one problem among the file's others, not the only one
     shown: the file is still read (the value unknown), so a misspelt event beside it
