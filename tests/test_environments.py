@@ -16,6 +16,7 @@ from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.service import create_app, read_seed
+from tests.markdown_check import structure
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "environments"
 STAGING_KEY = {"STAGING_AGENTFORM_API_KEY": "staging-admin-key"}
@@ -340,6 +341,18 @@ def test_env_diff_markdown_fits_a_comment(example: Path) -> None:
     assert len(result.output) <= 65_536
     assert "<!-- agentform:env-diff workspace=support -->" in result.output
     assert "were left out" in result.output and "agentform env diff staging prod" in result.output
+
+
+def test_env_diff_markdown_keeps_a_pipe_in_a_variable_inside_its_cell(example: Path) -> None:
+    """A `|` in a variable's value is escaped in the variables table: unescaped, even
+    inside a code span, GitHub ends the cell there and the rest of the value is lost."""
+    staging = example / "env" / "staging.yaml"
+    staging.write_text(staging.read_text().replace("/staging", "/st|ag`ing"))
+    result = run(example, "env", "diff", "staging", "prod", "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    table = structure(result.output).tables[0]
+    assert table[2][1] == '``"http://127.0.0.1:8787/st|ag`ing"``', table
+    assert table[2][2] == '`"http://127.0.0.1:8787/prod"`', table
 
 
 def test_a_variable_holding_a_secret_is_not_recorded(example: Path, tmp_path: Path) -> None:
