@@ -248,6 +248,20 @@ def test_environments_are_checked_where_written(tmp_path: Path) -> None:
         load_workspace(plain, environment="prod")
 
 
+def test_a_broken_var_file_of_an_environment_is_named_from_the_workspace(
+    example: Path,
+) -> None:
+    """An environment's var file is inside the workspace: its problem is named as the
+    workspace's files are (`env/prod.yaml:2:1`), not by an absolute path."""
+    (example / "env" / "prod.yaml").write_text("pool_size: [3\n")
+    result = run(example, "validate", "--env", "prod")
+    assert result.exit_code == 1
+    assert "\nenv/prod.yaml:2:1: error: invalid YAML in var file:" in f"\n{result.output}"
+    (example / "env" / "prod.yaml").write_text("- 3\n")
+    result = run(example, "validate", "--env", "prod")
+    assert "\nenv/prod.yaml: error: a var file must be a mapping" in f"\n{result.output}"
+
+
 def test_templates_cannot_read_an_environments_key(tmp_path: Path) -> None:
     (tmp_path / "agentform.yaml").write_text(
         "workspace: w\nenvironments:\n  prod: {apiKeyEnv: PROD_KEY}\n"
