@@ -50,6 +50,22 @@ def test_a_workspace_without_tests_says_where_they_go(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("text", ["some notes\n", "- a\n", "\n"])
+def test_a_test_file_that_is_not_a_mapping_says_what_it_must_hold(
+    tmp_path: Path, text: str
+) -> None:
+    """Notes or a list in tests/ get the shape a test file has, not pydantic's
+    "body: Input should be a valid dictionary or instance of TestFile"."""
+    assert run("init", str(tmp_path)).exit_code == 0
+    (tmp_path / "tests" / "notes.yaml").write_text(text)
+    result = run("-C", str(tmp_path), "test")
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        "tests/notes.yaml:1:1: error: a test file is a mapping with a list of tests "
+        "(tests: [{name: ..., steps: [...]}])\n"
+    ), result.output
+
+
 def test_a_filter_that_selects_nothing_is_an_error(tmp_path: Path) -> None:
     assert run("init", str(tmp_path)).exit_code == 0
     result = run("-C", str(tmp_path), "test", "--filter", "no such test")
