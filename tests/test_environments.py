@@ -179,9 +179,9 @@ def test_validate_checks_every_environment(example: Path) -> None:
     failed = run(example, "validate")
     assert failed.exit_code == 1
     # a problem of every environment is said once; one of prod only names prod
-    assert failed.output.count("'dict object' has no attribute 'owner'") == 1, failed.output
-    assert "pools.yaml:3:1: error: template error: 'dict object'" in failed.output
-    assert "webhooks.yaml:3:1: error: environment prod: template error: 'dict object' has " in (
+    assert failed.output.count("variable 'owner' is not set") == 1, failed.output
+    assert "pools.yaml:3:1: error: template error: variable 'owner'" in failed.output
+    assert "webhooks.yaml:3:1: error: environment prod: template error: variable 'alerts_url' " in (
         failed.output
     )
     assert "environment staging" not in failed.output

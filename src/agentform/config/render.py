@@ -30,7 +30,7 @@ from agentform.config.sandbox import (
     render_bounded,
 )
 from agentform.config.secret_tokens import SecretTokens
-from agentform.config.undefined import RecordingUndefined, on_undefined
+from agentform.config.undefined import RecordingUndefined, Variables, on_undefined
 from agentform.core.bounds import too_large
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.secrets import Secrets
@@ -167,7 +167,11 @@ class _FileRendering:
         self.unknown_values = 0  # problems that leave a value unknown, not the text wrong
 
     def rendered(self, variables: Mapping[str, Any], workspace: str | None) -> Rendered | None:
-        context: dict[str, Any] = {"vars": dict(variables), "env": self.env, "secret": self.secret}
+        context: dict[str, Any] = {
+            "vars": Variables(variables),
+            "env": self.env,
+            "secret": self.secret,
+        }
         if workspace is not None:
             context["workspace"] = workspace
         if self.renderer.env_name is not None:
