@@ -141,6 +141,20 @@ def test_import_writes_the_object_and_the_next_plan_is_empty(endpoint: str, tmp_
     assert not (root / "x.yaml").exists()
 
 
+def test_import_out_of_the_workspace_names_the_path_that_is_in_it(
+    endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-C ws import ... --out hooks.yaml` reads --out from the current directory, as
+    every --out does: refused as outside, the message gives the path that is inside."""
+    ws = team(tmp_path / "ws", endpoint, "rel", [])
+    monkeypatch.chdir(tmp_path)
+    refused = run("import", "profilePools/rel-x", "--out", "hooks.yaml", *ws, env=KEY)
+    assert refused.exit_code == 1
+    assert "is outside the workspace" in refused.output
+    assert "--out is read from the current directory: --out ws/hooks.yaml" in refused.output
+    assert not (tmp_path / "hooks.yaml").exists()
+
+
 def test_validate_all_refuses_two_workspaces_owning_one_name(tmp_path: Path) -> None:
     url = "https://agents.example.com/agents/v2"
     team(tmp_path / "teams" / "a", url, "ov-a", [])

@@ -16,6 +16,7 @@ from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.service import create_app, read_seed
+from tests.markdown_check import structure
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "environments"
 STAGING_KEY = {"STAGING_AGENTFORM_API_KEY": "staging-admin-key"}
@@ -178,9 +179,9 @@ def test_validate_checks_every_environment(example: Path) -> None:
     failed = run(example, "validate")
     assert failed.exit_code == 1
     # a problem of every environment is said once; one of prod only names prod
-    assert failed.output.count("'dict object' has no attribute 'owner'") == 1, failed.output
-    assert "pools.yaml:3:1: error: template error: 'dict object'" in failed.output
-    assert "webhooks.yaml:3:1: error: environment prod: template error: 'dict object' has " in (
+    assert failed.output.count("variable 'owner' is not set") == 1, failed.output
+    assert "pools.yaml:3:1: error: template error: variable 'owner'" in failed.output
+    assert "webhooks.yaml:3:1: error: environment prod: template error: variable 'alerts_url' " in (
         failed.output
     )
     assert "environment staging" not in failed.output
@@ -245,6 +246,20 @@ def test_environments_are_checked_where_written(tmp_path: Path) -> None:
     (plain / "agentform.yaml").write_text("workspace: plain\n")
     with pytest.raises(AgentformError, match="declares no environments"):
         load_workspace(plain, environment="prod")
+
+
+def test_a_broken_var_file_of_an_environment_is_named_from_the_workspace(
+    example: Path,
+) -> None:
+    """An environment's var file is inside the workspace: its problem is named as the
+    workspace's files are (`env/prod.yaml:2:1`), not by an absolute path."""
+    (example / "env" / "prod.yaml").write_text("pool_size: [3\n")
+    result = run(example, "validate", "--env", "prod")
+    assert result.exit_code == 1
+    assert "\nenv/prod.yaml:2:1: error: invalid YAML in var file:" in f"\n{result.output}"
+    (example / "env" / "prod.yaml").write_text("- 3\n")
+    result = run(example, "validate", "--env", "prod")
+    assert "\nenv/prod.yaml: error: a var file must be a mapping" in f"\n{result.output}"
 
 
 def test_templates_cannot_read_an_environments_key(tmp_path: Path) -> None:
@@ -340,6 +355,18 @@ def test_env_diff_markdown_fits_a_comment(example: Path) -> None:
     assert len(result.output) <= 65_536
     assert "<!-- agentform:env-diff workspace=support -->" in result.output
     assert "were left out" in result.output and "agentform env diff staging prod" in result.output
+
+
+def test_env_diff_markdown_keeps_a_pipe_in_a_variable_inside_its_cell(example: Path) -> None:
+    """A `|` in a variable's value is escaped in the variables table: unescaped, even
+    inside a code span, GitHub ends the cell there and the rest of the value is lost."""
+    staging = example / "env" / "staging.yaml"
+    staging.write_text(staging.read_text().replace("/staging", "/st|ag`ing"))
+    result = run(example, "env", "diff", "staging", "prod", "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    table = structure(result.output).tables[0]
+    assert table[2][1] == '``"http://127.0.0.1:8787/st|ag`ing"``', table
+    assert table[2][2] == '`"http://127.0.0.1:8787/prod"`', table
 
 
 def test_a_variable_holding_a_secret_is_not_recorded(example: Path, tmp_path: Path) -> None:

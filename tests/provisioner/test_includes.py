@@ -109,6 +109,19 @@ def test_files_that_include_each_other_are_one_problem_with_the_chain(ws: Path) 
     ]
 
 
+def test_two_files_that_include_each_other_are_one_problem(ws: Path) -> None:
+    """Neither is the other's part, so both are read; the cycle they make is still
+    one problem, said by the first read, not once per file."""
+    files = {
+        "team.yaml": "profileGroups:\n  - name: t\n{% include 'shared/groups.yaml' %}\n",
+        "shared/groups.yaml": "  - name: g\n{% include 'team.yaml' %}\n",
+    }
+    assert problems(ws, files) == [
+        "team.yaml:3:1: error: template error: files include each other: "
+        "shared/groups.yaml:2 -> team.yaml:3 -> shared/groups.yaml"
+    ]
+
+
 def test_a_file_that_includes_itself_is_a_cycle(ws: Path) -> None:
     said = problems(ws, {"team.yaml": "{% include 'team.yaml' %}\n"})
     assert said == [

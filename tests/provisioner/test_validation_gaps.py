@@ -178,11 +178,52 @@ def test_every_undefined_name_of_a_file_is_reported_at_once(ws: Path) -> None:
         },
     )
     assert problems(ws) == [
-        "pools.yaml:2:1: error: template error: 'dict object' has no attribute 'first'",
-        "pools.yaml:3:1: error: template error: 'dict object' has no attribute 'second'",
+        f"pools.yaml:2:1: error: template error: variable 'first' is not set {SET}",
+        f"pools.yaml:3:1: error: template error: variable 'second' is not set {SET}",
         "pools.yaml:4:15: error: environment variable AGENTFORM_VAR_TEST_UNSET_A is not set",
         "pools.yaml:6:19: error: secret AGENTFORM_TEST_UNSET_B: environment variable is not set",
-        "pools.yaml:7:1: error: template error: 'dict object' has no attribute 'pools'",
+        f"pools.yaml:7:1: error: template error: variable 'pools' is not set {SET}",
+    ]
+
+
+SET = "(set it under vars: in agentform.yaml, in a var file or with --var NAME=VALUE)"
+
+
+def test_a_misspelt_variable_names_the_one_that_is_set(ws: Path) -> None:
+    """Not Jinja2's "'dict object' has no attribute 'regoin'": the variable, and the
+    set one it is close to. A missing key of a variable's own mapping keeps Jinja2's
+    words."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\nvars: {region: eu, labels: {team: t}}\n",
+            "pools.yaml": "profilePools:\n  - name: '{{ vars.regoin }}'\n"
+            "  - name: '{{ vars.labels.taem }}'\n",
+        },
+    )
+    assert problems(ws) == [
+        "pools.yaml:2:1: error: template error: variable 'regoin' is not set "
+        "(did you mean 'region'?)",
+        "pools.yaml:3:1: error: template error: 'dict object' has no attribute 'taem'",
+    ]
+
+
+def test_an_undefined_name_given_to_tojson_is_reported_as_undefined(ws: Path) -> None:
+    """`tojson` serialises the value itself: an undefined one is an undefined name
+    at its line, not Python's "Object of type RecordingUndefined is not JSON
+    serializable"."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "groups.yaml": "profileGroups:\n  - name: g\n"
+            "    members: {{ vars.members | tojson }}\n"
+            "  - name: h\n    members: {{ [vars.more] | tojson }}\n",
+        },
+    )
+    assert problems(ws) == [
+        f"groups.yaml:3:1: error: template error: variable 'members' is not set {SET}",
+        f"groups.yaml:5:1: error: template error: variable 'more' is not set {SET}",
     ]
 
 

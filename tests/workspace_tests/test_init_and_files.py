@@ -3,6 +3,7 @@ as workspace objects; a run needs tests and says so."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,42 @@ def test_a_workspace_without_tests_says_where_they_go(tmp_path: Path) -> None:
         result.output == f"Error: no tests: write them in {tmp_path / 'tests'}/*.yaml "
         "(agentform init writes an example)\n"
     )
+
+
+@pytest.mark.parametrize("text", ["some notes\n", "- a\n", "\n"])
+def test_a_test_file_that_is_not_a_mapping_says_what_it_must_hold(
+    tmp_path: Path, text: str
+) -> None:
+    """Notes or a list in tests/ get the shape a test file has, not pydantic's
+    "body: Input should be a valid dictionary or instance of TestFile"."""
+    assert run("init", str(tmp_path)).exit_code == 0
+    (tmp_path / "tests" / "notes.yaml").write_text(text)
+    result = run("-C", str(tmp_path), "test")
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        "tests/notes.yaml:1:1: error: a test file is a mapping with a list of tests "
+        "(tests: [{name: ..., steps: [...]}])\n"
+    ), result.output
+
+
+def test_a_workspace_with_environments_is_tested_in_the_one_chosen(tmp_path: Path) -> None:
+    """`test --env staging` renders the files with staging's var files and applies
+    to staging's organization of the test's seed; without an environment it is
+    refused as plan is, not rendered with no environment's variables."""
+    root = tmp_path / "environments"
+    example = Path(__file__).parents[2] / "examples" / "environments"
+    shutil.copytree(example, root, ignore=shutil.ignore_patterns(".agentform"))
+    (root / "tests").mkdir()
+    (root / "tests" / "plan.yaml").write_text(
+        "seed: ../seed.yaml\ntests:\n  - name: applied\n    steps:\n      - expect: {plan: empty}\n"
+    )
+    unchosen = CliRunner().invoke(cli, ["-C", str(root), "test"], env={"AGENTFORM_ENV": None})
+    assert unchosen.exit_code == 1
+    assert "declares environments (staging, prod): choose one with --env" in unchosen.output
+    for name in ("staging", "prod"):
+        chosen = run("-C", str(root), "test", "--env", name)
+        assert chosen.exit_code == 0, chosen.output
+        assert chosen.output.endswith("1 passed, 0 failed\n")
 
 
 def test_a_filter_that_selects_nothing_is_an_error(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ the command succeeds: on any problem it is removed, so nothing is written.
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import click
@@ -41,7 +42,7 @@ def _target(opts: Options, workspace: Workspace, out: Path | None) -> Path:
     except ValueError:
         raise AgentformError(
             f"{path} is outside the workspace {workspace.root}: the imported objects "
-            "would not be managed (name a file inside it)"
+            f"would not be managed (name a file inside it{_meant(workspace, out)})"
         ) from None
     if not path.parent.is_dir():
         raise AgentformError(f"{path.parent} is not a directory of the workspace")
@@ -51,6 +52,18 @@ def _target(opts: Options, workspace: Workspace, out: Path | None) -> Path:
             "(name another with --out)"
         )
     return path
+
+
+def _meant(workspace: Workspace, out: Path | None) -> str:
+    """The hint for a relative --out meant from the workspace (`-C ws import --out
+    x.yaml`): it is read from the current directory, as every --out is."""
+    if out is None or out.is_absolute():
+        return ""
+    inside = (workspace.root / out).resolve()
+    if not inside.is_relative_to(workspace.root):
+        return ""
+    shown = os.path.relpath(inside)
+    return f"; --out is read from the current directory: --out {shlex.quote(shown)} names it"
 
 
 def _check_read_back(opts: Options, path: Path, wanted: list[tuple[Kind, Key]]) -> None:

@@ -15,7 +15,13 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import Options, guarded, refuse_unused_offline, workspace_options
+from agentform.cli.common import (
+    Options,
+    guarded,
+    refuse_unchosen_environment,
+    refuse_unused_offline,
+    workspace_options,
+)
 from agentform.cli.conventions import SuggestingChoice
 from agentform.cli.safety import run_secrets
 from agentform.config.files import TESTS_DIR
@@ -31,16 +37,28 @@ def stand_in(name: str) -> str:
 
 
 def load_for_tests(opts: Options) -> Workspace:
-    """The workspace as `load` reads it, unset secrets given their stand-ins."""
+    """The workspace as `load` reads it (in the environment --env chooses: its var
+    files are what the files render with), unset secrets given their stand-ins."""
+    refuse_unchosen_environment(opts)
     secrets = run_secrets()
     first = load_workspace(
-        opts.workspace_dir, opts.vars, opts.var_files, secrets=secrets, unset_secrets_allowed=True
+        opts.workspace_dir,
+        opts.vars,
+        opts.var_files,
+        secrets=secrets,
+        unset_secrets_allowed=True,
+        environment=opts.env,
     )
     environ = dict(os.environ)
     if first.secrets.unset:
         environ.update({name: stand_in(name) for name in first.secrets.unset})
         first = load_workspace(
-            opts.workspace_dir, opts.vars, opts.var_files, environ=environ, secrets=secrets
+            opts.workspace_dir,
+            opts.vars,
+            opts.var_files,
+            environ=environ,
+            secrets=secrets,
+            environment=opts.env,
         )
     if opts.organization_id:
         first.settings.organization_id = opts.organization_id

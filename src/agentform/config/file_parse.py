@@ -83,26 +83,31 @@ def read_variables(
     except yaml.YAMLError:
         pass  # reported with its position when the file is parsed
     merged.update(environment_vars or {})
+    root = root_path.parent.resolve()
     for path in var_files:
-        merged.update(read_var_file(path, diags))
+        # A var file inside the workspace (an environment's) is named as its files are.
+        shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+        merged.update(read_var_file(path, diags, shown))
     merged.update(cli_vars)
     return merged
 
 
-def read_var_file(path: Path, diags: Diagnostics) -> dict[str, Any]:
-    """One var file's mapping of names to values; {} and a problem when it has none."""
+def read_var_file(path: Path, diags: Diagnostics, shown: str | None = None) -> dict[str, Any]:
+    """One var file's mapping of names to values; {} and a problem when it has none,
+    at `shown` (the path as given, by default)."""
+    where = shown or str(path)
     try:
         data = parse(path.read_text()).data or {}
     except OSError as exc:
-        diags.error(f"cannot read var file: {exc.strerror or exc}", Position(str(path)))
+        diags.error(f"cannot read var file: {exc.strerror or exc}", Position(where))
         return {}
     except yaml.YAMLError as exc:
         message, line_column = problem_of(exc)
-        at = Position(str(path), *line_column) if line_column else Position(str(path))
+        at = Position(where, *line_column) if line_column else Position(where)
         diags.error(f"invalid YAML in var file: {message}", at)
         return {}
     if not isinstance(data, dict):
-        diags.error("a var file must be a mapping of names to values", Position(str(path)))
+        diags.error("a var file must be a mapping of names to values", Position(where))
         return {}
     return data
 

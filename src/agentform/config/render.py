@@ -19,7 +19,7 @@ from typing import Any
 
 import jinja2
 
-from agentform.config.includes import include_cycle
+from agentform.config.includes import Step, include_cycle
 from agentform.config.lines import SourceLine, instrument, line_map, template_place
 from agentform.config.sandbox import (
     NotAllowed,
@@ -30,7 +30,7 @@ from agentform.config.sandbox import (
     render_bounded,
 )
 from agentform.config.secret_tokens import SecretTokens
-from agentform.config.undefined import RecordingUndefined, on_undefined
+from agentform.config.undefined import RecordingUndefined, Variables, on_undefined
 from agentform.core.bounds import too_large
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.secrets import Secrets
@@ -65,6 +65,7 @@ class Renderer:
         self.unset_secrets_allowed = unset_secrets_allowed  # export: a placeholder is enough
         self.env = WorkspaceSandbox(root, RecordingUndefined)
         self.marked_env: WorkspaceSandbox | None = None  # renders with line marks
+        self.cycles_said: set[frozenset[Step]] = set()  # include cycles reported
         env = self.env
         self.markers = (env.variable_start_string, env.block_start_string, env.comment_start_string)
 
@@ -99,14 +100,22 @@ class Renderer:
             diagnostics.error(f"template error: {message}", Position(name, exc.lineno or 0, 1))
             return None
         if cycle := include_cycle(self.env, name):
-            chain = " -> ".join(f"{file}:{line}" for file, line in cycle[:-1])
-            at = Position(cycle[-2][0], cycle[-2][1], 1)
-            diagnostics.error(
-                f"template error: files include each other: {chain} -> {cycle[-1][0]}", at
-            )
+            self._say_cycle(cycle, diagnostics)
             return None
         rendering = _FileRendering(self, name, template, source, diagnostics)
         return rendering.rendered(variables, workspace)
+
+    def _say_cycle(self, cycle: list[Step], diagnostics: Diagnostics) -> None:
+        """One error naming the chain, once per cycle: files that include each other
+        are each read (neither is the other's part), and each finds the same loop."""
+        end = cycle[-1][0]
+        loop = frozenset(cycle[next(i for i, s in enumerate(cycle) if s[0] == end) : -1])
+        if loop in self.cycles_said:
+            return
+        self.cycles_said.add(loop)
+        chain = " -> ".join(f"{file}:{line}" for file, line in cycle[:-1])
+        at = Position(cycle[-2][0], cycle[-2][1], 1)
+        diagnostics.error(f"template error: files include each other: {chain} -> {end}", at)
 
     def _mistyped(self, var: str) -> str:
         """A hint naming a set variable close to `var` (names are not secret; values
@@ -158,7 +167,11 @@ class _FileRendering:
         self.unknown_values = 0  # problems that leave a value unknown, not the text wrong
 
     def rendered(self, variables: Mapping[str, Any], workspace: str | None) -> Rendered | None:
-        context: dict[str, Any] = {"vars": dict(variables), "env": self.env, "secret": self.secret}
+        context: dict[str, Any] = {
+            "vars": Variables(variables),
+            "env": self.env,
+            "secret": self.secret,
+        }
         if workspace is not None:
             context["workspace"] = workspace
         if self.renderer.env_name is not None:

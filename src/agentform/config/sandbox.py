@@ -174,6 +174,24 @@ def _check_replace(text: Any, old: Any, new: Any) -> None:
         raise NotAllowed(f"a value longer than {MAX_VALUE:,} characters")
 
 
+def _type_name(obj: Any) -> str:
+    """The type a template sees: the built-in one agentform's own types extend (`vars`
+    is a dict to the files, whatever class holds it)."""
+    kind = type(obj)
+    if kind.__module__.startswith("agentform."):
+        kind = next(t for t in kind.__mro__ if t.__module__ == "builtins")
+    return kind.__name__
+
+
+def _json_default(value: Any) -> Any:
+    """What `tojson` writes for a value JSON has no form for: an undefined name is
+    used as text (recorded, or raised, as any use of it is) and written as null."""
+    if isinstance(value, jinja2.Undefined):
+        str(value)
+        return None
+    raise TypeError(f"a {type(value).__name__} cannot be written as JSON")
+
+
 class _WorkspaceLoader(jinja2.BaseLoader):
     """Templates by path inside the workspace, symlinks resolved; nothing outside.
     It remembers each template's name in the workspace by its filename (what
@@ -278,6 +296,10 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         self.globals[_CONCAT] = lambda *parts: "".join(str(_bounded(p)) for p in parts)
         self.finalize = _bounded  # what `{{ … }}` writes, before it is made text
         self.globals[_SLICED] = _sliced
+        # `tojson` hands its value to json.dumps, which knows no Undefined: without
+        # this, an undefined name reads "Object of type RecordingUndefined is not JSON
+        # serializable" instead of being reported as the undefined name it is.
+        self.policies["json.dumps_kwargs"] = {"sort_keys": True, "default": _json_default}
         for name, original in list(self.filters.items()):
             self.filters[name] = _checked_filter(name, original)
 
@@ -288,7 +310,7 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         if isinstance(obj, SecretToken):
             _refuse_transform(f"given to .{attribute}")
         if attribute.startswith("_"):  # whether the object has it or not
-            raise NotAllowed(f"the attribute {attribute!r} of a {type(obj).__name__}")
+            raise NotAllowed(f"the attribute {attribute!r} of a {_type_name(obj)}")
         if attribute in ("format", "format_map"):  # the sandbox wraps str.format itself
             _check_widths(obj)
         return super().getattr(obj, attribute)
@@ -299,7 +321,7 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         return super().getitem(obj, argument)
 
     def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
-        raise NotAllowed(f"the attribute {attribute!r} of a {type(obj).__name__}")
+        raise NotAllowed(f"the attribute {attribute!r} of a {_type_name(obj)}")
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         __self.budget.step()

@@ -13,9 +13,26 @@ import jinja2
 on_undefined: ContextVar[Callable[[str], None] | None] = ContextVar("on_undefined", default=None)
 
 
+class Variables(dict[str, Any]):
+    """A template's `vars`: a name it lacks is said as a variable not set, with the
+    set one it is close to, not as Jinja2's "'dict object' has no attribute"."""
+
+
 class RecordingUndefined(jinja2.StrictUndefined):
     """Strict, but a use is recorded and rendering goes on, so every undefined
     name of a file is reported, not only the first."""
+
+    @property
+    def _undefined_message(self) -> str:
+        missing, name = self._undefined_obj, self._undefined_name
+        if not isinstance(missing, Variables) or not isinstance(name, str):
+            return str(super()._undefined_message)
+        from agentform.core.problems import did_you_mean
+
+        hint = did_you_mean(name, list(missing)) or (
+            " (set it under vars: in agentform.yaml, in a var file or with --var NAME=VALUE)"
+        )
+        return f"variable {name!r} is not set{hint}"
 
     def _record(self) -> None:
         record = on_undefined.get()

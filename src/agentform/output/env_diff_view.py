@@ -8,7 +8,7 @@ from typing import Any
 
 from agentform.core.words import counted
 from agentform.engine.env_diff import FORMAT_VERSION, EnvDiff, FieldDifference, ObjectDifference
-from agentform.output.markdown import MarkdownView, Section, code, marker
+from agentform.output.markdown import MarkdownView, Section, cell, code, marker
 
 SHOWN_CHARS = 200  # a value longer than this is cut, unless -v
 WHY = {
@@ -72,7 +72,11 @@ def markdown(diff: EnvDiff, verbose: bool = False) -> str:
     if diff.variables:
         head += ["| variable | " + f"{code(diff.a)} | {code(diff.b)} |", "|---|---|---|"]
         head += [
-            f"| {code(v.field)} | {code(_value(v.a, verbose))} | {code(_value(v.b, verbose))} |"
+            "| "
+            + " | ".join(
+                cell(code(c)) for c in (v.field, _value(v.a, verbose), _value(v.b, verbose))
+            )
+            + " |"
             for v in diff.variables
         ]
         head.append("")

@@ -58,7 +58,9 @@ def code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
+    """Text for a table cell: GitHub ends a cell at any `|`, even one inside a code
+    span, unless it is escaped."""
     return text.replace("|", "\\|")
 
 
@@ -78,7 +80,7 @@ def _table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
         "| " + " | ".join(header) + " |",
         "|" + "|".join(["---", *["---:"] * (len(header) - 1)]) + "|",
     ]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
     return lines
 
 

@@ -78,6 +78,11 @@ def read_test_file(path: Path, shown: str, diags: Diagnostics) -> LoadedFile | N
         problem, mark = problem_of(exc)
         diags.error(f"not valid YAML: {problem}", Position(shown, *(mark or (0, 0))))
         return None
+    if not doc.data or not isinstance(doc.data, dict):  # empty, notes, a list: pydantic
+        # would say "body: Input should be a valid dictionary or instance of TestFile"
+        shape = "a test file is a mapping with a list of tests (tests: [{name: ..., steps: [...]}])"
+        diags.error(shape, Position(shown, 1, 1))
+        return LoadedFile(path, shown, None, doc)
     try:
         model: TestFile | None = TestFile.model_validate(doc.data)
     except ValidationError as exc:
