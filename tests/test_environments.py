@@ -162,7 +162,10 @@ def test_commands_that_call_the_service_need_an_environment(example: Path) -> No
 def test_env_without_environments_is_refused(quickstart: Path) -> None:
     result = run(quickstart, "plan", "--env", "prod")
     assert result.exit_code == 1
-    assert "declares no environments: --env prod names none" in result.output
+    said = "declares no environments, but environment 'prod' was chosen (--env or AGENTFORM_ENV)"
+    assert said in result.output
+    from_variable = run(quickstart, "plan", env={"AGENTFORM_ENV": "prod"})
+    assert from_variable.exit_code == 1 and said in from_variable.output
 
 
 def test_validate_checks_every_environment(example: Path) -> None:

@@ -103,8 +103,9 @@ def selected(
         return None
     if not environments:
         raise UnknownEnvironment(
-            f"{root_file} declares no environments: --env {name} names none "
-            "(declare it under environments:, or leave --env and AGENTFORM_ENV out)"
+            # the variable is set once for a whole pipeline: the message names both
+            f"{root_file} declares no environments, but environment {name!r} was chosen "
+            "(--env or AGENTFORM_ENV): declare it under environments:, or leave both out"
         )
     if name not in environments:
         names = ", ".join(environments)
