@@ -56,6 +56,19 @@ def test_validate_imports_nothing_heavy(small_workspace: Path) -> None:
     assert "yaml" in modules and "pydantic" in modules  # it did load the workspace
 
 
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_env_diff_imports_nothing_heavy(tmp_path: Path, fmt: str) -> None:
+    """Offline, like validate: the markdown view imported the apply engine (httpx,
+    rich) for a type annotation, a tenth of env diff's time."""
+    (tmp_path / "agentform.yaml").write_text(
+        "workspace: envs\nenvironments: {a: {vars: {n: 1}}, b: {vars: {n: 2}}}\n"
+    )
+    (tmp_path / "pools.yaml").write_text("profilePools:\n  - {name: a, members: [bot-1]}\n")
+    code, modules = imported_by("env", "diff", "a", "b", "-C", str(tmp_path), "--format", fmt)
+    assert code == 0
+    assert modules.isdisjoint(HEAVY), modules & set(HEAVY)
+
+
 def test_plan_on_the_local_endpoint_does_load_the_service(small_workspace: Path) -> None:
     """The probe sees imports when they happen (so the tests above can fail)."""
     code, modules = imported_by("plan", "-C", str(small_workspace))

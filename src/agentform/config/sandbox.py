@@ -108,6 +108,10 @@ def size(value: Any, limit: int = MAX_VALUE) -> int:
     """The characters `value` reads as, as text: a collection counts everything it
     holds, each time it holds it (`[s] * 1000` is a thousand `s`); counting stops
     once past `limit`, so a huge collection costs no more than that to measure."""
+    if isinstance(value, str):  # nearly every value a template writes: no stack needed
+        return len(value)
+    if isinstance(value, int | float | bool) or value is None:
+        return 1
     total = 0
     stack = [value]
     while stack and total <= limit:

@@ -15,10 +15,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from agentform.core.words import counted
-from agentform.engine.apply import ApplyReport
 from agentform.engine.drift import DRIFT_CLASSES, DriftReport
 from agentform.engine.model import Change, Plan
 from agentform.output.values import (
@@ -29,6 +29,9 @@ from agentform.output.values import (
     report_counts,
     warning_text,
 )
+
+if TYPE_CHECKING:  # the apply engine imports httpx: an offline view (env diff) must not
+    from agentform.engine.apply import ApplyReport
 
 GITHUB_LIMIT = 65_536
 SIGNS = {"create": "+", "update": "~", "rename": "~", "replace": "~", "delete": "-", "cancel": "-"}

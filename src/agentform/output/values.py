@@ -14,13 +14,15 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentform.core.sensitive import MASK, Sensitive, contains_sensitive, masked
 from agentform.core.words import counted
-from agentform.engine.apply import ApplyReport
 from agentform.engine.model import Plan, renames
 from agentform.kinds.base import FieldChange
+
+if TYPE_CHECKING:  # the apply engine imports httpx: offline views must not
+    from agentform.engine.apply import ApplyReport
 
 SENSITIVE_CHANGED = "(sensitive, changed)"
 SENSITIVE_KEYS = {
