@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from agentform.rules.clock import (
-    EXECUTION_STATUSES,
     MAX_DURATION,
     ClockWordsError,
     Condition,
     parse_condition,
     parse_duration,
 )
+from agentform.rules.execute import EXECUTION_STATUSES
 from agentform.service.models.execution_status import STATUSES
 
 

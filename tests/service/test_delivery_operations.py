@@ -16,6 +16,7 @@ from agentform.service import create_app
 from agentform.service.runtime import ManualClock
 from tests.service.conftest import (
     ACME,
+    ADMIN_KEY,
     OTHER_KEY,
     READ_KEY,
     TEST_SEED,
@@ -35,7 +36,7 @@ class Service:
         self.agent = api.ids("/agents")["checkout-agent"]
 
     def own(self, method: str, path: str = "", key: str | None = None, **kw: Any) -> Any:
-        headers = {"X-Api-Key": key} if key else {"X-Api-Key": "acme-admin-key-0001"}
+        headers = {"X-Api-Key": key or ADMIN_KEY}
         return self.api.client.request(method, OWN + path, headers=headers, **kw)
 
 

@@ -21,22 +21,13 @@ from dataclasses import dataclass
 from agentform.core.errors import AgentformError
 from agentform.core.problems import did_you_mean
 from agentform.rules.batches import BATCH_STATUSES
+from agentform.rules.execute import EXECUTION_STATUSES
 
 MAX_DURATION = 366 * 86400.0
 """The longest a clock moves in one go: a year (and a day), in seconds."""
 MAX_TEXT = 600
 """The longest duration or condition text read."""
 
-EXECUTION_STATUSES = (
-    "queued",
-    "starting",
-    "running",
-    "paused",
-    "awaiting_confirmation",
-    "completed",
-    "failed",
-    "cancelled",
-)
 FINISHED = "finished"
 """A condition's status meaning any final one."""
 FINAL = {"executions": ("completed", "failed", "cancelled"), "batches": ("completed", "cancelled")}

@@ -22,13 +22,26 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from agentform.core.model_data import model_data
 from agentform.core.problems import Problem, RuleViolation, problems_from, under
 from agentform.rules.values import MAX_JSON_DEPTH, JsonObject
+
+ExecutionStatus = Literal[
+    "queued",
+    "starting",
+    "running",
+    "paused",
+    "awaiting_confirmation",
+    "completed",
+    "failed",
+    "cancelled",
+]
+"""An execution's status (its moves are the service's `models/execution_status.py`)."""
+EXECUTION_STATUSES: tuple[ExecutionStatus, ...] = get_args(ExecutionStatus)
 
 # Ids arrive as JSON strings: strict mode would refuse a str for a UUID.
 Id = Annotated[uuid.UUID, Field(strict=False)]

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from agentform.core.problems import rule_error
+from agentform.rules.execute import ExecutionStatus
 
 MAX_TESTS = 200
 MAX_STEPS = 500
@@ -24,17 +25,6 @@ MAX_LIST = 200
 
 Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
 Metadata = Annotated[dict[Name, Annotated[str, StringConstraints(max_length=1000)]], Field()]
-ExecutionStatus = Literal[
-    "queued",
-    "starting",
-    "running",
-    "paused",
-    "awaiting_confirmation",
-    "completed",
-    "failed",
-    "cancelled",
-]
-BatchStatus = Literal["pending", "running", "paused", "completed", "cancelled"]
 DeliveryStatus = Literal["pending", "delivered", "failed"]
 STEP_KEYS = ("execute", "advance", "expect", "receiver", "message", "pause", "resume", "cancel")
 EXPECT_SUBJECTS = ("execution", "deliveries", "batch", "plan", "calls")

@@ -21,13 +21,13 @@ from pydantic import ValidationError
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.problems import did_you_mean, problems_from
 from agentform.core.yamlpos import Located, parse, problem_of
+from agentform.rules.batches import BatchStatus
+from agentform.rules.execute import ExecutionStatus
 from agentform.rules.webhooks import ATTACHABLE_EVENTS
 from agentform.testing.advancing import advance_problem
 from agentform.testing.model import (
     MAX_STEPS,
     MAX_TESTS,
-    BatchStatus,
-    ExecutionStatus,
     Expect,
     Step,
     TestFile,

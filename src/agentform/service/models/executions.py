@@ -9,21 +9,14 @@ it requires `workflowId`, `workflowVersionId`, `agentName`, `workflowName`,
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-Status = Literal[
-    "queued",
-    "starting",
-    "running",
-    "paused",
-    "awaiting_confirmation",
-    "completed",
-    "failed",
-    "cancelled",
-]
-"""An execution's status; its moves are `service.executions.status`."""
+from agentform.rules.execute import ExecutionStatus
+
+Status = ExecutionStatus
+"""An execution's status, as the contract says (rules/execute.py)."""
 
 
 class ExecutionCreated(BaseModel):
