@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -39,46 +40,38 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
 
 
+def _control_problem(text: str) -> str | None:
+    control = _CONTROL.search(text)
+    if control is None:
+        return None
+    character = unicodedata.name(control.group(), f"U+{ord(control.group()):04X}")
+    return f"must not hold control characters (found {character} at {control.start()})"
+
+
 def name_problem(name: str) -> str | None:
     """Why `name` cannot be a name (of a pool, group, template, integration, batch...)."""
-    if not name.strip():
-        return "must not be blank"
-    control = _CONTROL.search(name)
-    if control:
-        character = unicodedata.name(control.group(), f"U+{ord(control.group()):04X}")
-        return f"must not hold control characters (found {character} at {control.start()})"
-    return None
-
-
-def _check_name(name: str) -> str:
-    problem = name_problem(name)
-    if problem:
-        raise rule_error(problem)
-    return name
-
-
-PlainName = AfterValidator(_check_name)
-"""Added to a string type: `Annotated[str, StringConstraints(...), PlainName, NAME_SCHEMA]`."""
-NAME_SCHEMA = Field(json_schema_extra={"pattern": NAME_PATTERN})
-"""What the OpenAPI document and the workspace schema say of such a name."""
+    return "must not be blank" if not name.strip() else _control_problem(name)
 
 
 def text_problem(text: str) -> str | None:
     """Why `text` (a one-line value such as an inbox address) cannot be stored."""
-    control = _CONTROL.search(text)
-    if control:
-        return f"must not hold control characters (found U+{ord(control.group()):04X})"
-    return None
+    return _control_problem(text)
 
 
-def _check_text(text: str) -> str:
-    problem = text_problem(text)
-    if problem:
-        raise rule_error(problem)
-    return text
+def _checked(problem_of: Callable[[str], str | None]) -> AfterValidator:
+    def check(text: str) -> str:
+        if problem := problem_of(text):
+            raise rule_error(problem)
+        return text
+
+    return AfterValidator(check)
 
 
-PlainText = AfterValidator(_check_text)
+PlainName = _checked(name_problem)
+"""Added to a string type: `Annotated[str, StringConstraints(...), PlainName, NAME_SCHEMA]`."""
+NAME_SCHEMA = Field(json_schema_extra={"pattern": NAME_PATTERN})
+"""What the OpenAPI document and the workspace schema say of such a name."""
+PlainText = _checked(text_problem)
 """Added to a one-line string type: no control characters, blank allowed."""
 
 
