@@ -77,3 +77,20 @@ def test_a_timeout_that_is_not_seconds_is_refused(value: str, tmp_path: Path) ->
         env={"AGENTFORM_TIMEOUT": value},
     )
     assert from_env.exit_code == 1 and "Invalid value for AGENTFORM_TIMEOUT" in from_env.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["service", "advance", "1m"], ["webhook", "explain", "11111111-1111-4111-8111-111111111111"]],
+)
+def test_agentforms_own_operations_take_the_timeout_too(
+    silent: str, tmp_path: Path, args: list[str]
+) -> None:
+    """Their client was built apart from the run's and ignored --timeout (30 s each)."""
+    result = CliRunner().invoke(
+        cli,
+        [*args, "--endpoint", silent, "--timeout", "0.3"],
+        env={"AGENTFORM_API_KEY": "k"},
+    )
+    assert result.exit_code == 1
+    assert "no answer within 0.3 s" in result.output, result.output

@@ -12,37 +12,20 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from agentform.api.client import ApiClient
-from agentform.api.connect import Endpoint, connect
-from agentform.cli.endpoint import LOCAL, LOCAL_BASE_URL
+from agentform.api.connect import Endpoint
+from agentform.cli.endpoint import open_client
 from agentform.core.errors import AgentformError, ApiError
 
-API_PATH = "/agents/v2"
-OWN_PATH = "/agentform/v1"
 
-
-def own_url(base_url: str) -> str:
-    """The URL of agentform's operations on the server of the API's `base_url`."""
-    parts = urlsplit(base_url)
-    path = parts.path.rstrip("/")
-    if path.endswith(API_PATH):
-        path = path[: -len(API_PATH)]
-    return urlunsplit((parts.scheme, parts.netloc, path + OWN_PATH, "", ""))
-
-
-def own_client(endpoint: Endpoint, workspace_root: Path, runtime: bool = False) -> ApiClient:
+def own_client(
+    endpoint: Endpoint, workspace_root: Path, runtime: bool = False, **settings: Any
+) -> ApiClient:
     """A client of agentform's operations of the endpoint's service (`local`: the
-    service in-process, on the workspace's state file, its runtime off unless asked)."""
-    if endpoint.url != LOCAL:
-        return connect(Endpoint(own_url(endpoint.url), endpoint.api_key))
-    from agentform.service import create_app
-    from agentform.service.http.inprocess import InProcessTransport
-    from agentform.service.store.database import DEFAULT_DB_PATH
-
-    app = create_app(workspace_root / DEFAULT_DB_PATH, runtime=runtime)
-    return connect(endpoint, transport=InProcessTransport(app), base_url=own_url(LOCAL_BASE_URL))
+    service in-process, on the workspace's state file, its runtime off unless asked),
+    paced and timed as the run's client (`settings`: Options.client_settings())."""
+    return open_client(endpoint, workspace_root, run_due_work=runtime, own=True, **settings)
 
 
 class MissingOperations(AgentformError):

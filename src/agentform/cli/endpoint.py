@@ -10,6 +10,7 @@ only when a command talks to `local`.
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from agentform.api.client import ApiClient
 from agentform.api.concurrency import DEFAULT_PARALLELISM
@@ -22,6 +23,20 @@ from agentform.core.sensitive import Sensitive
 
 LOCAL = "local"
 LOCAL_BASE_URL = "http://agentform.local/agents/v2"
+API_PATH = "/agents/v2"
+OWN_PATH = "/agentform/v1"
+
+
+def own_url(base_url: str) -> str:
+    """The URL of agentform's own operations (docs/service/own-operations.md) on the
+    server of the API's `base_url`: `<root>/agentform/v1` beside `<root>/agents/v2`."""
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    if path.endswith(API_PATH):
+        path = path[: -len(API_PATH)]
+    return urlunsplit((parts.scheme, parts.netloc, path + OWN_PATH, "", ""))
+
+
 """The base URL of the in-process service: never resolved, the transport answers it."""
 
 
@@ -56,8 +71,10 @@ def open_client(
     run_due_work: bool = False,
     timeout: float | None = None,
     notices: Notices | None = None,
+    own: bool = False,
 ) -> ApiClient:
-    """The run's client: at most `concurrency` requests in flight, `rate_limit` a second.
+    """The run's client: at most `concurrency` requests in flight, `rate_limit` a second;
+    with `own`, of agentform's own operations of that service instead of its API.
 
     On `local`, the in-process service runs its runtime (due executions, batches,
     webhook deliveries) only with `run_due_work`: the provisioner's commands make
@@ -67,6 +84,7 @@ def open_client(
     if endpoint.url != LOCAL:
         return connect(
             endpoint,
+            base_url=own_url(endpoint.url) if own else None,
             retry=retry,
             concurrency=concurrency,
             rate_limit=rate_limit,
@@ -81,7 +99,7 @@ def open_client(
     return connect(
         endpoint,
         transport=InProcessTransport(app),
-        base_url=LOCAL_BASE_URL,
+        base_url=own_url(LOCAL_BASE_URL) if own else LOCAL_BASE_URL,
         retry=retry,
         concurrency=concurrency,
         rate_limit=rate_limit,

@@ -70,7 +70,7 @@ def advance_clock(opts: Options, words: tuple[str, ...], within: str) -> dict[st
     endpoint = _endpoint(opts)
 
     async def go() -> dict[str, Any]:
-        async with own_client(endpoint, opts.workspace_dir) as api:
+        async with own_client(endpoint, opts.workspace_dir, **opts.client_settings()) as api:
             clock = await read_clock(api, endpoint.shown, "have a clock agentform can move")
             if clock.get("kind") != "manual":
                 raise AgentformError(

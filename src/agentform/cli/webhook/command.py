@@ -273,7 +273,7 @@ def explain_cmd(opts: Options, execution_id: str, fmt: str) -> int:
     endpoint, root = _service(opts)
 
     async def go() -> dict[str, Any]:
-        async with own_client(endpoint, root) as api:
+        async with own_client(endpoint, root, **opts.client_settings()) as api:
             return await explain(api, execution_id, endpoint.shown)
 
     answer = asyncio.run(go())
