@@ -210,7 +210,10 @@ def test_a_stopped_service_is_one_line(tmp_path: Path) -> None:
         port = sock.getsockname()[1]
     result = run("service", "advance", "1m", "--endpoint", f"http://127.0.0.1:{port}/agents/v2")
     assert result.exit_code == 1
-    assert result.output.startswith("Error: GET /clock: cannot reach the service at ")
+    # as every command: one notice that it retries, then the error
+    *notices, error = result.output.splitlines()
+    assert error.startswith("Error: GET /clock: cannot reach the service at ")
+    assert [n.split(" (")[0] for n in notices] == ["retrying failed requests"]
 
 
 def test_in_a_workspace_advance_takes_its_endpoint(origin: str, tmp_path: Path) -> None:
