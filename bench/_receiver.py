@@ -3,7 +3,8 @@ records, per notification, when it arrived and the event's own timestamp.
 
     python bench/_receiver.py PORT
 
-POST /hook records; GET /records answers them all; POST /reset forgets them.
+POST /hook records; GET /records answers them all, GET /count how many (cheap to
+poll, so polling costs the receiver next to nothing); POST /reset forgets them.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ async def records(_: Request) -> Response:
     return JSONResponse(RECORDS)
 
 
+async def count(_: Request) -> Response:
+    return JSONResponse(len(RECORDS))
+
+
 async def reset(_: Request) -> Response:
     RECORDS.clear()
     return Response(status_code=204)
@@ -46,6 +51,7 @@ app = Starlette(
     routes=[
         Route("/hook", hook, methods=["POST"]),
         Route("/records", records, methods=["GET"]),
+        Route("/count", count, methods=["GET"]),
         Route("/reset", reset, methods=["POST"]),
     ]
 )
