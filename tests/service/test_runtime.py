@@ -257,6 +257,7 @@ def io_handlers(receiver: Receiver) -> JobHandlers:
             return None if name == "skip" else name
 
         async def perform(self, job: Job, prepared: str, context: RunContext) -> str:
+            prepared = prepared.partition(">")[0]  # "a>b": a now, b once a is recorded
             if prepared == "explode":
                 raise ConnectionError("no route to receiver")
             if receiver.gate is not None:
@@ -274,10 +275,25 @@ def io_handlers(receiver: Receiver) -> JobHandlers:
                 await asyncio.Event().wait()
             receiver.calls.append(name)
 
-        def record(self, job: Job, conn: Conn, prepared: str, outcome: str) -> None:
-            note(conn, f"{prepared}:{outcome}")
+        def record(self, job: Job, conn: Conn, prepared: str, outcome: str) -> str | None:
+            first, _, rest = prepared.partition(">")
+            note(conn, f"{first}:{outcome}")
+            return rest or None  # the job's next work, if any
 
     return handlers
+
+
+async def test_an_io_job_whose_record_hands_back_work_performs_it_at_once(
+    tmp_path: Path,
+) -> None:
+    clock, receiver = ManualClock(T0), Receiver()
+    async with running(tmp_path / "s.db", clock, io_handlers(receiver)) as (db, _):
+        schedule(db, "send", 1, name="a>b>c")
+        await clock.advance(1)
+        assert receiver.calls == ["a", "b", "c"]
+        assert notes(db) == [("a:ok", at(1)), ("b:ok", at(1)), ("c:ok", at(1))]
+        with db.read() as conn:  # one job did it all, and is done once
+            assert [job.status for job in jobs.list_jobs(conn, kind="send")] == ["done"]
 
 
 async def test_an_io_job_records_its_outcome_and_is_done_in_that_transaction(

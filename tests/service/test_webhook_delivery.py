@@ -6,6 +6,7 @@ module."""
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,9 +20,12 @@ from fastapi.testclient import TestClient
 from agentform.rules.signatures import verify
 from agentform.rules.webhooks import EVENT_PAYLOAD_FIELDS, EXECUTION_EVENTS
 from agentform.service import create_app
-from agentform.service.delivery.outbox import PLATFORM_URL
+from agentform.service.delivery.fairness import TURN_DELIVERIES
+from agentform.service.delivery.outbox import DELIVERY_JOB, PLATFORM_URL
 from agentform.service.routes.webhooks import TEST_WAIT
 from agentform.service.runtime import ManualClock
+from agentform.service.store import jobs
+from agentform.service.store.database import iso
 from agentform.service.store.events import append_event
 from tests.service.conftest import ACME, TEST_SEED, Api, assert_error, running
 from tests.webhooks.receiver import HANG, Receiver, running_receiver
@@ -337,6 +341,74 @@ def test_a_retried_event_holds_back_the_later_events_of_its_execution(service: S
         rx.wait_for(4)
         service.advance(0)
         assert rx.events()[2:] == ["EXECUTION_STARTED", "EXECUTION_STEP_STARTED"]
+
+
+def test_a_failed_attempt_amid_a_lane_holds_back_the_rest_until_its_retry(
+    service: Service,
+) -> None:
+    """A lane is sent in batches (service/delivery/sending.py): the batch stops at its
+    first failed attempt, and what follows waits for that delivery's retry."""
+    with hooked(service) as (rx, hook):
+        rx.answer(204, 204, 500)
+        execution = service.emit("EXECUTION_STARTED")
+        for step in range(1, 5):
+            service.emit("EXECUTION_STEP_STARTED", {"step": step}, execution)
+        service.advance(0)
+        rx.wait_for(3)
+        service.advance(0)
+        assert len(rx.received) == 3
+        assert Counter(d["status"] for d in service.deliveries(hook)) == {
+            "delivered": 2,
+            "pending": 3,
+        }
+        service.advance(1)
+        rx.wait_for(6)
+        service.advance(0)
+        assert [r.json()["info"]["payload"].get("step") for r in rx.received] == [
+            None,
+            1,
+            2,
+            2,
+            3,
+            4,
+        ]
+        assert {d["status"] for d in service.deliveries(hook)} == {"delivered"}
+
+
+def test_an_attempt_is_recorded_at_the_moment_it_was_sent(service: Service) -> None:
+    with hooked(service) as (rx, hook):
+        rx.answer(HANG)
+        sent_at = service.app.state.clock.now()
+        service.emit("EXECUTION_FAILED", {"reason": "x"})
+        service.advance(0)
+        rx.wait_for(1)
+        service.advance(10)  # the attempt times out, 10 s after it was sent
+        with service.app.state.db.read() as conn:
+            rows = conn.execute(
+                "SELECT a.attempted_at FROM webhook_attempts a JOIN webhook_deliveries d "
+                "ON d.id = a.delivery_id WHERE d.integration_id = ?",
+                (hook,),
+            )
+            assert [r[0] for r in rows] == [iso(sent_at)]
+
+
+def test_a_lane_gives_its_slot_back_after_a_turn(service: Service) -> None:
+    """However long a lane's backlog, one job sends at most a turn of it before the
+    fair scheduler chooses again (service/delivery/fairness.py)."""
+    with hooked(service) as (rx, hook):
+        execution = service.emit("EXECUTION_STARTED")
+        for step in range(TURN_DELIVERIES + 7):
+            service.emit("EXECUTION_STEP_STARTED", {"step": step}, execution)
+        service.advance(0)
+        rx.wait_for(TURN_DELIVERIES + 8)
+        service.advance(0)
+        with service.app.state.db.read() as conn:
+            lane_jobs = [
+                job
+                for job in jobs.list_jobs(conn, kind=DELIVERY_JOB)
+                if job.payload["integration"] == hook
+            ]
+    assert [job.status for job in lane_jobs] == ["done", "done"]
 
 
 def test_always_failing_is_failed_after_exactly_3_attempts(service: Service) -> None:

@@ -10,6 +10,7 @@ import socket
 import pytest
 
 from agentform.rules.signatures import generate_key_pair, sign, verify
+from agentform.service.clock import ManualClock
 from agentform.service.delivery import envelope, sender
 from tests.webhooks.receiver import HANG, running_receiver
 
@@ -107,7 +108,7 @@ def test_encode_is_compact_utf8() -> None:
     assert envelope.encode({"a": "é", "b": [1]}) == '{"a":"é","b":[1]}'.encode()
 
 
-def attempt(url: str, status_deadline: asyncio.Event | None = None, **kw: object) -> sender.Attempt:
+def attempt(url: str, **kw: object) -> sender.Attempt:
     body = envelope.encode({"hello": "wörld"})
     headers = sender.request_headers(
         {"Authorization": "Bearer s3cret"}, sign(body, KEYS.private_pem)
@@ -115,8 +116,7 @@ def attempt(url: str, status_deadline: asyncio.Event | None = None, **kw: object
 
     async def go() -> sender.Attempt:
         async with sender.new_http_client(**kw) as client:  # type: ignore[arg-type]
-            deadline = status_deadline.wait if status_deadline else None
-            return await sender.post(client, url, body, headers, deadline)
+            return await sender.post(client, url, body, headers)
 
     return asyncio.run(go())
 
@@ -159,21 +159,35 @@ def test_a_refused_connection_is_a_failed_attempt() -> None:
     assert result.error == "could not deliver (ConnectError)"
 
 
-def test_the_deadline_ends_a_hanging_attempt() -> None:
-    deadline = asyncio.Event()
-
+def test_the_clocks_deadline_ends_a_hanging_attempt() -> None:
     async def go(url: str) -> sender.Attempt:
-        body = b"{}"
+        clock = ManualClock()
         async with sender.new_http_client() as client:
-            task = asyncio.ensure_future(sender.post(client, url, body, {}, deadline.wait))
+            task = asyncio.ensure_future(
+                sender.post(client, url, b"{}", {}, lambda: clock.deadline(10), timeout=10)
+            )
+            await clock.advance(9.5)
             await asyncio.sleep(0.05)
-            assert not task.done()
-            deadline.set()  # the clock reached the timeout
-            return await task
+            assert not task.done()  # the receiver has not answered, and it is not time yet
+            await clock.advance(0.5)  # the clock reaches the timeout
+            return await asyncio.wait_for(task, 5)
 
     with running_receiver() as rx:
         rx.answer(HANG)
         assert asyncio.run(go(rx.url)) == sender.Attempt(False, None, "no answer within 10 s")
+
+
+def test_a_deadline_left_before_it_is_reached_does_nothing_when_reached() -> None:
+    async def go() -> str:
+        clock = ManualClock()
+        async with clock.deadline(1):
+            pass
+        async with clock.deadline(5):
+            await clock.advance(2)  # the first deadline passes; this block is not hurt
+            await asyncio.sleep(0)
+            return "finished"
+
+    assert asyncio.run(go()) == "finished"
 
 
 def test_without_a_deadline_the_http_timeout_ends_a_hanging_attempt() -> None:

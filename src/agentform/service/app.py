@@ -17,7 +17,7 @@ import httpx
 from fastapi import FastAPI
 
 from agentform.service.batches.scheduler import fill_everywhere
-from agentform.service.delivery import outbox  # noqa: F401  (registers the delivery handler and subscriber)
+from agentform.service.delivery import outbox, sending  # noqa: F401  (register the outbox's subscriber, the delivery handler)
 from agentform.service.delivery.outbox import WEBHOOK_TRANSPORT
 from agentform.service.errors import install_error_handlers
 from agentform.service.executions.lifecycle import dispatch_everywhere

@@ -29,6 +29,8 @@ import itertools
 import logging
 import time
 from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -61,6 +63,11 @@ class Clock(ABC):
         """Returns once `seconds` have passed on this clock."""
 
     @abstractmethod
+    def deadline(self, seconds: float) -> AbstractAsyncContextManager[object]:
+        """`async with clock.deadline(s):` the block is cancelled, and TimeoutError
+        raised, once `s` seconds have passed on this clock (like asyncio.timeout)."""
+
+    @abstractmethod
     async def drive(self, runner: Runner) -> None:
         """Runs the runner's due work as time passes, until cancelled."""
 
@@ -74,6 +81,9 @@ class WallClock(Clock):
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))
+
+    def deadline(self, seconds: float) -> AbstractAsyncContextManager[object]:
+        return asyncio.timeout(max(0.0, seconds))
 
     async def drive(self, runner: Runner) -> None:
         while not runner.stopping.is_set():
@@ -121,6 +131,26 @@ class ManualClock(Clock):
         deadline = self._now + timedelta(seconds=seconds)
         heapq.heappush(self._sleepers, (deadline, next(self._order), future))
         await future
+
+    @contextlib.asynccontextmanager
+    async def deadline(self, seconds: float) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(None) as timeout:
+            inside = True
+            reached: asyncio.Future[None] = loop.create_future()
+
+            def expire(_: asyncio.Future[None]) -> None:
+                if inside and not reached.cancelled():
+                    timeout.reschedule(loop.time())  # cancels the block at once
+
+            reached.add_done_callback(expire)
+            moment = self._now + timedelta(seconds=max(0.0, seconds))
+            heapq.heappush(self._sleepers, (moment, next(self._order), reached))
+            try:
+                yield
+            finally:
+                inside = False
+                reached.cancel()
 
     async def drive(self, runner: Runner) -> None:
         self._runners.append(runner)

@@ -10,13 +10,10 @@
   in the order they happened, retries included. A lane has at most one
   pending job (keyed by the lane), so however long the backlog, the runner's
   due jobs are one per lane and lanes are sent in parallel.
-- `DeliveryJob` is the runner's I/O handler for those jobs: it reads the
-  lane's oldest pending delivery (transaction), signs and POSTs the exact bytes
-  (no transaction; the timeout runs on the runtime's clock), and records the
-  attempt (transaction), scheduling the lane's next job: after 1 s, then 2 s
-  when the attempt failed (3 attempts in all, then the delivery is `failed`),
-  at once when another delivery waits. A failed attempt pauses the whole
-  integration and counts toward its failing mark (`backoff`).
+- They are sent by the runner's delivery handler (`sending.DeliveryJob`):
+  one attempt at a time per lane, retried after 1 s, then 2 s (3 attempts in
+  all, then the delivery is `failed`); a failed attempt counts toward the
+  integration's failing mark (`backoff`).
 - Which due lanes get the runner's free slots is chosen fairly across
   organizations and integrations (`fairness`), not oldest first.
 - Each attempt is kept (`webhook_attempts`: time, status, duration, the
@@ -25,49 +22,30 @@
 
 A notification is stored as its envelope with relative links
 (`/executions/<id>`); the service's `platform_url` setting is put in front of
-them at each attempt, with that attempt's own `event_id`.
+them at each attempt, with that attempt's own `event_id` (`sending.body_of`).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Collection
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from agentform.rules.signatures import sign
-from agentform.rules.webhooks import BATCH_EVENTS, COMPLETED_EVENT, TEST_EVENT
-from agentform.service.delivery import backoff, fairness
-from agentform.service.delivery.backoff import BACKOFF_SECONDS, MAX_ATTEMPTS
+from agentform.rules.webhooks import BATCH_EVENTS, TEST_EVENT
+from agentform.service.delivery import backoff
 from agentform.service.delivery.envelope import (
     batch_envelope,
-    encode,
     execution_envelope,
     test_envelope,
 )
-from agentform.service.delivery.sender import (
-    TIMEOUT_SECONDS,
-    Attempt,
-    new_http_client,
-    post,
-    request_headers,
-)
-from agentform.service.models.deliveries import DeliveryStatus
-from agentform.service.runtime import IoJobHandler, RunContext, current_context, io_job_handler
 from agentform.service.store import agents, deliveries, jobs, routing
-from agentform.service.store.database import Conn, new_id
+from agentform.service.store.database import Conn
 from agentform.service.store.events import Event, event_subscriber
-from agentform.service.store.jobs import Job
 from agentform.service.store.webhooks import (
     attachments_of_agent,
-    ensure_signing_key,
-    integration_target,
     owned_integration_id,
 )
 
 DELIVERY_JOB = "webhook.delivery"
-__all__ = ["BACKOFF_SECONDS", "MAX_ATTEMPTS"]
 DEFAULT_PLATFORM_URL = "http://127.0.0.1:8700/agents/v2"
 
 # Settings (create_app(settings=...)): where links point, and the attempt timeout.
@@ -186,106 +164,3 @@ def enqueue_test(
     owned = owned_integration_id(conn, organization_id, integration_id)
     notification = test_envelope(event_id="", timestamp=conn.now_iso(), subject_id=delivery_id)
     enqueue(conn, organization_id, owned, TEST_EVENT, notification, False, delivery_id=delivery_id)
-
-
-# -- sending them ------------------------------------------------------------------
-
-
-def body_of(notification: dict[str, Any], event_id: str, platform_url: str, unwrap: bool) -> bytes:
-    """The exact bytes of one attempt."""
-    info = dict(notification["info"])
-    for link in ("execution_url", "batch_url"):
-        if str(info.get(link, "")).startswith("/"):
-            info[link] = platform_url + info[link]
-    if unwrap and info.get("event") == COMPLETED_EVENT:
-        return encode(info["payload"].get("result", {}))
-    return encode({**notification, "event_id": event_id, "info": info})
-
-
-@dataclass(frozen=True)
-class Prepared:
-    delivery_id: str
-    url: str
-    headers: dict[str, str]
-    body: bytes
-    private_pem: str
-    event_id: str
-
-
-@io_job_handler(DELIVERY_JOB)
-class DeliveryJob(IoJobHandler[Prepared, Attempt]):
-    def prepare(self, job: Job, conn: Conn) -> Prepared | None:
-        out = deliveries.lane_head(conn, job.payload["lane"])
-        if out is None:
-            return None  # nothing left: deleted with its integration, say
-        target = integration_target(conn, out.integration_id)
-        if target is None:
-            return None
-        url, headers = target
-        pair = ensure_signing_key(conn, out.organization_id)
-        # A batch notification's event_id is stable across attempts; an execution
-        # notification's is new on each (docs/service/choices.md).
-        stable = out.attempts == 0 or out.notification.get("type") == "execution_batch"
-        event_id = out.event_id if stable else new_id()
-        settings = current_context().settings
-        platform_url = str(settings.get(PLATFORM_URL) or DEFAULT_PLATFORM_URL)
-        body = body_of(out.notification, event_id, platform_url, out.unwrap)
-        return Prepared(out.id, url, headers, body, pair.private_pem, event_id)
-
-    async def perform(self, job: Job, prepared: Prepared, context: RunContext) -> Attempt:
-        # Signing is CPU work: off the event loop, like the database.
-        signature = await asyncio.to_thread(sign, prepared.body, prepared.private_pem)
-        transport = context.settings.get(WEBHOOK_TRANSPORT)
-        client = context.resource("webhook-http", lambda: new_http_client(transport=transport))
-        timeout = float(context.settings.get(TIMEOUT, TIMEOUT_SECONDS))
-        return await post(
-            client,
-            prepared.url,
-            prepared.body,
-            request_headers(prepared.headers, signature),
-            deadline=lambda: context.clock.sleep(timeout),
-            timeout=timeout,
-            seconds=context.clock.seconds,
-        )
-
-    def choose_due(
-        self, conn: Conn, kind: str, now: datetime, in_flight: Collection[int], free: int
-    ) -> list[Job]:
-        return fairness.choose(conn, kind, now, in_flight, free)
-
-    def record(self, job: Job, conn: Conn, prepared: Prepared, outcome: Attempt) -> None:
-        lane = job.payload["lane"]
-        jobs.mark_done(conn, job.id)  # first, so the lane's next job can take its key
-        due = conn.now()
-        current = deliveries.outgoing(conn, prepared.delivery_id)
-        if current is None:
-            return  # its integration was deleted, and the lane with it
-        if current.status == "pending":
-            due = self._judge(conn, current, prepared, outcome)
-        if deliveries.lane_head(conn, lane) is not None:
-            schedule_lane(conn, lane, current.organization_id, current.integration_id, due)
-
-    def _judge(
-        self, conn: Conn, current: deliveries.Outgoing, prepared: Prepared, outcome: Attempt
-    ) -> datetime:
-        """Records the attempt; returns when the lane's next attempt is due."""
-        attempt = current.attempts + 1
-        status: DeliveryStatus = "pending"
-        due = conn.now()
-        if outcome.ok:
-            status = "delivered"
-        elif attempt >= MAX_ATTEMPTS:
-            status = "failed"
-        else:
-            due += timedelta(seconds=BACKOFF_SECONDS[attempt - 1])
-        deliveries.record_attempt(
-            conn, current.id, status, outcome.status, outcome.error, prepared.event_id
-        )
-        deliveries.insert_attempt(
-            conn, current.id, attempt, outcome.status, outcome.error, outcome.head, outcome.seconds
-        )
-        held = backoff.after_attempt(
-            conn, DELIVERY_JOB, current.integration_id, outcome.ok, status == "failed"
-        )
-        conn.database.notify_after_commit(conn, delivered_topic(current.id))
-        return max(due, held)

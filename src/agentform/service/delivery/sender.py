@@ -10,8 +10,8 @@ a header value.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
 import httpx
@@ -66,58 +66,45 @@ async def post(
     url: str,
     body: bytes,
     headers: Mapping[str, str],
-    deadline: Callable[[], Awaitable[object]] | None = None,
+    deadline: Callable[[], AbstractAsyncContextManager[object]] | None = None,
     timeout: float = TIMEOUT_SECONDS,
     seconds: Callable[[], float] | None = None,
 ) -> Attempt:
-    """POST `body` to `url`; `deadline`, when given, ends the wait as a timeout
-    (the runner passes its clock's sleep, so a manual clock decides when);
+    """POST `body` to `url`; `deadline`, when given, bounds the whole attempt (the
+    runner passes its clock's `deadline(timeout)`, so a manual clock decides when);
     `seconds` (the clock's) times the attempt."""
     started = seconds() if seconds else 0.0
-    attempt = await _post(client, url, body, headers, deadline, timeout)
+    try:
+        if deadline is None:
+            attempt = await _send(client, url, body, headers)
+        else:
+            async with deadline():
+                attempt = await _send(client, url, body, headers)
+    except TimeoutError:  # the deadline's (httpx's own timeouts are httpx errors)
+        attempt = Attempt(False, None, f"no answer within {timeout:g} s")
+    except httpx.TimeoutException:
+        attempt = Attempt(False, None, f"no answer within {client.timeout.read or 0:g} s")
+    except httpx.HTTPError as exc:
+        attempt = Attempt(False, None, f"could not deliver ({type(exc).__name__})")
     took = seconds() - started if seconds else 0.0
     return Attempt(attempt.ok, attempt.status, attempt.error, attempt.head, max(0.0, took))
 
 
-async def _post(
-    client: httpx.AsyncClient,
-    url: str,
-    body: bytes,
-    headers: Mapping[str, str],
-    deadline: Callable[[], Awaitable[object]] | None,
-    timeout: float,
+async def _send(
+    client: httpx.AsyncClient, url: str, body: bytes, headers: Mapping[str, str]
 ) -> Attempt:
-    async def send() -> Attempt:
-        async with client.stream("POST", url, content=body, headers=dict(headers)) as response:
-            status = response.status_code
-            read, head = 0, b""
-            async for chunk in response.aiter_raw():  # to its end: the connection is reused
-                if len(head) < HEAD_BYTES:
-                    head += chunk[: HEAD_BYTES - len(head)]
-                read += len(chunk)
-                if read > MAX_BODY_READ:
-                    break
-        text = head.decode("utf-8", errors="replace")
-        if 200 <= status < 300:
-            return Attempt(True, status, head=text)
-        if 300 <= status < 400:
-            return Attempt(False, status, f"answered {status}; redirects are not followed", text)
-        return Attempt(False, status, f"answered {status}", text)
-
-    sending = asyncio.ensure_future(send())
-    waiting = asyncio.ensure_future(deadline()) if deadline is not None else None
-    try:
-        if waiting is not None:
-            await asyncio.wait({sending, waiting}, return_when=asyncio.FIRST_COMPLETED)
-            if not sending.done():
-                return Attempt(False, None, f"no answer within {timeout:g} s")
-        return await sending
-    except httpx.TimeoutException:
-        return Attempt(False, None, f"no answer within {client.timeout.read or 0:g} s")
-    except httpx.HTTPError as exc:
-        return Attempt(False, None, f"could not deliver ({type(exc).__name__})")
-    finally:
-        pending = [t for t in (sending, waiting) if t is not None and not t.done()]
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+    async with client.stream("POST", url, content=body, headers=dict(headers)) as response:
+        status = response.status_code
+        read, head = 0, b""
+        async for chunk in response.aiter_raw():  # to its end: the connection is reused
+            if len(head) < HEAD_BYTES:
+                head += chunk[: HEAD_BYTES - len(head)]
+            read += len(chunk)
+            if read > MAX_BODY_READ:
+                break
+    text = head.decode("utf-8", errors="replace")
+    if 200 <= status < 300:
+        return Attempt(True, status, head=text)
+    if 300 <= status < 400:
+        return Attempt(False, status, f"answered {status}; redirects are not followed", text)
+    return Attempt(False, status, f"answered {status}", text)

@@ -12,9 +12,11 @@ Two forms:
   in a write transaction reads what the I/O needs (returning None means there
   is nothing to do: the job is done); `await perform(job, prepared, context)`
   does the I/O with no transaction open; `record(job, conn, prepared, outcome)`
-  writes the outcome, and the job is marked done in that transaction. A crash
-  between perform and record leaves the job pending: it runs again after a
-  restart (at least once).
+  writes the outcome, and the job is marked done in that transaction, unless
+  `record` returns the job's next work: then the job keeps its I/O slot and
+  performs that at once (a webhook lane sends its next batch without going
+  back to the scheduler). A crash between perform and record leaves the job
+  pending: it runs again after a restart (at least once).
 
 A handler that wants to run again later schedules a follow-up job
 (`store.jobs.schedule`) in its transaction.
@@ -48,7 +50,9 @@ class IoJobHandler(ABC, Generic[P, R]):
     async def perform(self, job: Job, prepared: P, context: RunContext) -> R: ...
 
     @abstractmethod
-    def record(self, job: Job, conn: Conn, prepared: P, outcome: R) -> None: ...
+    def record(self, job: Job, conn: Conn, prepared: P, outcome: R) -> P | None:
+        """Writes `outcome`; returns None (the job is done) or the job's next work,
+        prepared in this same transaction, to perform at once."""
 
     def choose_due(
         self, conn: Conn, kind: str, now: datetime, in_flight: Collection[int], free: int

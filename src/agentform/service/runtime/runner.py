@@ -286,12 +286,11 @@ class Runner:
         try:
             # prepare and record share write transactions with other jobs' (grouped.py)
             prepared = await self._grouped.run(functools.partial(self._prepare, job, handler))
-            if prepared is _NOTHING:
-                return
-            outcome = await handler.perform(job, prepared, self.context)
-            await self._grouped.run(
-                functools.partial(self._record, job, handler, prepared, outcome)
-            )
+            while prepared is not _NOTHING:  # `record` may hand back the job's next work
+                outcome = await handler.perform(job, prepared, self.context)
+                prepared = await self._grouped.run(
+                    functools.partial(self._record, job, handler, prepared, outcome)
+                )
         except asyncio.CancelledError:
             raise  # stopped: the job stays pending
         except Exception as exc:
@@ -313,6 +312,9 @@ class Runner:
 
     def _record(
         self, job: Job, handler: IoJobHandler[Any, Any], prepared: Any, out: Any, conn: Conn
-    ) -> None:
-        handler.record(job, conn, prepared, out)
-        jobs.mark_done(conn, job.id)
+    ) -> Any:
+        following = handler.record(job, conn, prepared, out)
+        if following is None:
+            jobs.mark_done(conn, job.id)
+            return _NOTHING
+        return following

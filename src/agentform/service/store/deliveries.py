@@ -20,7 +20,7 @@ from typing import Any
 from agentform.service.models.deliveries import Delivery, DeliveryStatus
 from agentform.service.models.pages import Page
 from agentform.service.store.common import model_from_row
-from agentform.service.store.database import Conn
+from agentform.service.store.database import Conn, iso
 from agentform.service.store.pages import PageParams
 from agentform.service.store.webhooks import integration_page
 
@@ -127,21 +127,14 @@ def get_delivery(conn: Conn, delivery_id: str) -> Delivery | None:
     return None if row is None else delivery_from_row(row)
 
 
-def outgoing(conn: Conn, delivery_id: str) -> Outgoing | None:
-    """The delivery as the sender needs it, or None when it is gone (its
-    integration was deleted)."""
-    row = conn.execute("SELECT * FROM webhook_deliveries WHERE id = ?", (delivery_id,)).fetchone()
-    return None if row is None else _outgoing(row)
-
-
-def lane_head(conn: Conn, lane: str) -> Outgoing | None:
-    """The oldest pending delivery of a lane: the next to send."""
-    row = conn.execute(
+def lane_heads(conn: Conn, lane: str, limit: int = 1) -> list[Outgoing]:
+    """The oldest pending deliveries of a lane (up to `limit`): the next to send, in order."""
+    rows = conn.execute(
         "SELECT * FROM webhook_deliveries WHERE lane = ? AND status = 'pending' "
-        "ORDER BY created_at, id LIMIT 1",
-        (lane,),
-    ).fetchone()
-    return None if row is None else _outgoing(row)
+        "ORDER BY created_at, id LIMIT ?",
+        (lane, limit),
+    )
+    return [_outgoing(row) for row in rows]
 
 
 def _outgoing(row: sqlite3.Row) -> Outgoing:
@@ -166,13 +159,17 @@ def record_attempt(
     response_status: int | None,
     error: str | None,
     event_id: str,
-) -> None:
-    """One attempt done: its outcome and the event_id it carried (what eventId shows)."""
-    conn.execute(
+    at: datetime,
+) -> bool:
+    """One attempt of a pending delivery done (at `at`): its outcome and the event_id
+    it carried (what eventId shows). False when the delivery is gone or not pending."""
+    cursor = conn.execute(
         "UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, "
-        "last_response_status = ?, last_error = ?, event_id = ?, updated_at = ? WHERE id = ?",
-        (status, response_status, error, event_id, conn.now_iso(), delivery_id),
+        "last_response_status = ?, last_error = ?, event_id = ?, updated_at = ? "
+        "WHERE id = ? AND status = 'pending'",
+        (status, response_status, error, event_id, iso(at), delivery_id),
     )
+    return cursor.rowcount > 0
 
 
 def insert_attempt(
@@ -183,14 +180,16 @@ def insert_attempt(
     error: str | None,
     head: str,
     seconds: float,
+    at: datetime,
 ) -> None:
-    """What attempt `number` of a delivery saw (`webhook_attempts`, migration 007)."""
+    """What attempt `number` of a delivery, made at `at`, saw (`webhook_attempts`,
+    migration 007)."""
     conn.execute(
         "INSERT OR REPLACE INTO webhook_attempts VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
             delivery_id,
             number,
-            conn.now_iso(),
+            iso(at),
             response_status,
             round(seconds * 1000),
             error,
