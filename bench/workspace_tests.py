@@ -6,7 +6,8 @@
 2. A test of 100 executions with 3 attachments and 10 advances. Target: under
    5 s. Run twice: attachments taking the completion and failure events (300
    deliveries), and attachments taking every event (7,800 deliveries: the
-   service's cost per delivery, a signature and two transactions, then rules).
+   service's cost per delivery, a signature and its share of a batch's
+   transactions, then rules).
 
 CPU seconds next to wall seconds show the manual clock never sleeps: a test that
 waited would take wall time with no CPU behind it (on a loaded machine the two
