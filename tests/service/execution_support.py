@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 
 from agentform.service import Seed, create_app
@@ -123,6 +124,19 @@ EXEC_SEED = Seed.model_validate(
 
 def make_app(directory: Path, seed: Seed = EXEC_SEED) -> FastAPI:
     return create_app(directory / "service.db", seed=seed, clock=ManualClock())
+
+
+def module_app(name: str) -> Any:
+    """A module-scoped `app` fixture: one service for the whole test module (made
+    once, closed after), so a module's tests share it instead of each making one."""
+
+    @pytest.fixture(scope="module")
+    def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
+        application = make_app(tmp_path_factory.mktemp(name))
+        yield application
+        application.state.db.close()
+
+    return app
 
 
 @contextmanager

@@ -12,14 +12,9 @@ import pytest
 from fastapi import FastAPI
 
 from tests.service.conftest import Api, assert_error
-from tests.service.execution_support import RIVAL_KEY, make_app, service
+from tests.service.execution_support import RIVAL_KEY, module_app, service
 
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    application = make_app(tmp_path_factory.mktemp("bounded"))
-    yield application
-    application.state.db.close()
+app = module_app("bounded")
 
 
 @pytest.fixture(scope="module")

@@ -17,18 +17,14 @@ from tests.service.execution_support import (
     EXEC_ORG,
     EXEC_READ_KEY,
     RIVAL_KEY,
-    make_app,
+    module_app,
     service,
 )
 
 UNKNOWN = "99999999-9999-4999-8999-999999999999"
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    application = make_app(tmp_path_factory.mktemp("execute"))
-    yield application
-    application.state.db.close()
+app = module_app("execute")
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from tests.service.execution_support import (
     SMALL_KEY,
     event_names,
     execute,
-    make_app,
+    module_app,
     service,
     status_of,
 )
@@ -26,11 +26,7 @@ from tests.service.execution_support import (
 Advance = Callable[[float], None]
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    application = make_app(tmp_path_factory.mktemp("capacity"))
-    yield application
-    application.state.db.close()
+app = module_app("capacity")
 
 
 @pytest.fixture(scope="module")

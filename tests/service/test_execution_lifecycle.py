@@ -19,7 +19,7 @@ from tests.service.execution_support import (
     event_log,
     event_names,
     execute,
-    make_app,
+    module_app,
     service,
     status_of,
 )
@@ -27,11 +27,7 @@ from tests.service.execution_support import (
 api, advance, agents = clocked.api, clocked.advance, clocked.agents  # from `svc`, below
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    application = make_app(tmp_path_factory.mktemp("lifecycle"))
-    yield application
-    application.state.db.close()
+app = module_app("lifecycle")
 
 
 @pytest.fixture(scope="module")

@@ -18,18 +18,14 @@ from tests.service.execution_support import (
     RIVAL_KEY,
     RIVAL_ORG,
     execute,
-    make_app,
+    module_app,
     service,
 )
 
 BATCH = "b0b0b0b0-0000-4000-8000-000000000001"
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    application = make_app(tmp_path_factory.mktemp("lists"))
-    yield application
-    application.state.db.close()
+app = module_app("lists")
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ from agentform.service.models.execution_status import (
 )
 from agentform.service.store import deliveries, events
 from tests.service.conftest import Api
-from tests.service.execution_support import SMALL_KEY, event_names, make_app, service
+from tests.service.execution_support import SMALL_KEY, event_names, module_app, service
 from tests.webhooks.receiver import running_receiver
 
 CAPACITY = 2
@@ -58,11 +58,7 @@ def reachable(start: str) -> set[str]:
 REACHABLE: dict[str, set[str]] = {status: reachable(status) for status in MOVES}
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    application = make_app(tmp_path_factory.mktemp("properties"))
-    yield application
-    application.state.db.close()
+app = module_app("properties")
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from tests.service.execution_support import (
     EXEC_SEED,
     RIVAL_KEY,
     execute,
-    make_app,
+    module_app,
     service,
     status_of,
 )
@@ -36,11 +36,7 @@ from tests.webhooks.receiver import Receiver, running_receiver
 Advance = Callable[[float], None]
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    application = make_app(tmp_path_factory.mktemp("routing"))
-    yield application
-    application.state.db.close()
+app = module_app("routing")
 
 
 @pytest.fixture(scope="module")
