@@ -23,7 +23,7 @@ from agentform.engine.apply import apply_plan
 from agentform.engine.model import Change, Plan, Summary
 from agentform.engine.order import stages
 from agentform.kinds import Kind
-from agentform.kinds.base import ApiCall
+from agentform.kinds.model import ApiCall
 
 SIZES = (1_000, 4_000, 10_000)
 

@@ -22,7 +22,7 @@ from agentform.engine.apply import ApplyReport, ChangeResult
 from agentform.engine.drift import DriftItem, DriftReport
 from agentform.engine.model import Change, Plan, PlanWarning, Summary
 from agentform.engine.targets import _partial_warning
-from agentform.kinds.base import ApiCall, FieldChange
+from agentform.kinds.model import ApiCall, FieldChange
 from agentform.output.markdown import GITHUB_LIMIT, NOTE_ROOM, MarkdownView, code, marker
 from agentform.output.progress import LiveProgress
 from agentform.output.text import TextView

@@ -22,19 +22,19 @@ from pydantic import Field
 
 from agentform.core.errors import ApiError
 from agentform.core.sensitive import Sensitive
-from agentform.kinds.base import (
+from agentform.kinds.base import Kind
+from agentform.kinds.context import LiveRead, PlanContext
+from agentform.kinds.keys import Key
+from agentform.kinds.model import (
     ApiCall,
     ChildModel,
     Decision,
     Declared,
     DesiredModel,
     FieldChange,
-    Kind,
     LiveObject,
     State,
 )
-from agentform.kinds.context import LiveRead, PlanContext
-from agentform.kinds.keys import Key
 from agentform.kinds.references import References
 from agentform.kinds.slots import sensitive_value
 

@@ -10,7 +10,7 @@ import pytest
 
 from agentform.api.client import ApiClient
 from agentform.engine.model import Change, Plan, Summary
-from agentform.kinds.base import ApiCall
+from agentform.kinds.model import ApiCall
 from tests.provisioner.harness import Service, write_workspace
 
 

@@ -9,9 +9,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from agentform.kinds.base import FieldChange, Kind
+from agentform.kinds.base import Kind
 from agentform.kinds.context import PlanContext
-from agentform.kinds.webhooks import AttachmentState, WebhookState
+from agentform.kinds.model import FieldChange
+from agentform.kinds.webhook_attachments import AttachmentState
+from agentform.kinds.webhooks import WebhookState
 
 NO_CONTEXT = cast(PlanContext, None)  # these fields are shown without names to resolve
 ATTACHMENTS = Kind.registry["webhookAttachments"]

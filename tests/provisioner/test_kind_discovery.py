@@ -17,8 +17,8 @@ from agentform.cli.main import cli
 from agentform.cli.schema_cmd import UndocumentedFields, render_schema
 from agentform.config.document import document_model
 from agentform.kinds import Kind, discover, kinds_in_order
-from agentform.kinds.base import ApiCall, DesiredModel, LiveObject, State
 from agentform.kinds.context import LiveRead
+from agentform.kinds.model import ApiCall, DesiredModel, LiveObject, State
 
 
 @pytest.fixture

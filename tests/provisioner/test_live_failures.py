@@ -299,9 +299,9 @@ def test_a_deep_read_that_fails_stops_its_siblings(
     has failed."""
     from agentform.engine.live import Everything
     from agentform.kinds import Kind
-    from agentform.kinds.base import LiveObject
     from agentform.kinds.context import LiveRead
     from agentform.kinds.keys import Key
+    from agentform.kinds.model import LiveObject
     from agentform.kinds.references import References
 
     async def go() -> list[str]:

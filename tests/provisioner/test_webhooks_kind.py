@@ -12,7 +12,7 @@ from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.engine.export import export_live
 from agentform.output.text import TextView
-from agentform.rules.webhooks import header_digest
+from agentform.rules.webhook_integrations import header_digest
 from tests.provisioner.harness import Service, write_workspace
 
 ROOT = "workspace: hooks\n"

@@ -24,7 +24,7 @@ MODELS, KINDS, RULES = SRC / "service" / "models", SRC / "kinds", SRC / "rules"
 RESOURCES = {
     "profile_sets": ("profile_sets", "profile_pools", "profile_groups"),
     "vault_templates": ("vault_templates",),
-    "webhooks": ("webhooks",),
+    "webhooks": ("webhooks", "webhook_attachments"),
     "batches": ("batches", "batch_items"),
 }
 LIMITS = {"max_length", "min_length", "le", "ge", "lt", "gt", "multiple_of"}

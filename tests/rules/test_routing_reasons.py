@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentform.rules.webhooks import AttachmentSettings, Routing
+from agentform.rules.webhook_attachments import AttachmentSettings, Routing
 
 SETTINGS = AttachmentSettings.model_validate(
     {

@@ -1,4 +1,5 @@
-"""The shared webhook rules (agentform.rules.webhooks): one test per rule."""
+"""The shared webhook rules (agentform.rules.webhook_events, webhook_integrations and
+webhook_attachments): one test per rule."""
 
 from __future__ import annotations
 
@@ -7,18 +8,32 @@ import hashlib
 import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agentform.rules import webhooks as rules
-from agentform.rules.webhooks import AttachmentSettings, FieldFilter
+from agentform.rules.webhook_attachments import AttachmentSettings, FieldFilter
+from agentform.rules.webhook_events import (
+    ATTACHABLE_EVENTS,
+    EVENT_NAMES,
+    EVENT_PAYLOAD_FIELDS,
+    EXECUTION_EVENTS,
+    event_rule_problem,
+)
+from agentform.rules.webhook_integrations import (
+    HeaderMap,
+    IntegrationName,
+    IntegrationUrl,
+    PayloadVersion,
+    header_digest,
+    header_problems,
+)
 
 
 class Integration(BaseModel):
     """How the service composes the shared types into a request body."""
 
     model_config = ConfigDict(hide_input_in_errors=True)
-    name: rules.IntegrationName
-    url: rules.IntegrationUrl
-    payloadVersion: rules.PayloadVersion = "v2"
-    headers: rules.HeaderMap = {}
+    name: IntegrationName
+    url: IntegrationUrl
+    payloadVersion: PayloadVersion = "v2"
+    headers: HeaderMap = {}
 
 
 def error_of(**body: object) -> str:
@@ -31,19 +46,19 @@ def error_of(**body: object) -> str:
 
 
 def test_event_names_are_the_22_of_the_seed() -> None:
-    assert len(rules.EVENT_NAMES) == 22 == len(set(rules.EVENT_NAMES))
-    assert len(rules.EXECUTION_EVENTS) == 19
-    assert set(rules.EVENT_PAYLOAD_FIELDS) == set(rules.EVENT_NAMES)
+    assert len(EVENT_NAMES) == 22 == len(set(EVENT_NAMES))
+    assert len(EXECUTION_EVENTS) == 19
+    assert set(EVENT_PAYLOAD_FIELDS) == set(EVENT_NAMES)
 
 
 def test_every_event_but_the_test_event_may_be_attached() -> None:
-    assert set(rules.ATTACHABLE_EVENTS) == set(rules.EVENT_NAMES) - {"EXECUTION_TEST"}
+    assert set(ATTACHABLE_EVENTS) == set(EVENT_NAMES) - {"EXECUTION_TEST"}
 
 
 def test_a_misspelt_event_gets_a_suggestion() -> None:
-    problem = rules.event_rule_problem("EXECUTION_COMPLETE")
+    problem = event_rule_problem("EXECUTION_COMPLETE")
     assert problem == "unknown event 'EXECUTION_COMPLETE' (did you mean 'EXECUTION_COMPLETED'?)"
-    assert rules.event_rule_problem("execution_failed") is not None  # names are exact
+    assert event_rule_problem("execution_failed") is not None  # names are exact
 
 
 def test_the_test_event_cannot_be_attached() -> None:
@@ -148,16 +163,16 @@ def test_header_values_must_be_sendable_and_are_never_shown(value: str) -> None:
 
 
 def test_header_problems_skips_values_it_cannot_see() -> None:
-    assert rules.header_problems({"Authorization": None}) == []
-    assert rules.header_problems({"Host": None}) == [
+    assert header_problems({"Authorization": None}) == []
+    assert header_problems({"Host": None}) == [
         ("headers.Host", "'Host' is set by the service and cannot be a custom header")
     ]
 
 
 def test_header_digest_is_sha256_of_id_name_value() -> None:
     expected = hashlib.sha256(b"abc:Authorization:Bearer t").hexdigest()
-    assert rules.header_digest("abc", "Authorization", "Bearer t") == f"sha256:{expected}"
-    assert rules.header_digest("abd", "Authorization", "Bearer t") != f"sha256:{expected}"
+    assert header_digest("abc", "Authorization", "Bearer t") == f"sha256:{expected}"
+    assert header_digest("abd", "Authorization", "Bearer t") != f"sha256:{expected}"
 
 
 # -- attachment settings -----------------------------------------------------------
@@ -270,7 +285,7 @@ def test_wants_only_ruled_events() -> None:
 
 def test_star_wants_every_attachable_event_but_not_the_test() -> None:
     s = settings()
-    assert all(s.wants(e, {}, None) for e in rules.ATTACHABLE_EVENTS)
+    assert all(s.wants(e, {}, None) for e in ATTACHABLE_EVENTS)
     assert not s.wants("EXECUTION_TEST", {}, None)
 
 

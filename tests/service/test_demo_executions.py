@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentform.rules.webhooks import EXECUTION_EVENTS
+from agentform.rules.webhook_events import EXECUTION_EVENTS
 from agentform.service import DEMO_ADMIN_KEY, DEMO_SEED, create_app
 from agentform.service.runtime import ManualClock
 from tests.service.conftest import running

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from agentform.core.problems import problems_from
-from agentform.rules.webhooks import AttachmentSettings
+from agentform.rules.webhook_attachments import AttachmentSettings
 from tests.service.conftest import Api, assert_error
 
 

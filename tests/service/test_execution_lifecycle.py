@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from fastapi import FastAPI
 
-from agentform.rules.webhooks import EVENT_PAYLOAD_FIELDS
+from agentform.rules.webhook_events import EVENT_PAYLOAD_FIELDS
 from tests.service import clocked
 from tests.service.clocked import Advance
 from tests.service.conftest import Api, assert_error

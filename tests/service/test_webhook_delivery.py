@@ -18,7 +18,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agentform.rules.signatures import verify
-from agentform.rules.webhooks import EVENT_PAYLOAD_FIELDS, EXECUTION_EVENTS
+from agentform.rules.webhook_events import EVENT_PAYLOAD_FIELDS, EXECUTION_EVENTS
 from agentform.service import create_app
 from agentform.service.delivery.fairness import TURN_DELIVERIES
 from agentform.service.delivery.outbox import DELIVERY_JOB, PLATFORM_URL

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentform.rules.signatures import verify
-from agentform.rules.webhooks import ATTACHABLE_EVENTS
+from agentform.rules.webhook_events import ATTACHABLE_EVENTS
 from agentform.service import create_app
 from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.routes.webhooks import TEST_WAIT

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agentform.rules.signatures import load_public_key, sign, verify
-from agentform.rules.webhooks import header_digest
+from agentform.rules.webhook_integrations import header_digest
 from agentform.service import create_app
 from tests.service.conftest import (
     ACME,

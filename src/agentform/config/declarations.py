@@ -8,7 +8,7 @@ from typing import Any
 from agentform.config.file_parse import Where
 from agentform.core.diagnostics import Diagnostics
 from agentform.kinds import Kind
-from agentform.kinds.base import Declared
+from agentform.kinds.model import Declared
 
 
 def declare_children(

@@ -22,7 +22,7 @@ from agentform.core.problems import did_you_mean
 from agentform.kinds.keys import Key, address, parse_address
 
 if TYPE_CHECKING:
-    from agentform.kinds.base import Declared
+    from agentform.kinds.model import Declared
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,9 @@ from agentform.config.globs import matches, overlap
 from agentform.core.diagnostics import Diagnostics
 
 if TYPE_CHECKING:
-    from agentform.kinds.base import Declared, Kind
+    from agentform.kinds.base import Kind
     from agentform.kinds.keys import Key
+    from agentform.kinds.model import Declared
 
 Owns = Mapping[str, Sequence[str]] | None
 """kind -> name globs; None: everything."""

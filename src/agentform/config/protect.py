@@ -13,7 +13,7 @@ from agentform.config.globs import matches
 from agentform.core.diagnostics import Diagnostics
 
 if TYPE_CHECKING:
-    from agentform.kinds.base import Declared
+    from agentform.kinds.model import Declared
 
 
 def is_protected(protect: Mapping[str, Sequence[str]], kind: str, key: str) -> bool:

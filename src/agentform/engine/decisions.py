@@ -10,9 +10,10 @@ from typing import Any
 
 from agentform.engine.model import Change, NoOp, PlanWarning
 from agentform.engine.slots import ids_needed, seal, shown
-from agentform.kinds.base import Action, Decision, Declared, FieldChange, Kind, LiveObject
+from agentform.kinds.base import Kind
 from agentform.kinds.context import PlanContext
 from agentform.kinds.keys import Key, address
+from agentform.kinds.model import Action, Decision, Declared, FieldChange, LiveObject
 
 
 @dataclass

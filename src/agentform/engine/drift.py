@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from agentform.core.frozen import FrozenJson
 from agentform.engine.model import Change, Plan, PlanWarning
-from agentform.kinds.base import FieldChange, Frozen
+from agentform.kinds.model import FieldChange, Frozen
 
 DriftClass = Literal["changed", "missing", "undeclared", "declaredAbsent"]
 DRIFT_CLASSES: dict[str, str] = {

@@ -20,9 +20,9 @@ from agentform.core.frozen import thaw
 from agentform.core.sensitive import SecretRef, Sensitive
 from agentform.engine.live import Everything, LiveState, read_live
 from agentform.kinds import Kind, kinds_in_order
-from agentform.kinds.base import Declared, LiveObject
 from agentform.kinds.context import PlanContext
 from agentform.kinds.keys import Key
+from agentform.kinds.model import Declared, LiveObject
 
 
 async def export_live(

@@ -23,8 +23,8 @@ from typing import Any
 from agentform.api.retries import Lookup
 from agentform.core.errors import ApiError, Conflict
 from agentform.kinds import Kind
-from agentform.kinds.base import ApiCall
 from agentform.kinds.keys import Key
+from agentform.kinds.model import ApiCall
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from agentform.config.loader import Workspace
 from agentform.engine.live import read_live
 from agentform.engine.moves import resolve_moves
 from agentform.kinds import kinds_in_order
-from agentform.kinds.base import Frozen
 from agentform.kinds.keys import address
+from agentform.kinds.model import Frozen
 
 FORMAT_VERSION = 1
 

@@ -16,9 +16,9 @@ from agentform.core.errors import ReadError
 from agentform.core.gcpause import collector_paused
 from agentform.core.sensitive import contains_sensitive
 from agentform.kinds import Kind, kinds_in_order
-from agentform.kinds.base import LiveObject
 from agentform.kinds.context import Everything, LiveRead, PlanContext
 from agentform.kinds.keys import Key
+from agentform.kinds.model import LiveObject
 from agentform.kinds.references import References
 
 __all__ = ["Everything", "LiveState", "canonical_key", "declares", "managed_keys", "read_live"]

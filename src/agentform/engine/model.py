@@ -15,7 +15,7 @@ from pydantic import AfterValidator, PlainSerializer
 from agentform.core.errors import AgentformError
 from agentform.core.frozen import FrozenJson, freeze
 from agentform.core.sensitive import json_safe
-from agentform.kinds.base import Action, ApiCall, FieldChange, Frozen
+from agentform.kinds.model import Action, ApiCall, FieldChange, Frozen
 
 FORMAT_VERSION = 2
 """The saved plan format: 2 added keys of several parts, replace/cancel, slots and

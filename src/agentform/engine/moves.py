@@ -23,8 +23,8 @@ from agentform.engine.decisions import Decisions
 from agentform.engine.live import LiveState, canonical_key
 from agentform.engine.model import NoOp, PlanWarning
 from agentform.kinds import Kind, kinds_in_order
-from agentform.kinds.base import Decision, Declared, FieldChange, LiveObject, State
 from agentform.kinds.keys import Key, address
+from agentform.kinds.model import Decision, Declared, FieldChange, LiveObject, State
 
 
 @dataclass

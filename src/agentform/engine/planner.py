@@ -27,9 +27,9 @@ from agentform.engine.moves import record_rename, resolve_moves
 from agentform.engine.order import stages
 from agentform.engine.targets import check_patterns, select
 from agentform.kinds import Kind, kinds_in_order
-from agentform.kinds.base import Declared, FieldChange, LiveObject, State
 from agentform.kinds.context import PlanContext, PlanOptions
 from agentform.kinds.keys import Key, address
+from agentform.kinds.model import Declared, FieldChange, LiveObject, State
 from agentform.kinds.references import References
 
 __all__ = ["LiveState", "diff_plan", "make_plan", "managed_keys", "read_live"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from agentform.core.errors import AgentformError
 from agentform.core.frozen import thaw
-from agentform.kinds.base import ApiCall, Slot
+from agentform.kinds.model import ApiCall, Slot
 from agentform.kinds.slots import KNOWN_AFTER_CREATE, OWN_ID, SENTINEL, placeholder, public
 
 _TOKEN = re.compile("\x01([0-9]+)\x01")

@@ -3,7 +3,7 @@
 Importing `agentform.kinds` imports every module in it (and in any sub-package),
 as the service's migrations are found: no list of kinds to edit. A module
 defines a kind by defining a `Kind` subclass with a `name` (kinds/base.py); the
-modules that define none (base, context, keys, references, slots, the batch
+modules that define none (base, model, context, keys, references, slots, the batch
 and profile-set helpers) are imported all the same and register nothing.
 """
 

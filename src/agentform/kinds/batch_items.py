@@ -21,8 +21,8 @@ from agentform.core.diagnostics import Position
 from agentform.core.frozen import FrozenDict
 from agentform.core.model_data import model_data
 from agentform.core.problems import Problem, RuleViolation
-from agentform.kinds.base import Declared
 from agentform.kinds.context import PlanContext
+from agentform.kinds.model import Declared
 from agentform.kinds.slots import SENTINEL
 from agentform.rules.batches import CachedLookup, check_items, item_prefix, parse_items
 from agentform.rules.execute import (

@@ -31,21 +31,21 @@ from agentform.api.together import all_or_none
 from agentform.core.bounds import inside
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.frozen import FrozenMap
-from agentform.kinds.base import (
+from agentform.kinds.base import Kind
+from agentform.kinds.batch_items import BatchItem, resolve_items, shown_item
+from agentform.kinds.context import LiveRead, PlanContext, PlanOptions
+from agentform.kinds.items_file import read_items_file
+from agentform.kinds.keys import Key
+from agentform.kinds.model import (
     ActionGoal,
     ApiCall,
     Decision,
     Declared,
     DesiredModel,
     FieldChange,
-    Kind,
     LiveObject,
     State,
 )
-from agentform.kinds.batch_items import BatchItem, resolve_items, shown_item
-from agentform.kinds.context import LiveRead, PlanContext, PlanOptions
-from agentform.kinds.items_file import read_items_file
-from agentform.kinds.keys import Key
 from agentform.kinds.references import References
 from agentform.rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
 

@@ -16,7 +16,7 @@ from agentform.kinds.references import References
 from agentform.kinds.slots import SENTINEL, pending_id
 
 if TYPE_CHECKING:
-    from agentform.kinds.base import LiveObject
+    from agentform.kinds.model import LiveObject
 
 
 @dataclass(frozen=True)

@@ -10,18 +10,10 @@ from typing import Any, ClassVar
 from pydantic import Field, StrictBool
 
 from agentform.core.sensitive import Text, shown
-from agentform.kinds.base import (
-    ApiCall,
-    Declared,
-    DesiredModel,
-    FieldDocs,
-    Kind,
-    LiveObject,
-    State,
-    chunks,
-)
+from agentform.kinds.base import FieldDocs, Kind, chunks
 from agentform.kinds.context import LiveRead, PlanContext
 from agentform.kinds.keys import Key
+from agentform.kinds.model import ApiCall, Declared, DesiredModel, LiveObject, State
 from agentform.rules.profile_sets import (
     DEFAULT_ALLOW_CONCURRENT_USE,
     DEFAULT_SELECTION_STRATEGY,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from agentform.core.sensitive import MASK, Sensitive, contains_sensitive, masked
 from agentform.core.words import counted
 from agentform.engine.model import Plan, renames
-from agentform.kinds.base import FieldChange
+from agentform.kinds.model import FieldChange
 
 if TYPE_CHECKING:  # the apply engine imports httpx: offline views must not
     from agentform.engine.apply import ApplyReport

@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentform.rules.signatures import SIGNATURE_HEADER, verify
-from agentform.rules.webhooks import COMPLETED_EVENT, TEST_EVENT, json_equal
+from agentform.rules.webhook_attachments import json_equal
+from agentform.rules.webhook_events import COMPLETED_EVENT, TEST_EVENT
 from agentform.testing.expectations import subset_differences
 from agentform.testing.explain import why_lines
 from agentform.testing.model import DeliveryExpect

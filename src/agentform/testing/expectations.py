@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from agentform.rules.webhooks import json_equal
+from agentform.rules.webhook_attachments import json_equal
 from agentform.testing.model import CallExpect, Expect
 from agentform.testing.results import StepFailed
 from agentform.testing.session import Call

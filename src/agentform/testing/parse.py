@@ -23,7 +23,7 @@ from agentform.core.problems import did_you_mean, problems_from
 from agentform.core.yamlpos import Located, parse, problem_of
 from agentform.rules.batches import BatchStatus
 from agentform.rules.execute import ExecutionStatus
-from agentform.rules.webhooks import ATTACHABLE_EVENTS
+from agentform.rules.webhook_events import ATTACHABLE_EVENTS
 from agentform.testing.advancing import advance_problem
 from agentform.testing.model import (
     MAX_STEPS,

@@ -41,7 +41,7 @@ import httpx
 from agentform.core.sensitive import Sensitive, reveal
 from agentform.output.webhook_lines import forward_line, notification_line
 from agentform.rules.signatures import SIGNATURE_HEADER, verify
-from agentform.rules.webhooks import REFUSED_HEADERS
+from agentform.rules.webhook_integrations import REFUSED_HEADERS
 
 # Headers that describe one hop and are not forwarded as they came.
 _HOP_HEADERS = frozenset({"host", "content-length", "connection", "transfer-encoding"})

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agentform.rules.webhooks import BATCH_EVENTS, TEST_EVENT
+from agentform.rules.webhook_events import BATCH_EVENTS, TEST_EVENT
 
 TEST_MESSAGE = "This is a test notification from the Agent Service."
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from agentform.rules.webhooks import BATCH_EVENTS, TEST_EVENT
+from agentform.rules.webhook_events import BATCH_EVENTS, TEST_EVENT
 from agentform.service.delivery import backoff
 from agentform.service.delivery.envelope import (
     batch_envelope,

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from agentform.rules.signatures import sign
-from agentform.rules.webhooks import COMPLETED_EVENT
+from agentform.rules.webhook_events import COMPLETED_EVENT
 from agentform.service.delivery import backoff, fairness
 from agentform.service.delivery.backoff import BACKOFF_SECONDS, MAX_ATTEMPTS
 from agentform.service.delivery.envelope import encode

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from agentform.rules.execute import AgentVersions, ExecuteRequest, effective_version
-from agentform.rules.webhooks import EVENT_PAYLOAD_FIELDS
+from agentform.rules.webhook_events import EVENT_PAYLOAD_FIELDS
 from agentform.service.errors import ServiceError
 from agentform.service.executions.capacity import slot_for, slot_for_request
 from agentform.service.executions.program import compile_program, failed_program

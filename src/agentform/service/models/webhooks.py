@@ -12,9 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from agentform.rules.webhooks import (
+from agentform.rules.webhook_attachments import AttachmentSettings
+from agentform.rules.webhook_integrations import (
     PAYLOAD_VERSION,
-    AttachmentSettings,
     HeaderMap,
     IntegrationName,
     IntegrationUrl,

@@ -16,9 +16,8 @@ from fastapi import Depends, Path, Response
 from fastapi import Request as HttpRequest
 from starlette.concurrency import run_in_threadpool
 
-from agentform.rules.webhooks import (
-    AttachmentSettings,
-)
+from agentform.rules.webhook_attachments import AttachmentSettings
+from agentform.rules.webhook_integrations import INTEGRATIONS_PATH
 from agentform.service.delivery.outbox import delivered_topic, enqueue_test
 from agentform.service.errors import ServiceError
 from agentform.service.http.auth import Caller, caller, database
@@ -39,7 +38,7 @@ from agentform.service.store import webhooks as store
 from agentform.service.store.database import Conn, Database
 
 router = api_router(tags=["Webhooks"])
-INTEGRATIONS = "/webhook-integrations"
+INTEGRATIONS = INTEGRATIONS_PATH
 INTEGRATION = INTEGRATIONS + "/{integrationId}"
 
 

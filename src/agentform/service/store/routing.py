@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from agentform.rules.webhooks import Routing
+from agentform.rules.webhook_attachments import Routing
 from agentform.service.store.database import Conn, Database
 from agentform.service.store.events import Event, event_from_row
 from agentform.service.store.executions import owned_row

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from agentform.rules.signatures import ALGORITHM, SigningKeyPair, generate_key_pair
-from agentform.rules.webhooks import AttachmentSettings, header_digest
+from agentform.rules.webhook_attachments import AttachmentSettings
+from agentform.rules.webhook_integrations import header_digest
 from agentform.service.errors import ServiceError, not_found
 from agentform.service.models.pages import Page
 from agentform.service.models.webhooks import Attachment, HeaderDigest, Integration, SigningKey
