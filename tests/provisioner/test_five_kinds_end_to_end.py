@@ -21,9 +21,9 @@ from agentform.kinds.context import PlanOptions
 from agentform.output.text import TextView
 from agentform.rules.signatures import SIGNATURE_HEADER, verify
 from agentform.service import DEMO_ADMIN_KEY, create_app
-from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.http.inprocess import InProcessTransport
 from agentform.service.runtime import ManualClock
+from agentform.service.settings import ServiceSettings
 from tests.provisioner.harness import BASE_URL, write_workspace
 from tests.webhooks.receiver import Receiver, running_receiver
 
@@ -72,7 +72,7 @@ class EndToEnd:
 
     def __init__(self, db: Path, root: Path) -> None:
         self.clock = ManualClock()
-        self.app = create_app(db, clock=self.clock, settings={PLATFORM_URL: BASE_URL})
+        self.app = create_app(db, clock=self.clock, settings=ServiceSettings(platform_url=BASE_URL))
         self.root = root
         self.api = ApiClient(
             BASE_URL,

@@ -15,14 +15,13 @@ from fastapi import FastAPI
 
 from agentform.service import create_app
 from agentform.service.clock import MANUAL_START
-from agentform.service.delivery.outbox import PLATFORM_URL
-from agentform.service.routes.webhooks import TEST_WAIT
 from agentform.service.runtime import ManualClock
+from agentform.service.settings import ServiceSettings
 from agentform.service.store.events import append_event
 from tests.service.conftest import ACME, OTHER, OTHER_KEY, TEST_SEED, Api, running
 from tests.webhooks.receiver import HANG, Receiver, running_receiver
 
-SETTINGS = {PLATFORM_URL: "https://platform.example", TEST_WAIT: 0}
+SETTINGS = ServiceSettings(platform_url="https://platform.example", webhook_test_wait_seconds=0)
 DEAD_INTEGRATIONS = 40
 HEALTHY_DELIVERIES = 30
 

@@ -13,8 +13,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agentform.service import create_app
-from agentform.service.http.gate import ALLOW_PRIVATE_WEBHOOKS
 from agentform.service.routes import webhooks as webhook_routes
+from agentform.service.settings import ServiceSettings
 from agentform.service.store import webhooks as webhook_store
 from tests.service.conftest import ACME, TEST_SEED, Api, assert_error
 
@@ -95,7 +95,7 @@ def test_a_webhook_to_a_metadata_address_is_a_400_on_create_and_update(api: Api,
 
 
 def test_a_service_allowing_private_webhooks_accepts_them(tmp_path: Path) -> None:
-    settings = {ALLOW_PRIVATE_WEBHOOKS: True}
+    settings = ServiceSettings(allow_private_webhooks=True)
     application = create_app(tmp_path / "service.db", seed=TEST_SEED, settings=settings)
     try:
         allowed = Api(TestClient(application))

@@ -17,8 +17,8 @@ import uvicorn
 from asteroid_odyssey.exceptions import ApiException
 
 from agentform.service import create_app
-from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.runtime import ManualClock
+from agentform.service.settings import ServiceSettings
 from tests.service.execution_support import EXEC_KEY, EXEC_ORG, EXEC_SEED, event_log, event_names
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:asteroid_odyssey")
@@ -37,7 +37,8 @@ class LoopbackService:
             directory / "service.db",
             seed=EXEC_SEED,
             clock=self.clock,
-            settings={PLATFORM_URL: f"{self.host}/agents/v2"},  # where file links point
+            # where file links point
+            settings=ServiceSettings(platform_url=f"{self.host}/agents/v2"),
         )
         self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning"))
         self.loop = asyncio.new_event_loop()

@@ -14,7 +14,8 @@ import pytest
 import uvicorn
 
 from agentform.service import create_app
-from agentform.service.http.timeouts import READ_TIMEOUT_SETTING, TimedConfig
+from agentform.service.http.timeouts import TimedConfig
+from agentform.service.settings import ServiceSettings
 from tests.service.conftest import ADMIN_KEY, TEST_SEED
 
 TIMEOUT = 0.3
@@ -23,7 +24,7 @@ TIMEOUT = 0.3
 @pytest.fixture(scope="module")
 def origin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     db = Path(tmp_path_factory.mktemp("timeouts")) / "service.db"
-    app = create_app(db, seed=TEST_SEED, settings={READ_TIMEOUT_SETTING: TIMEOUT})
+    app = create_app(db, seed=TEST_SEED, settings=ServiceSettings(read_timeout_seconds=TIMEOUT))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     config = TimedConfig(app, read_timeout=TIMEOUT, log_level="error", lifespan="off")

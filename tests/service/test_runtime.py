@@ -20,6 +20,7 @@ from agentform.service.runtime import (
     Runner,
     current_context,
 )
+from agentform.service.settings import ServiceSettings
 from agentform.service.startup.seed import load_seed
 from agentform.service.store import events, jobs
 from agentform.service.store.database import Conn, Database
@@ -76,7 +77,7 @@ def make_handlers() -> JobHandlers:
 
     @handlers.handler("settings")
     def _settings(job: Job, conn: Conn) -> None:
-        note(conn, current_context().settings["greeting"])
+        note(conn, current_context().settings.platform_url)
 
     @handlers.handler("boom")
     def _boom(job: Job, conn: Conn) -> None:
@@ -97,7 +98,9 @@ async def running(
     path: Path, clock: ManualClock, handlers: JobHandlers | None = None
 ) -> AsyncIterator[tuple[Database, Runner]]:
     db = open_db(path, clock)
-    runner = Runner(db, clock, handlers or make_handlers(), settings={"greeting": "hello"})
+    runner = Runner(
+        db, clock, handlers or make_handlers(), settings=ServiceSettings(platform_url="hello")
+    )
     await runner.start()
     try:
         yield db, runner

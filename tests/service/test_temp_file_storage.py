@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agentform.service import create_app
+from agentform.service.settings import TEMP_FILES_QUOTA_BYTES, ServiceSettings
 from agentform.service.store import temp_files
 from tests.service.conftest import ACME, OTHER, OTHER_KEY, TEST_SEED, Api, assert_error
 
@@ -23,7 +24,7 @@ QUOTA = 100_000
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
-    settings = {temp_files.QUOTA_SETTING: QUOTA}
+    settings = ServiceSettings(temp_files_quota_bytes=QUOTA)
     directory = tmp_path_factory.mktemp("staged")
     application = create_app(directory / "service.db", seed=TEST_SEED, settings=settings)
     yield application
@@ -80,7 +81,7 @@ def test_staging_a_large_file_copies_it_in_chunks(tmp_path: Path) -> None:
             upload = temp_files.Upload("upload.bin", size, content)
             tracemalloc.start()
             with application.state.db.write() as conn:
-                temp_files.stage_files(conn, ACME, [upload], temp_files.DEFAULT_QUOTA_BYTES)
+                temp_files.stage_files(conn, ACME, [upload], TEMP_FILES_QUOTA_BYTES)
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
         assert peak < 3 * temp_files.CHUNK_BYTES, peak  # not the file's 8 MiB

@@ -21,9 +21,9 @@ from agentform.rules.signatures import verify
 from agentform.rules.webhook_events import EVENT_PAYLOAD_FIELDS, EXECUTION_EVENTS
 from agentform.service import create_app
 from agentform.service.delivery.fairness import TURN_DELIVERIES
-from agentform.service.delivery.outbox import DELIVERY_JOB, PLATFORM_URL
-from agentform.service.routes.webhooks import TEST_WAIT
+from agentform.service.delivery.outbox import DELIVERY_JOB
 from agentform.service.runtime import ManualClock
+from agentform.service.settings import ServiceSettings
 from agentform.service.store import jobs
 from agentform.service.store.database import iso
 from agentform.service.store.events import append_event
@@ -32,7 +32,7 @@ from tests.webhooks.receiver import HANG, Receiver, running_receiver
 
 PLATFORM = "https://platform.example"
 TOKEN = "Bearer delivery-token-7c1e"
-SETTINGS = {PLATFORM_URL: PLATFORM, TEST_WAIT: 0}
+SETTINGS = ServiceSettings(platform_url=PLATFORM, webhook_test_wait_seconds=0)
 
 
 def emit(
@@ -534,7 +534,9 @@ def test_test_of_an_unknown_integration_is_404(service: Service) -> None:
 
 
 def test_test_on_the_wall_clock_answers_the_first_attempt(tmp_path: Path) -> None:
-    app = create_app(tmp_path / "wall.db", seed=TEST_SEED, settings={PLATFORM_URL: PLATFORM})
+    app = create_app(
+        tmp_path / "wall.db", seed=TEST_SEED, settings=ServiceSettings(platform_url=PLATFORM)
+    )
     with running(app) as (api, _), running_receiver(202) as rx:
         hook = api.post("/webhook-integrations", json={"name": "t", "url": rx.url}).json()["id"]
         answer = api.post(f"/webhook-integrations/{hook}/test").json()

@@ -19,9 +19,8 @@ from hypothesis import strategies as st
 from agentform.rules.signatures import verify
 from agentform.rules.webhook_events import ATTACHABLE_EVENTS
 from agentform.service import create_app
-from agentform.service.delivery.outbox import PLATFORM_URL
-from agentform.service.routes.webhooks import TEST_WAIT
 from agentform.service.runtime import ManualClock
+from agentform.service.settings import ServiceSettings
 from agentform.service.store import deliveries, events
 from tests.service.conftest import Api
 from tests.service.execution_support import EXEC_KEY, EXEC_SEED, execute, service, status_of
@@ -34,7 +33,7 @@ Advance = Callable[[float], None]
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
     path = tmp_path_factory.mktemp("webhook-executions") / "service.db"
-    settings_ = {PLATFORM_URL: PLATFORM, TEST_WAIT: 0}
+    settings_ = ServiceSettings(platform_url=PLATFORM, webhook_test_wait_seconds=0)
     application = create_app(path, seed=EXEC_SEED, clock=ManualClock(), settings=settings_)
     yield application
     application.state.db.close()

@@ -15,10 +15,9 @@ from agentform.cli.endpoint import LOCAL_BASE_URL
 from agentform.cli.webhook.test import send_test
 from agentform.output.webhook_lines import delivery_line
 from agentform.service import DEMO_ADMIN_KEY, create_app
-from agentform.service.delivery.outbox import PLATFORM_URL
 from agentform.service.http.inprocess import InProcessTransport
-from agentform.service.routes.webhooks import TEST_WAIT
 from agentform.service.runtime import ManualClock
+from agentform.service.settings import ServiceSettings
 from tests.webhooks.receiver import Receiver, running_receiver
 
 
@@ -26,8 +25,8 @@ def outcome_of(tmp_path: Path, rx: Receiver, wait: float) -> Any:
     """`send_test` against a service on a manual clock: its pauses move that clock."""
     clock = ManualClock()
     start = clock.now()
-    # TEST_WAIT 0: the service answers /test at once (its own wait is on the real clock).
-    settings = {PLATFORM_URL: "http://platform.test", TEST_WAIT: 0}
+    # A test wait of 0: the service answers /test at once (its own wait is on the real clock).
+    settings = ServiceSettings(platform_url="http://platform.test", webhook_test_wait_seconds=0)
     app = create_app(tmp_path / "service.db", clock=clock, settings=settings)
 
     def now() -> float:

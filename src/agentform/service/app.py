@@ -8,17 +8,15 @@ the client's own event loop.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 from fastapi import FastAPI
 
 from agentform.service.batches.scheduler import fill_everywhere
 from agentform.service.delivery import outbox, sending  # noqa: F401  (register the outbox's subscriber, the delivery handler)
-from agentform.service.delivery.outbox import WEBHOOK_TRANSPORT
 from agentform.service.errors import install_error_handlers
 from agentform.service.executions.lifecycle import dispatch_everywhere
 from agentform.service.http.gate import AGENTFORM_PATH, ServiceRoute
@@ -26,6 +24,7 @@ from agentform.service.http.openapi import install_openapi
 from agentform.service.http.ratelimit import RateLimitMiddleware
 from agentform.service.routes import routers
 from agentform.service.runtime import Clock, Runner, WallClock
+from agentform.service.settings import ServiceSettings
 from agentform.service.startup.presets import install_presets
 from agentform.service.startup.seed import DEMO_SEED, Seed, load_seed
 from agentform.service.store.database import Database
@@ -39,14 +38,15 @@ def create_app(
     seed: Seed | None = DEMO_SEED,
     rate_limit: float | None = None,
     clock: Clock | None = None,
-    settings: Mapping[str, Any] | None = None,
+    settings: ServiceSettings | None = None,
     runtime: bool = True,
     webhook_transport: httpx.AsyncBaseTransport | None = None,
 ) -> FastAPI:
     """The service over the SQLite file `db_path`, with `seed` loaded (idempotently).
 
     `clock` governs timestamps and time-driven work (default: the wall clock);
-    `settings` are handed to the runtime's handlers (`RunContext.settings`).
+    `settings` (default: every setting's default) are the app's
+    (`app.state.settings`) and the runtime's handlers' (`RunContext.settings`).
     With `runtime=False` no due work is done, ever: the runner is never started
     and the start-up catch-up (dispatching queued executions, filling batches) is
     skipped, so reading the state changes none of it (`endpoint: local` commands).
@@ -67,9 +67,10 @@ def create_app(
     )
     app.state.db = db
     app.state.clock = clock
-    app.state.settings = dict(settings or {})
+    settings = settings or ServiceSettings()
     if webhook_transport is not None:
-        app.state.settings[WEBHOOK_TRANSPORT] = webhook_transport
+        settings = settings.model_copy(update={"webhook_transport": webhook_transport})
+    app.state.settings = settings
     app.state.runner = Runner(db, clock, settings=app.state.settings)
     app.state.runtime = runtime
     _include_routes(app)

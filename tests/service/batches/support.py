@@ -12,6 +12,7 @@ from fastapi import FastAPI
 
 from agentform.service import Seed, create_app
 from agentform.service.runtime import ManualClock
+from agentform.service.settings import ServiceSettings
 from agentform.service.store import events
 from tests.service.conftest import Api
 
@@ -61,7 +62,7 @@ BATCH_SEED = Seed.model_validate(
 
 
 def make_app(
-    directory: Path, seed: Seed = BATCH_SEED, settings: dict[str, Any] | None = None
+    directory: Path, seed: Seed = BATCH_SEED, settings: ServiceSettings | None = None
 ) -> FastAPI:
     return create_app(directory / "service.db", seed=seed, clock=ManualClock(), settings=settings)
 

@@ -13,13 +13,13 @@ import pytest
 from fastapi import FastAPI
 
 from agentform.rules.signatures import SIGNATURE_HEADER, verify
-from agentform.service.delivery.outbox import PLATFORM_URL
+from agentform.service.settings import ServiceSettings
 from tests.service.batches.support import at, batch_body, create, get
 from tests.service.conftest import Api
 from tests.webhooks.receiver import Receiver, running_receiver
 
 PLATFORM = "https://platform.example/agents/v2"
-SETTINGS = {PLATFORM_URL: PLATFORM}
+SETTINGS = ServiceSettings(platform_url=PLATFORM)
 Advance = Callable[[float], None]
 
 

@@ -46,12 +46,6 @@ from agentform.service.store.webhooks import (
 )
 
 DELIVERY_JOB = "webhook.delivery"
-DEFAULT_PLATFORM_URL = "http://127.0.0.1:8700/agents/v2"
-
-# Settings (create_app(settings=...)): where links point, and the attempt timeout.
-PLATFORM_URL = "platform_url"
-TIMEOUT = "webhook_timeout_seconds"
-WEBHOOK_TRANSPORT = "webhook_transport"  # an httpx transport in place of the network
 
 
 def delivered_topic(delivery_id: str) -> str:

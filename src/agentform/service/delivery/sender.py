@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import httpx
 
 from agentform.rules.signatures import SIGNATURE_HEADER
+from agentform.service.settings import WEBHOOK_TIMEOUT_SECONDS
 
-TIMEOUT_SECONDS = 10.0
 USER_AGENT = "AgentService-Webhooks/2"
 MAX_BODY_READ = 64 * 1024
 
@@ -36,7 +36,7 @@ class Attempt:
 
 
 def new_http_client(
-    timeout: float = TIMEOUT_SECONDS, transport: httpx.AsyncBaseTransport | None = None
+    timeout: float = WEBHOOK_TIMEOUT_SECONDS, transport: httpx.AsyncBaseTransport | None = None
 ) -> httpx.AsyncClient:
     """The runner's client: no redirects, no environment proxies, bounded time.
     `transport` (create_app's `webhook_transport`) replaces the network: `agentform
@@ -67,7 +67,7 @@ async def post(
     body: bytes,
     headers: Mapping[str, str],
     deadline: Callable[[], AbstractAsyncContextManager[object]] | None = None,
-    timeout: float = TIMEOUT_SECONDS,
+    timeout: float = WEBHOOK_TIMEOUT_SECONDS,
     seconds: Callable[[], float] | None = None,
 ) -> Attempt:
     """POST `body` to `url`; `deadline`, when given, bounds the whole attempt (the

@@ -36,22 +36,8 @@ from agentform.rules.webhook_events import COMPLETED_EVENT
 from agentform.service.delivery import backoff, fairness
 from agentform.service.delivery.backoff import BACKOFF_SECONDS, MAX_ATTEMPTS
 from agentform.service.delivery.envelope import encode
-from agentform.service.delivery.outbox import (
-    DEFAULT_PLATFORM_URL,
-    DELIVERY_JOB,
-    PLATFORM_URL,
-    TIMEOUT,
-    WEBHOOK_TRANSPORT,
-    delivered_topic,
-    schedule_lane,
-)
-from agentform.service.delivery.sender import (
-    TIMEOUT_SECONDS,
-    Attempt,
-    new_http_client,
-    post,
-    request_headers,
-)
+from agentform.service.delivery.outbox import DELIVERY_JOB, delivered_topic, schedule_lane
+from agentform.service.delivery.sender import Attempt, new_http_client, post, request_headers
 from agentform.service.models.deliveries import DeliveryStatus
 from agentform.service.runtime import IoJobHandler, RunContext, current_context, io_job_handler
 from agentform.service.store import deliveries, jobs
@@ -114,8 +100,7 @@ def prepare_batch(conn: Conn, lane: str, turn: fairness.Turn) -> Prepared | None
         return None  # deleted with its integration
     url, headers = target
     pair = ensure_signing_key(conn, first.organization_id)
-    settings = current_context().settings
-    platform_url = str(settings.get(PLATFORM_URL) or DEFAULT_PLATFORM_URL)
+    platform_url = current_context().settings.platform_url
     batch = []
     for out in heads:
         stable = out.attempts == 0 or out.notification.get("type") == "execution_batch"
@@ -132,9 +117,9 @@ class DeliveryJob(IoJobHandler[Prepared, list[Sent]]):
         return prepare_batch(conn, job.payload["lane"], fairness.Turn(conn.now()))
 
     async def perform(self, job: Job, prepared: Prepared, context: RunContext) -> list[Sent]:
-        transport = context.settings.get(WEBHOOK_TRANSPORT)
+        transport = context.settings.webhook_transport
         client = context.resource("webhook-http", lambda: new_http_client(transport=transport))
-        timeout = float(context.settings.get(TIMEOUT, TIMEOUT_SECONDS))
+        timeout = context.settings.webhook_timeout_seconds
         sent: list[Sent] = []
         for outbound in prepared.batch:
             at = context.clock.now()

@@ -14,10 +14,10 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from agentform.service.delivery.outbox import DEFAULT_PLATFORM_URL, PLATFORM_URL
 from agentform.service.executions import controls, lifecycle
 from agentform.service.executions.file_links import presigned_url
 from agentform.service.runtime import current_context, job_handler
+from agentform.service.settings import ServiceSettings
 from agentform.service.store import execution_files
 from agentform.service.store import executions as store
 from agentform.service.store.database import Conn, iso
@@ -34,14 +34,14 @@ def _timeout_job(job: Job, conn: Conn) -> None:
     controls.time_out(conn, job.payload["executionId"])
 
 
-def step(conn: Conn, execution_id: str, settings: Any) -> None:
+def step(conn: Conn, execution_id: str, settings: ServiceSettings) -> None:
     row = store.row(conn, execution_id)
     if row is None or row["status"] not in ("starting", "running"):
         return  # paused, awaiting or ended since: its step job was cancelled then
     program: list[dict[str, Any]] = json.loads(row["program"])
     pc, status = row["pc"], row["status"]
     # Links point at the server notifications name (`platform_url`), outside its API path.
-    platform = urlsplit(str(settings.get(PLATFORM_URL) or DEFAULT_PLATFORM_URL))
+    platform = urlsplit(settings.platform_url)
     public_url = f"{platform.scheme}://{platform.netloc}"
     while pc < len(program):
         op = program[pc]

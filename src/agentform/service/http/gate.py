@@ -24,11 +24,10 @@ from starlette.types import Message, Receive
 from agentform.rules.webhook_targets import private_webhooks_allowed
 from agentform.service.errors import bad_request
 from agentform.service.http.auth import authenticate
-from agentform.service.http.timeouts import READ_TIMEOUT, READ_TIMEOUT_SETTING, receive_within
+from agentform.service.http.timeouts import receive_within
+from agentform.service.settings import ServiceSettings
 
 MAX_BODY = 1024 * 1024
-ALLOW_PRIVATE_WEBHOOKS = "allow_private_webhooks"
-"""The app setting of `service run --allow-private-webhooks`."""
 
 
 def _describe(limit: int) -> str:
@@ -54,11 +53,11 @@ class ServiceRoute(APIRoute):
             declared = request.headers.get("content-length")
             if declared is not None and declared.isdigit() and int(declared) > limit:
                 raise bad_request([("body", _too_large(limit))])
-            settings = request.app.state.settings
-            allowed = bool(settings.get(ALLOW_PRIVATE_WEBHOOKS))
-            token = private_webhooks_allowed.set(allowed)  # read by the webhook URL rule
-            timeout = float(settings.get(READ_TIMEOUT_SETTING, READ_TIMEOUT))
-            receive = _counted(receive_within(request.receive, timeout), limit)
+            settings: ServiceSettings = request.app.state.settings
+            # read by the webhook URL rule
+            token = private_webhooks_allowed.set(settings.allow_private_webhooks)
+            receive = receive_within(request.receive, settings.read_timeout_seconds)
+            receive = _counted(receive, limit)
             try:
                 return await handle(Request(request.scope, receive))
             finally:

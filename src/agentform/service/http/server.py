@@ -16,10 +16,9 @@ import uvicorn
 from agentform.core.errors import PortInUse
 from agentform.service.app import BASE_PATH, create_app
 from agentform.service.clock import ManualClock, wall_now
-from agentform.service.delivery.outbox import PLATFORM_URL
-from agentform.service.http.gate import ALLOW_PRIVATE_WEBHOOKS
-from agentform.service.http.timeouts import READ_TIMEOUT, READ_TIMEOUT_SETTING, TimedConfig
+from agentform.service.http.timeouts import TimedConfig
 from agentform.service.runtime import Runner
+from agentform.service.settings import READ_TIMEOUT_SECONDS, ServiceSettings
 from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
 
 
@@ -46,7 +45,7 @@ def serve(
     say: Callable[[str], None],
     *,
     manual: bool = False,
-    read_timeout: float = READ_TIMEOUT,
+    read_timeout: float = READ_TIMEOUT_SECONDS,
     allow_private_webhooks: bool = False,
 ) -> None:
     """Loads the seed (raising SeedError) and takes the port (raising PortInUse),
@@ -58,10 +57,11 @@ def serve(
     stop = StopRequest()
     try:
         with stop.on_signals():  # from here on: a signal during start-up counts too
-            # Links in webhook notifications point at this server.
-            settings: dict[str, object] = {PLATFORM_URL: base_url(host, port)}
-            settings[READ_TIMEOUT_SETTING] = read_timeout
-            settings[ALLOW_PRIVATE_WEBHOOKS] = allow_private_webhooks
+            settings = ServiceSettings(
+                platform_url=base_url(host, port),  # links in notifications point here
+                read_timeout_seconds=read_timeout,
+                allow_private_webhooks=allow_private_webhooks,
+            )
             # Whole seconds: the times it shows (and `service advance` prints) read cleanly.
             clock = ManualClock(start=wall_now().replace(microsecond=0)) if manual else None
             app = create_app(

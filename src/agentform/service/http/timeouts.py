@@ -27,10 +27,7 @@ from starlette.types import Message, Receive
 from uvicorn.config import Config
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-READ_TIMEOUT = 30.0
-"""Seconds, by default: for a request's headers, and between two parts of a body."""
-READ_TIMEOUT_SETTING = "read_timeout_seconds"
-"""The app setting that changes it (`service run --read-timeout`)."""
+from agentform.service.settings import READ_TIMEOUT_SECONDS
 
 HEADERS_TOO_SLOW = "the request's headers did not arrive in time"
 BODY_TOO_SLOW = "the request body did not arrive in time (sent less than its Content-Length?)"
@@ -53,7 +50,7 @@ def receive_within(receive: Receive, seconds: float) -> Receive:
 class TimedConfig(Config):
     """uvicorn's configuration with the service's read timeout and protocol."""
 
-    def __init__(self, app: Any, read_timeout: float = READ_TIMEOUT, **kwargs: Any) -> None:
+    def __init__(self, app: Any, read_timeout: float = READ_TIMEOUT_SECONDS, **kwargs: Any) -> None:
         super().__init__(app, http=TimedH11Protocol, **kwargs)
         self.read_timeout = read_timeout
 
@@ -63,7 +60,7 @@ class TimedH11Protocol(H11Protocol):
 
     def __init__(self, config: Config, *args: Any, **kwargs: Any) -> None:
         super().__init__(config, *args, **kwargs)
-        self.read_timeout = float(getattr(config, "read_timeout", READ_TIMEOUT))
+        self.read_timeout = float(getattr(config, "read_timeout", READ_TIMEOUT_SECONDS))
         self.headers_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]

@@ -22,6 +22,7 @@ from agentform.service.errors import ServiceError, bad_request
 from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import api_router
 from agentform.service.models.temp_files import TempFile, TempFiles
+from agentform.service.settings import ServiceSettings
 from agentform.service.store import temp_files as store
 from agentform.service.store.database import Database
 from agentform.service.store.temp_files import MAX_FILE_BYTES, Upload
@@ -145,7 +146,8 @@ async def _staged(request: Request, who: Caller, db: Database) -> TempFiles:
         raise _bad("files", str(exc)) from None
     except MultiPartException as exc:
         raise _bad("body", f"not valid multipart/form-data ({exc})") from None
-    quota = int(request.app.state.settings.get(store.QUOTA_SETTING, store.DEFAULT_QUOTA_BYTES))
+    settings: ServiceSettings = request.app.state.settings
+    quota = settings.temp_files_quota_bytes
     try:
         uploads = _uploads(form.multi_items())
         staged = await run_in_threadpool(_stage, db, who.organization_id, uploads, quota)

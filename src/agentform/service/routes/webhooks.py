@@ -33,6 +33,7 @@ from agentform.service.models.webhooks import (
     SigningKey,
     TestResult,
 )
+from agentform.service.settings import ServiceSettings
 from agentform.service.store import deliveries, delivery_health
 from agentform.service.store import webhooks as store
 from agentform.service.store.database import Conn, Database
@@ -99,10 +100,6 @@ def delete_integration(
     return Response(status_code=204)
 
 
-TEST_WAIT = "webhook_test_wait_seconds"
-DEFAULT_TEST_WAIT = 12.0  # the attempt's 10 s timeout, and a margin
-
-
 @router.post(INTEGRATION + "/test", response_model=TestResult)
 async def test_integration(
     integrationId: uuid.UUID,
@@ -111,12 +108,13 @@ async def test_integration(
     db: Database = Depends(database),
 ) -> TestResult:
     """Sends EXECUTION_TEST through the outbox like any notification, then waits for
-    its first attempt (at most the `webhook_test_wait_seconds` setting, and only
+    its first attempt (at most `ServiceSettings.test_wait`, and only
     while the runtime runs: a stopping service answers at once) and answers
     the delivery as it then is: `pending` with no responseStatus when the attempt
     has not finished (retries go on; /deliveries shows them)."""
     delivery_id = deliveries.sequential_id(request.app.state.clock.now())
-    wait = float(request.app.state.settings.get(TEST_WAIT, DEFAULT_TEST_WAIT))
+    settings: ServiceSettings = request.app.state.settings
+    wait = settings.test_wait
     runner = request.app.state.runner
     if not runner.running:
         wait = 0  # nothing will make the attempt while this request waits

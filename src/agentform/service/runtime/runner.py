@@ -16,13 +16,14 @@ import contextlib
 import contextvars
 import functools
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, TypeVar, cast
 
 from agentform.service.clock import Clock
 from agentform.service.runtime.grouped import GroupCommit
 from agentform.service.runtime.handlers import HANDLERS, IoJobHandler, JobHandlers, TxHandler
+from agentform.service.settings import ServiceSettings
 from agentform.service.store import jobs
 from agentform.service.store.database import Conn, Database
 from agentform.service.store.jobs import JOBS_CHANGED, Job
@@ -43,7 +44,7 @@ def current_context() -> RunContext:
 class RunContext:
     """What an I/O handler's `perform` may use: the clock, settings, shared resources."""
 
-    def __init__(self, clock: Clock, db: Database, settings: Mapping[str, Any]) -> None:
+    def __init__(self, clock: Clock, db: Database, settings: ServiceSettings) -> None:
         self.clock = clock
         self.db = db
         self.settings = settings
@@ -76,7 +77,7 @@ class Runner:
         handlers: JobHandlers = HANDLERS,
         *,
         io_concurrency: int = 128,
-        settings: Mapping[str, Any] | None = None,
+        settings: ServiceSettings | None = None,
         retention: timedelta = timedelta(days=1),
     ) -> None:
         self.db = db
@@ -84,7 +85,7 @@ class Runner:
         self.handlers = handlers
         self.io_concurrency = io_concurrency
         self.retention = retention
-        self.context = RunContext(clock, db, settings or {})
+        self.context = RunContext(clock, db, settings or ServiceSettings())
         self.wake = asyncio.Event()
         self.stopping = asyncio.Event()
         """Set when `stop` begins: whoever waits for work the runner would do gives up."""

@@ -19,9 +19,6 @@ from agentform.service.store.database import Conn, new_id
 
 MAX_FILE_BYTES = 25 * 1024 * 1024
 """At most 25 MiB a file (docs/service/contract.md#staged-files, #limits)."""
-DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024
-"""The bytes of staged files one organization may keep: 1 GiB unless configured."""
-QUOTA_SETTING = "temp_files_quota_bytes"
 CHUNK_BYTES = 1024 * 1024
 
 
