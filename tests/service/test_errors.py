@@ -33,12 +33,12 @@ def test_unknown_paths_are_404(api: Api, method: str, path: str) -> None:
         ("PATCH", "/agents/v2/temp-files", "POST"),
     ],
 )
-def test_a_method_a_path_does_not_have_is_404_with_allow(
+def test_a_method_a_known_path_does_not_have_is_405_with_allow(
     api: Api, method: str, path: str, allowed: str
 ) -> None:
     path = path.replace("{id}", "11111111-1111-4111-8111-111111111111")
     r = api.client.request(method, path, headers={"X-Api-Key": api.key or ""})
-    assert_error(r, 404, allowed)
+    assert_error(r, 405, allowed)
     assert r.headers["allow"] == allowed
 
 

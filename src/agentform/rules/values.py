@@ -9,7 +9,11 @@ request. These types refuse what would otherwise be stored and break later:
 - `BoundedJson`: a JSON object nested at most `MAX_JSON_DEPTH` levels, whose
   numbers are finite (Python's JSON reads `NaN` and `1e999`, which no JSON
   writer can write back: they were stored as null, or failed on the way out);
-- `moment_problem`: a date-time within the years the service stores (1970 to 9999).
+- `moment_problem`: a date-time within the years the service stores (1970 to 9999);
+- `unencodable_at`: text UTF-8 cannot encode (a lone surrogate such as `\\ud800`,
+  which JSON's `\\u` escapes and YAML's can write): stored, it broke every list
+  that served it. The service refuses it at the door; `replace_unencodable`
+  serves rows stored before that with U+FFFD in its place.
 
 Each is a pydantic annotation, so a problem is a 400 naming the field in the
 service and a diagnostic at file:line in the provisioner's `validate`.
@@ -109,6 +113,50 @@ OUT_OF_RANGE = "must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z"
 def moment_problem(moment: datetime) -> str | None:
     """Why an aware `moment` is outside the years the service stores, or None."""
     return None if EARLIEST <= moment <= LATEST else OUT_OF_RANGE
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unencodable_problem(text: str) -> str | None:
+    """Why `text` cannot be encoded as UTF-8, or None."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    point = f"U+{ord(found.group()):04X}"
+    return f"must be Unicode text (found the lone surrogate {point} at {found.start()})"
+
+
+def unencodable_at(value: Any) -> tuple[str, str] | None:
+    """The first string of `value` (parsed JSON or YAML: keys too) that UTF-8 cannot
+    encode, as (its dotted path, the problem); None when every one can."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:  # iterative: a hostile depth cannot reach the recursion limit
+        current, path = stack.pop()
+        if isinstance(current, str):
+            problem = unencodable_problem(current)
+            if problem:
+                return path.lstrip("."), problem
+        elif isinstance(current, dict):
+            for key, child in current.items():
+                problem = unencodable_problem(key) if isinstance(key, str) else None
+                if problem:
+                    return path.lstrip("."), f"has a key that {problem}"
+                stack.append((child, f"{path}.{key}"))
+        elif isinstance(current, list):
+            stack.extend((child, f"{path}.{i}") for i, child in enumerate(current))
+    return None
+
+
+def replace_unencodable(value: Any) -> Any:
+    """`value` with every lone surrogate of its strings (and keys) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {replace_unencodable(k): replace_unencodable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [replace_unencodable(item) for item in value]
+    return value
 
 
 JsonObject = Annotated[dict[str, Any], BoundedJson]

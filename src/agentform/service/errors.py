@@ -40,6 +40,15 @@ class ServiceError(Exception):
         self.headers = headers
 
 
+class RefusedBody(StarletteHTTPException):
+    """A 400 raised while FastAPI reads the body (which passes an HTTPException
+    through unchanged, where it would turn any other error into a bare 400)."""
+
+    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
+        super().__init__(400, detail="; ".join(f"{p}: {d}" for p, d in problems))
+        self.problems = list(problems)
+
+
 def not_found(what: str) -> ServiceError:
     return ServiceError(404, f"{what} not found")
 
@@ -138,16 +147,17 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        # An unknown path is 404. A method the path does not have is 404 too, as
-        # the contract says (no 405 among its statuses), but with the methods the
-        # path has in Allow, which HTTP permits on any answer
-        # (docs/service/choices.md#statuses-and-4xx-reasons).
+        # An unknown path is 404; a method a known path does not have is 405 with
+        # every method the path has in Allow (RFC 9110 §15.5.6).
         if exc.status_code == 404:
             return error_response(404, "no such operation")
         if exc.status_code == 405:
             allowed = allowed_methods(request)
-            message = f"no such operation; this path takes {allowed}"
-            return error_response(404, message, headers={"Allow": allowed})
+            message = f"this path does not take {request.method}; it takes {allowed}"
+            return error_response(405, message, headers={"Allow": allowed})
+        if isinstance(exc, RefusedBody):
+            refused = bad_request(exc.problems)
+            return error_response(400, refused.message, refused.errors)
         if exc.status_code == 400:  # raised while the body was read: it names the body
             return error_response(400, str(exc.detail), [("body", str(exc.detail))])
         headers = dict(exc.headers) if exc.headers else None

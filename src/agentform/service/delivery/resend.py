@@ -9,11 +9,11 @@ attempts do. A delivery whose integration was deleted went with it: not found.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
 from agentform.service.delivery.outbox import enqueue
 from agentform.service.store import delivery_history
+from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn
 from agentform.service.store.delivery_history import DeliveryFilter
 
@@ -30,7 +30,7 @@ def resend_failed(conn: Conn, which: DeliveryFilter) -> list[str]:
 
 
 def _copy(conn: Conn, row: sqlite3.Row) -> str:
-    notification = json.loads(row["notification"])
+    notification = stored_json(row["notification"])
     batch = notification.get("type") == "execution_batch"
     return enqueue(
         conn,

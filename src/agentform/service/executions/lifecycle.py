@@ -31,6 +31,7 @@ from agentform.service.executions.script import Script, ScriptError, render
 from agentform.service.models.execution_status import check_move
 from agentform.service.store import agent_scripts, agents, execution_capacity, jobs
 from agentform.service.store import executions as store
+from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn, iso, new_id
 from agentform.service.store.events import append_event
 
@@ -148,7 +149,7 @@ def create_execution(
 
 def _start(conn: Conn, row: sqlite3.Row, profile_id: str | None) -> None:
     check_move(row["status"], "starting")
-    first_wait = json.loads(row["program"])[0]["after"]
+    first_wait = stored_json(row["program"])[0]["after"]
     wake = conn.now() + timedelta(seconds=first_wait)
     store.update(
         conn,
@@ -230,7 +231,7 @@ def emit(conn: Conn, row: sqlite3.Row, event: str, payload: dict[str, Any]) -> N
         batch_id=row["batch_id"],
         event=event,
         payload=payload,
-        metadata=json.loads(row["metadata"]),
+        metadata=stored_json(row["metadata"]),
     )
 
 

@@ -8,7 +8,6 @@ and at the end. Importing this module registers the handlers.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from datetime import timedelta
 from typing import Any
@@ -20,6 +19,7 @@ from agentform.service.runtime import current_context, job_handler
 from agentform.service.settings import ServiceSettings
 from agentform.service.store import execution_files
 from agentform.service.store import executions as store
+from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn, iso
 from agentform.service.store.jobs import Job
 
@@ -38,7 +38,7 @@ def step(conn: Conn, execution_id: str, settings: ServiceSettings) -> None:
     row = store.row(conn, execution_id)
     if row is None or row["status"] not in ("starting", "running"):
         return  # paused, awaiting or ended since: its step job was cancelled then
-    program: list[dict[str, Any]] = json.loads(row["program"])
+    program: list[dict[str, Any]] = stored_json(row["program"])
     pc, status = row["pc"], row["status"]
     # Links point at the server notifications name (`platform_url`), outside its API path.
     platform = urlsplit(settings.platform_url)

@@ -6,7 +6,9 @@ routing (so an unknown path is 404 whatever the key), it authenticates the
 caller and checks the role (401, 403), then refuses a body declared larger than
 the route's limit (400, nothing read), and counts a streamed body as it arrives
 (400 at the first chunk past the limit, 408 when a chunk is late: see
-`timeouts`). Only then does FastAPI read the body.
+`timeouts`). Only then does FastAPI read the body. Text UTF-8 cannot encode
+is refused there too (400 naming it), in the query and in a JSON body, so no
+row is ever stored that a list cannot serve (`rules.values.unencodable_at`).
 The limit is 1 MiB; a route that takes more (a file upload) says so with
 `max_body_size=` on its decorator.
 """
@@ -15,14 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from fastapi import APIRouter, Request, Response
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive
 
+from agentform.rules.values import unencodable_at, unencodable_problem
 from agentform.rules.webhook_targets import private_webhooks_allowed
-from agentform.service.errors import bad_request
+from agentform.service.errors import RefusedBody, bad_request
 from agentform.service.http.auth import authenticate
 from agentform.service.http.timeouts import receive_within
 from agentform.service.settings import ServiceSettings
@@ -50,6 +54,7 @@ class ServiceRoute(APIRoute):
 
         async def gated(request: Request) -> Response:
             request.state.caller = authenticate(request)
+            _check_query(request.scope.get("query_string", b""))
             declared = request.headers.get("content-length")
             if declared is not None and declared.isdigit() and int(declared) > limit:
                 raise bad_request([("body", _too_large(limit))])
@@ -59,11 +64,48 @@ class ServiceRoute(APIRoute):
             receive = receive_within(request.receive, settings.read_timeout_seconds)
             receive = _counted(receive, limit)
             try:
-                return await handle(Request(request.scope, receive))
+                return await handle(_CheckedRequest(request.scope, receive))
             finally:
                 private_webhooks_allowed.reset(token)
 
         return gated
+
+
+def _check_query(query: bytes) -> None:
+    """Refuses a query parameter whose percent-decoded bytes are not UTF-8 (Starlette
+    would read them as U+FFFD and search for that)."""
+    for pair in query.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        try:
+            text = [unquote_to_bytes(part.replace(b"+", b" ")).decode() for part in (name, value)]
+        except UnicodeDecodeError:
+            label = unquote_to_bytes(name).decode(errors="replace") or "query"
+            raise bad_request([(label, "must be UTF-8 text, percent-encoded")]) from None
+        for part in text:
+            if problem := unencodable_problem(part):
+                raise bad_request([(text[0], problem)])
+
+
+class _CheckedRequest(Request):
+    """A request whose JSON body holds only text UTF-8 can encode."""
+
+    async def json(self) -> Any:
+        value = await super().json()
+        body = await self.body()
+        # Without a `\\u` escape, text read from valid UTF-8 holds no lone surrogate.
+        if b"\\u" in body or not _is_utf8(body):
+            found = unencodable_at(value)
+            if found is not None:
+                raise RefusedBody([(found[0] or "body", found[1])])
+        return value
+
+
+def _is_utf8(body: bytes) -> bool:
+    try:
+        body.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _counted(receive: Receive, limit: int) -> Receive:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from agentform.core.problems import problems_from
+from agentform.core.problems import problems_from, rule_error
 from agentform.core.yamlpos import parse, problem_of
+from agentform.rules.values import unencodable_at
 from agentform.service.executions.script import Script
 from agentform.service.store import (
     agent_scripts,
@@ -91,6 +92,18 @@ class SeedOrganization(_Strict):
 
 class Seed(_Strict):
     organizations: list[SeedOrganization]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _encodable(cls, data: Any) -> Any:
+        """Text UTF-8 cannot encode, anywhere in the file (names, keys, scripts), is
+        refused where it is, as the service refuses it in a request."""
+        found = unencodable_at(data)
+        if found is not None:
+            path, problem = found
+            parts = tuple(p for p in path.split(".") if p)
+            raise rule_error(problem, at=[(parts, problem)])
+        return data
 
     @model_validator(mode="after")
     def _unique(self) -> Seed:

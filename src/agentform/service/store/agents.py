@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from agentform.service.models.agents import Agent
 from agentform.service.models.pages import Page
-from agentform.service.store.common import fetch_owned
+from agentform.service.store.common import fetch_owned, stored_json
 from agentform.service.store.database import Conn
 from agentform.service.store.organizations import service_user_id
 from agentform.service.store.pages import PageRequest, read_page
@@ -22,7 +22,7 @@ def agent_from_row(row: sqlite3.Row) -> Agent:
         organizationId=row["organization_id"],
         userId=service_user_id(row["organization_id"]),
         publishedVersion=row["published_version"],
-        versions=json.loads(row["versions"]),
+        versions=stored_json(row["versions"]),
         createdAt=row["created_at"],
         updatedAt=row["updated_at"],
     )

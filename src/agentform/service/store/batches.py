@@ -9,7 +9,6 @@ their sum equal to `total_count`). Moves are only along `ITEM_EDGES`.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,7 +26,7 @@ from agentform.rules.execute import ExecuteRequest
 from agentform.service.errors import conflict
 from agentform.service.models.batches import BatchItem, ExecutionBatch
 from agentform.service.models.pages import Page
-from agentform.service.store.common import fetch_owned, model_from_row
+from agentform.service.store.common import fetch_owned, model_from_row, stored_json
 from agentform.service.store.database import Conn, iso, new_id, parse_iso
 from agentform.service.store.pages import PageParams, PageRequest, Sorting, read_page
 
@@ -97,7 +96,7 @@ def state_from_row(row: sqlite3.Row) -> BatchRow:
 
 
 def item_from_row(row: sqlite3.Row) -> BatchItem:
-    return model_from_row(BatchItem, row, index=row["idx"], request=json.loads(row["request"]))
+    return model_from_row(BatchItem, row, index=row["idx"], request=stored_json(row["request"]))
 
 
 # -- reads --------------------------------------------------------------------
@@ -338,7 +337,7 @@ def oldest_waiting(
         "ORDER BY i.due_at, i.rowid LIMIT ?",
         (org_id, *skip_pools, limit),
     ).fetchall()
-    return [WaitingItem(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+    return [WaitingItem(r[0], r[1], r[2], r[3], stored_json(r[4]), r[5]) for r in rows]
 
 
 def settle_item(

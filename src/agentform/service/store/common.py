@@ -1,8 +1,9 @@
 """What the store modules share: lookups scoped to an organization, name conflicts,
-and a row read into its wire model."""
+a row read into its wire model, and a JSON column read back (`stored_json`)."""
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from agentform.rules.values import replace_unencodable
 from agentform.service.errors import conflict, not_found
 
 M = TypeVar("M", bound=BaseModel)
@@ -69,3 +71,12 @@ def model_from_row(model: type[M], row: sqlite3.Row, **computed: Any) -> M:
     the `computed` ones (a field whose column is named otherwise, or is converted)."""
     values = {field: row[column] for field, column in _columns(model) if field not in computed}
     return model(**values, **computed)
+
+
+def stored_json(text: str) -> Any:
+    """A JSON column's value. A lone surrogate (stored before requests were checked
+    for them, docs/service/choices.md#text-utf-8-cannot-encode) comes back as U+FFFD,
+    so a row that UTF-8 cannot encode is served, not a 500."""
+    value = json.loads(text)
+    # json.dumps writes any such code point as a `\\u` escape: without one, none.
+    return replace_unencodable(value) if "\\ud" in text or "\\uD" in text else value

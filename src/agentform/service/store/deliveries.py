@@ -19,7 +19,7 @@ from typing import Any
 
 from agentform.service.models.deliveries import Delivery, DeliveryStatus
 from agentform.service.models.pages import Page
-from agentform.service.store.common import model_from_row
+from agentform.service.store.common import model_from_row, stored_json
 from agentform.service.store.database import Conn, iso
 from agentform.service.store.pages import PageParams
 from agentform.service.store.webhooks import integration_page
@@ -143,7 +143,7 @@ def _outgoing(row: sqlite3.Row) -> Outgoing:
         organization_id=row["organization_id"],
         integration_id=row["integration_id"],
         event=row["event"],
-        notification=json.loads(row["notification"]),
+        notification=stored_json(row["notification"]),
         unwrap=bool(row["unwrap"]),
         status=row["status"],
         attempts=row["attempts"],

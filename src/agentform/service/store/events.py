@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn, new_id
 
 
@@ -49,8 +50,8 @@ def event_from_row(row: sqlite3.Row) -> Event:
         organization_id=row["organization_id"],
         agent_id=row["agent_id"],
         event=row["event"],
-        payload=json.loads(row["payload"]),
-        metadata=json.loads(row["metadata"]),
+        payload=stored_json(row["payload"]),
+        metadata=stored_json(row["metadata"]),
         execution_id=row["execution_id"],
         batch_id=row["batch_id"],
         created_at=row["created_at"],

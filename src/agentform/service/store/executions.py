@@ -20,7 +20,7 @@ from typing import Any
 from agentform.service.models.executions import Execution, ExecutionResult, Status
 from agentform.service.models.pages import Page
 from agentform.service.store import temp_files
-from agentform.service.store.common import fetch_owned
+from agentform.service.store.common import fetch_owned, stored_json
 from agentform.service.store.database import Conn, iso, parse_iso
 from agentform.service.store.pages import PageRequest, read_page
 
@@ -144,7 +144,7 @@ def list_executions(
 
 
 def execution_from_row(r: sqlite3.Row) -> Execution:
-    result = json.loads(r["result"]) if r["result"] else None
+    result = stored_json(r["result"]) if r["result"] else None
     duration = None
     if r["started_at"] and r["terminal_at"]:
         duration = (parse_iso(r["terminal_at"]) - parse_iso(r["started_at"])).total_seconds()
@@ -154,8 +154,8 @@ def execution_from_row(r: sqlite3.Row) -> Execution:
         organizationId=r["organization_id"],
         status=r["status"],
         version=r["version"],
-        inputs=json.loads(r["inputs"]),
-        metadata=json.loads(r["metadata"]),
+        inputs=stored_json(r["inputs"]),
+        metadata=stored_json(r["metadata"]),
         agentProfileId=r["agent_profile_id"],
         agentProfilePoolId=r["agent_profile_pool_id"],
         batchId=r["batch_id"],

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn, iso, parse_iso
 
 JOBS_CHANGED = "jobs"
@@ -43,7 +44,7 @@ def job_from_row(row: sqlite3.Row) -> Job:
         id=row["id"],
         kind=row["kind"],
         due_at=parse_iso(row["due_at"]),
-        payload=json.loads(row["payload"]),
+        payload=stored_json(row["payload"]),
         key=row["key"],
         lane=row["lane"],
         status=row["status"],

@@ -19,7 +19,7 @@ from agentform.service.models.profiles import (
     ProfileCreate,
     ProfileUpdate,
 )
-from agentform.service.store.common import fetch_owned, fetch_row, unique_name
+from agentform.service.store.common import fetch_owned, fetch_row, stored_json, unique_name
 from agentform.service.store.database import Conn, new_id
 from agentform.service.store.pages import PageRequest, read_page
 
@@ -41,9 +41,9 @@ def profile_from_row(row: sqlite3.Row) -> Profile:
         inboxEmail=row["inbox_email"] or f"{row['id']}@inbox.invalid",
         vaultItems=[],
         credentials=[
-            Credential(**{**c, "data": SECRET_MASK}) for c in json.loads(row["credentials"])
+            Credential(**{**c, "data": SECRET_MASK}) for c in stored_json(row["credentials"])
         ],
-        cookies=[Cookie(**c) for c in json.loads(row["cookies"])],
+        cookies=[Cookie(**c) for c in stored_json(row["cookies"])],
         createdAt=row["created_at"],
         updatedAt=row["updated_at"],
     )

@@ -24,7 +24,7 @@ from agentform.service.models.vault_templates import (
     TemplateFieldIn,
     TemplateStep,
 )
-from agentform.service.store.common import fetch_row, unique_name
+from agentform.service.store.common import fetch_row, stored_json, unique_name
 from agentform.service.store.database import Conn, new_id
 from agentform.service.store.pages import PageRequest, read_page
 
@@ -53,8 +53,8 @@ def template_from_row(row: sqlite3.Row) -> Template:
         kind=row["kind"],
         name=row["name"],
         description=row["description"],
-        fields=json.loads(row["fields"]),
-        steps=json.loads(row["steps"]),
+        fields=stored_json(row["fields"]),
+        steps=stored_json(row["steps"]),
         origin=row["origin"],
         createdAt=row["created_at"],
         updatedAt=row["updated_at"],

@@ -19,7 +19,7 @@ from agentform.rules.webhook_integrations import header_digest
 from agentform.service.errors import ServiceError, not_found
 from agentform.service.models.pages import Page
 from agentform.service.models.webhooks import Attachment, HeaderDigest, Integration, SigningKey
-from agentform.service.store.common import fetch_owned, fetch_row, unique_name
+from agentform.service.store.common import fetch_owned, fetch_row, stored_json, unique_name
 from agentform.service.store.database import Conn, Database, new_id
 from agentform.service.store.pages import PageParams, PageRequest, read_page
 
@@ -32,7 +32,7 @@ LABEL = "webhook integration"
 
 
 def integration_from_row(row: sqlite3.Row) -> Integration:
-    headers: dict[str, str] = json.loads(row["headers"])
+    headers: dict[str, str] = stored_json(row["headers"])
     return Integration(
         id=row["id"],
         name=row["name"],
@@ -118,7 +118,7 @@ def integration_target(conn: Conn, integration_id: str) -> tuple[str, dict[str, 
     row = conn.execute(
         "SELECT url, headers FROM webhook_integrations WHERE id = ?", (integration_id,)
     ).fetchone()
-    return None if row is None else (row["url"], json.loads(row["headers"]))
+    return None if row is None else (row["url"], stored_json(row["headers"]))
 
 
 # -- attachments -------------------------------------------------------------------
@@ -126,7 +126,7 @@ def integration_target(conn: Conn, integration_id: str) -> tuple[str, dict[str, 
 
 def attachment_from_row(row: sqlite3.Row) -> Attachment:
     return Attachment(
-        **json.loads(row["settings"]),
+        **stored_json(row["settings"]),
         agentId=row["agent_id"],
         integrationId=row["integration_id"],
         createdAt=row["created_at"],
