@@ -47,6 +47,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.errors import ApiError
 from agentform.core.frozen import FrozenJson, freeze
@@ -283,10 +284,10 @@ class Kind(ABC):
 
     # -- offline -------------------------------------------------------------
     def expand(
-        self, declared: Declared, folder: Path, root: Path, diagnostics: Diagnostics
+        self, declared: Declared, folder: Path, bounds: Bounds, diagnostics: Diagnostics
     ) -> tuple[Declared, list[tuple[Path, bytes]]]:
         """The declaration with the files it names read in (a batch's itemsFile, relative
-        to `folder`, the YAML file's own, and inside the workspace `root`), and the files
+        to `folder`, the YAML file's own, and within the workspace's `bounds`), and the files
         read with their bytes: they are inputs of the plan like the YAML's."""
         return declared, []
 
