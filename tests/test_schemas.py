@@ -15,6 +15,7 @@ from agentform.config.environments import every_var_file, raw_environments
 from agentform.config.files import workspace_files
 from agentform.config.loader import load_workspace
 from agentform.config.render import Renderer
+from agentform.core.bounds import Bounds
 
 ROOT = Path(__file__).parents[1]
 EXAMPLES = sorted(p.parent for p in (ROOT / "examples").glob("*/agentform.yaml"))
@@ -37,7 +38,9 @@ def test_examples_validate_against_the_schema(example: Path) -> None:
     loaded = load_workspace(example, environment=environment, unset_secrets_allowed=True)
     renderer.env_name = environment
     diags = Diagnostics()
-    for path in workspace_files(example, every_var_file(example, environments)):
+    for path in workspace_files(
+        example, every_var_file(Bounds.of_workspace(example), environments)
+    ):
         rendered = renderer.render(path, loaded.variables, "example", diags)
         assert rendered is not None and not diags.items, diags.items
         jsonschema.validate(yaml.safe_load(rendered.text), schema)

@@ -103,7 +103,7 @@ def _variable_name(name: str) -> str:
     return name
 
 
-def _settings_fields(kind_name: Any) -> dict[str, Any]:
+def settings_fields(kind_name: Any) -> dict[str, Any]:
     """The settings of the root file; an environment overrides those OVERRIDABLE names."""
     return {
         "workspace": (
@@ -171,7 +171,7 @@ def _environment_model(settings: dict[str, Any]) -> type[BaseModel]:
 def document_model() -> type[BaseModel]:
     kinds = top_level_kinds()
     kind_name: Any = Literal[tuple(k.name for k in kinds)]
-    fields = _settings_fields(kind_name)
+    fields = settings_fields(kind_name)
     env_name: Any = Annotated[
         str,
         AfterValidator(_environment_name),

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from agentform.core.bounds import inside
+from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.errors import AgentformError
 from agentform.core.problems import did_you_mean
@@ -121,18 +121,18 @@ class UnknownEnvironment(AgentformError):
 
 
 def var_file_paths(
-    root: Path, spec: EnvironmentSpec | None, diags: Diagnostics, root_file: str
+    bounds: Bounds, spec: EnvironmentSpec | None, diags: Diagnostics, root_file: str
 ) -> list[Path]:
-    """The var files of the environment, each inside the workspace (a file out of it
-    would let a pull request read any file of the machine into the plan)."""
+    """The var files of the environment, each within the workspace's bounds (a file
+    out of them would let a pull request read any file of the machine into the plan)."""
     if spec is None:
         return []
     paths = []
     for written in spec.var_files[:MAX_VAR_FILES]:
-        path = inside(root, written)
+        path = bounds.inside(written)
         if path is None:
             diags.error(
-                f"environments.{spec.name}.varFiles: {written!r} is not inside the workspace",
+                f"environments.{spec.name}.varFiles: {written!r} is not inside {bounds.within}",
                 Position(root_file),
             )
         elif not path.is_file():
@@ -144,13 +144,13 @@ def var_file_paths(
     return paths
 
 
-def every_var_file(root: Path, environments: Mapping[str, EnvironmentSpec]) -> list[Path]:
+def every_var_file(bounds: Bounds, environments: Mapping[str, EnvironmentSpec]) -> list[Path]:
     """The var files of all environments: none of them is a workspace file, whichever
     environment is chosen (prod.vars.yaml is not read as files when planning staging)."""
     out = []
     for spec in environments.values():
         for written in spec.var_files[:MAX_VAR_FILES]:
-            path = inside(root, written)
+            path = bounds.inside(written)
             if path is not None:
                 out.append(path)
     return out

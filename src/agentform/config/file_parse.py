@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from agentform.config.document import allowed_keys, document_model
 from agentform.config.environments import EnvironmentSpec, Inputs, var_file_paths
+from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.problems import AT, describe, did_you_mean, own_errors
 from agentform.core.sensitive import Sensitive
@@ -54,15 +55,17 @@ def dotted(path: PathKey) -> str:
     return ".".join(str(p) for p in path)
 
 
-def allowed_env(root_path: Path) -> tuple[str, ...]:
+def allowed_env(root_path: Path, inherited: tuple[str, ...] = ()) -> tuple[str, ...]:
     """`allowEnv` of agentform.yaml as written (read before any file is rendered, as
-    its vars are, so the root file's own env() calls obey it); a bad value is
-    reported when the file is validated."""
+    its vars are, so the root file's own env() calls obey it), else `inherited` (the
+    repository's default); a bad value is reported when the file is validated."""
     try:
         raw = parse(root_path.read_text()).data or {}
     except (OSError, yaml.YAMLError):
         return ()
-    names = raw.get("allowEnv") if isinstance(raw, dict) else None
+    if not isinstance(raw, dict) or "allowEnv" not in raw:
+        return inherited
+    names = raw["allowEnv"]
     return tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else ()
 
 
@@ -113,7 +116,7 @@ def read_var_file(path: Path, diags: Diagnostics, shown: str | None = None) -> d
 
 
 def resolve_variables(
-    root: Path,
+    bounds: Bounds,
     root_path: Path,
     spec: EnvironmentSpec | None,
     inputs: Inputs,
@@ -122,7 +125,7 @@ def resolve_variables(
     """The variables the files are rendered with, and the part the command line gave:
     the workspace's vars, the environment's vars, its var files, --var-file, --var,
     a later one winning by top-level name."""
-    env_files = var_file_paths(root, spec, diags, root_path.name)
+    env_files = var_file_paths(bounds, spec, diags, root_path.name)
     from_files = read_variables(root_path, {}, env_files, diags, spec.vars if spec else None)
     overrides: dict[str, Any] = {}
     for path in inputs.var_files:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pathspec
 
-from agentform.core.bounds import inside
+from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.core.errors import DiagnosticsError
 
@@ -59,9 +59,13 @@ def is_artifact(text: str) -> bool:
     return bool(_CASSETTE.match(text) or _REPORT.match(text))
 
 
-def workspace_files(root: Path, var_files: Iterable[Path] = ()) -> list[Path]:
+def workspace_files(
+    root: Path, var_files: Iterable[Path] = (), bounds: Bounds | None = None
+) -> list[Path]:
     """The root file first, then every other workspace file in sorted path order.
-    `var_files` (given with --var-file) hold variables: they are not workspace files."""
+    `var_files` (given with --var-file) hold variables: they are not workspace files.
+    A file may be a link to a file within `bounds` (the workspace's by default)."""
+    bounds = bounds or Bounds.of_workspace(root)
     first = root_file(root)
     ignored = ignore_spec(root)
     variables = {path.resolve() for path in var_files}
@@ -77,11 +81,11 @@ def workspace_files(root: Path, var_files: Iterable[Path] = ()) -> list[Path]:
             continue
         if not path.is_file() or ignored.match_file(relative.as_posix()):
             continue
-        if inside(root, relative.as_posix()) is None:
+        if bounds.inside(relative.as_posix()) is None:
             raise DiagnosticsError(
                 [
                     Diagnostic(
-                        f"{relative.as_posix()} is a link to a file outside the workspace: "
+                        f"{relative.as_posix()} is a link to a file outside {bounds.within}: "
                         "not allowed in workspace files",
                         Position(relative.as_posix()),
                     )

@@ -3,6 +3,7 @@ positions, validated, merged; every problem reported at once, before any API cal
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,7 +34,9 @@ from agentform.config.moved import Move, check_moves, read_moves
 from agentform.config.owns import check_owned
 from agentform.config.protect import check_protected
 from agentform.config.render import Renderer
+from agentform.config.repository_file import repository_of
 from agentform.config.secret_tokens import substitute
+from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
 from agentform.core.gcpause import collector_paused
 from agentform.core.problems import did_you_mean
@@ -115,17 +118,22 @@ def _load(
     diags = Diagnostics()
     root = root.resolve()
     root_path = _root_file(root, diags)
+    repository = repository_of(root)
+    bounds = repository.bounds(root) if repository else Bounds.of_workspace(root)
+    defaults = repository.defaults if repository else {}
     environments = raw_environments(root_path)
     spec = selected(environments, inputs.environment, ROOT_FILE)
-    variables, overrides = resolve_variables(root, root_path, spec, inputs, diags)
+    variables, overrides = resolve_variables(bounds, root_path, spec, inputs, diags)
     key_variables = {s.api_key_env for s in environments.values()}
+    allowed = allowed_env(root_path, tuple(defaults.get("allowEnv", ())))
     renderer = Renderer(
-        root, environ, secrets, unset_secrets_allowed, allowed_env(root_path), key_variables
+        root, environ, secrets, unset_secrets_allowed, allowed, key_variables, bounds
     )
     if spec is not None:
         renderer.env_name = inputs.template_name or spec.name
-    loading = _Loading(root, root_path, renderer, diags, spec)
-    files = workspace_files(root, [*inputs.var_files, *every_var_file(root, environments)])
+    loading = _Loading(bounds, root_path, renderer, diags, spec, defaults)
+    var_files = [*inputs.var_files, *every_var_file(bounds, environments)]
+    files = workspace_files(root, var_files, bounds)
     names = [relative(f, root) for f in files]
     parts = included_files(renderer.env, names)  # read where they are included
     files = [f for f, name in zip(files, names, strict=True) if name not in parts or f == root_path]
@@ -156,14 +164,17 @@ class _Loading:
 
     def __init__(
         self,
-        root: Path,
+        bounds: Bounds,
         root_path: Path,
         renderer: Renderer,
         diags: Diagnostics,
         environment: EnvironmentSpec | None = None,
+        defaults: Mapping[str, Any] | None = None,
     ):
         self.environment = environment
-        self.root = root
+        self.bounds = bounds
+        self.root = bounds.workspace
+        self.defaults = defaults or {}  # the repository's, for settings the file leaves out
         self.root_path = root_path
         self.renderer = renderer
         self.diags = diags
@@ -194,7 +205,7 @@ class _Loading:
         if model is None:
             return
         if path == self.root_path:
-            self.settings = _settings(model, name, self.diags)
+            self.settings = _settings(model, name, self.diags, self.defaults)
             if self.settings is not None and self.environment is not None:
                 override(self.settings, model, self.environment, ROOT_FILE)
             if self.settings is not None and model.moved:
@@ -242,11 +253,9 @@ class _Loading:
         for kind in top_level_kinds():
             for i, item in enumerate(getattr(model, kind.name) or []):
                 written = Declared(item, where((kind.name, i)), locate=where.inside(kind.name, i))
-                parent, read = kind.expand(written, path.parent, self.root, self.diags)
+                parent, read = kind.expand(written, path.parent, self.bounds, self.diags)
                 for extra, content in read:
-                    self.digest.update(
-                        relative(extra, self.root).encode() + b"\0" + content + b"\0"
-                    )
+                    self.digest.update(self.bounds.name(extra).encode() + b"\0" + content + b"\0")
                 self.declared[kind.name].append(parent)
                 declare_children(kind, parent, (kind.name, i), where, self.declared, self.diags)
 
@@ -263,7 +272,18 @@ class _Loading:
                 # scrubbed as secret() values are
                 self.renderer.secrets.add(name, value, marks=False)
         self._warn_of_secrets_shown_elsewhere()
+        self._name_the_workspace()
         self.diags.raise_if_errors()
+
+    def _name_the_workspace(self) -> None:
+        """A problem in a file of the repository outside the workspace (a shared
+        include) is at that file's line, and names the workspace that read it: the
+        same file may be fine in another."""
+        reader = self.bounds.workspace.relative_to(self.bounds.limit).as_posix()
+        for i, found in enumerate(self.diags.items):
+            if found.position is not None and self.bounds.shared(found.position.file):
+                summary = f"{found.summary} (read by workspace {reader})"
+                self.diags.items[i] = dataclasses.replace(found, summary=summary)
 
     def _warn_of_secrets_shown_elsewhere(self) -> None:
         """Views mask by type, so a secret's value that the files also write in a field
@@ -312,17 +332,29 @@ def meant_for_agentform(data: dict[str, Any]) -> bool:
     return any(str(k) in known or did_you_mean(str(k), known, cutoff=0.7) for k in data)
 
 
-def _settings(model: Any, name: str, diags: Diagnostics) -> Settings | None:
+def _settings(
+    model: Any, name: str, diags: Diagnostics, defaults: Mapping[str, Any]
+) -> Settings | None:
+    """The root file's settings; one it leaves out is the repository's default."""
     if not model.workspace:
         diags.error(
             f"'workspace' (the workspace's name) is required in {ROOT_FILE}", Position(name, 1, 1)
         )
         return None
+
+    def given(key: str) -> Any:
+        value = getattr(model, key)
+        return defaults.get(key) if value is None else value
+
+    organization = given("organizationId")
     return Settings(
         workspace=model.workspace,
-        endpoint=model.endpoint or "local",
-        organization_id=str(model.organizationId) if model.organizationId else None,
-        prune=list(model.prune or []),
-        protect=dict(model.protect or {}),
+        endpoint=given("endpoint") or "local",
+        organization_id=str(organization) if organization else None,
+        organization_from=f"organizationId in {ROOT_FILE}"
+        if model.organizationId is not None or not organization
+        else "defaults.organizationId in the repository's agentform-repository.yaml",
+        prune=list(given("prune") or []),
+        protect=dict(given("protect") or {}),
         owns=dict(model.owns) if model.owns is not None else None,
     )

@@ -31,7 +31,7 @@ from agentform.config.sandbox import (
 )
 from agentform.config.secret_tokens import SecretTokens
 from agentform.config.undefined import RecordingUndefined, Variables, on_undefined
-from agentform.core.bounds import too_large
+from agentform.core.bounds import Bounds, too_large
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.secrets import Secrets
 
@@ -54,8 +54,10 @@ class Renderer:
         unset_secrets_allowed: bool = False,
         allowed_env: Collection[str] = (),
         key_variables: Collection[str] = (),
+        bounds: Bounds | None = None,
     ) -> None:
         self.root = root
+        self.bounds = bounds or Bounds.of_workspace(root)
         self.allowed_env = frozenset(allowed_env)  # allowEnv of agentform.yaml
         self.key_variables = frozenset(key_variables)  # apiKeyEnv of each environment
         self.env_name: str | None = None  # the chosen environment's, seen as env_name
@@ -63,7 +65,7 @@ class Renderer:
         self.secrets = secrets if secrets is not None else Secrets()
         self.tokens = SecretTokens(self.secrets)
         self.unset_secrets_allowed = unset_secrets_allowed  # export: a placeholder is enough
-        self.env = WorkspaceSandbox(root, RecordingUndefined)
+        self.env = WorkspaceSandbox(self.bounds, RecordingUndefined)
         self.marked_env: WorkspaceSandbox | None = None  # renders with line marks
         self.cycles_said: set[frozenset[Step]] = set()  # include cycles reported
         env = self.env
@@ -134,7 +136,7 @@ class Renderer:
         quiet["secret"] = self.tokens.token
         if self.marked_env is None:  # the files as compiled with line marks (lines.py)
             marks = lambda file, text: instrument(_NEWLINES.sub("\n", text), file)  # noqa: E731
-            self.marked_env = WorkspaceSandbox(self.root, RecordingUndefined, marks)
+            self.marked_env = WorkspaceSandbox(self.bounds, RecordingUndefined, marks)
         token = on_undefined.set(lambda message: None)
         try:
             marked = render_bounded(self.marked_env.get_template(name), quiet)

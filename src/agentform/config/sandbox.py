@@ -7,8 +7,9 @@ job). So a template:
   attribute starting with `_` and every unsafe one (`__globals__`, `mro`, frames,
   `gi_code`…), and no mutating method; `namespace` (the one mutable accumulator)
   is not offered;
-- reads no file outside the workspace: `{% include %}` and `{% import %}` resolve
-  inside the workspace directory after resolving symlinks;
+- reads no file outside the workspace (or, for a workspace of a repository, outside
+  the repository's root): `{% include %}` and `{% import %}` names are written from
+  the workspace's root and resolved after resolving symlinks (core/bounds.py);
 - reads no credential: `env()` reads only variables named AGENTFORM_VAR_* or
   listed in `allowEnv` (agentform.yaml) (its value is shown in plans, which are
   posted on pull requests), and neither `env()` nor `secret()` reads the API key;
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -31,6 +31,7 @@ from jinja2 import nodes
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from agentform.core.bounds import Bounds
 from agentform.core.secrets import API_KEY_VARIABLE
 
 MAX_STEPS = 1_000_000  # loop iterations and calls in one file's rendering
@@ -197,14 +198,15 @@ def _json_default(value: Any) -> Any:
 
 
 class _WorkspaceLoader(jinja2.BaseLoader):
-    """Templates by path inside the workspace, symlinks resolved; nothing outside.
+    """Templates by path from the workspace, symlinks resolved, within its bounds.
     It remembers each template's name in the workspace by its filename (what
     tracebacks and code objects carry), so a problem in an included file is
     reported at that file; `transform` (file's index, source) gives the text
     compiled (the line marks of lines.py)."""
 
-    def __init__(self, root: Path, transform: Callable[[int, str], str] | None = None) -> None:
-        self.root = root.resolve()
+    def __init__(self, bounds: Bounds, transform: Callable[[int, str], str] | None = None) -> None:
+        self.bounds = bounds
+        self.root = bounds.workspace
         self.transform = transform
         self.names: dict[str, str] = {}  # filename -> the name in the workspace
         self.sources: dict[str, str] = {}  # name in the workspace -> its text
@@ -212,17 +214,15 @@ class _WorkspaceLoader(jinja2.BaseLoader):
     def normalised(self, template: str) -> str:
         """The name in the workspace of the file `template` names (`./a/../b.yaml`:
         `b.yaml`), as written when it leads outside."""
-        path = (self.root / template).resolve()
-        return (
-            path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else template
-        )
+        path = self.bounds.inside(template)
+        return self.bounds.name(path) if path is not None else template
 
     def get_source(
         self, environment: jinja2.Environment, template: str
     ) -> tuple[str, str, Callable[[], bool]]:
-        path = (self.root / template).resolve()
-        if Path(template).is_absolute() or not path.is_relative_to(self.root):
-            raise NotAllowed(f"'{template}' is outside the workspace")
+        path = self.bounds.inside(template)
+        if path is None:
+            raise NotAllowed(f"'{template}' is outside {self.bounds.within}")
         if not path.is_file():
             raise jinja2.TemplateNotFound(template)
         if path.stat().st_size > MAX_RENDERED:
@@ -235,7 +235,7 @@ class _WorkspaceLoader(jinja2.BaseLoader):
         except OSError as exc:
             why = f"cannot read {template} ({exc.strerror or exc})"
             raise jinja2.TemplateNotFound(template, why) from exc
-        name = path.relative_to(self.root).as_posix()
+        name = self.bounds.name(path)
         self.names[str(path)] = name
         self.sources[name] = source
         if self.transform is not None:
@@ -280,11 +280,11 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
 
     def __init__(
         self,
-        root: Path,
+        bounds: Bounds,
         undefined: type[jinja2.Undefined],
         transform: Callable[[int, str], str] | None = None,
     ) -> None:
-        self.workspace_loader = _WorkspaceLoader(root, transform)
+        self.workspace_loader = _WorkspaceLoader(bounds, transform)
         super().__init__(
             loader=self.workspace_loader,
             undefined=undefined,

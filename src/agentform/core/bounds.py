@@ -1,24 +1,63 @@
 """The bounds of what a workspace may make agentform read: its files are written by
 whoever opens a pull request, so each read stays inside the workspace and has a
 size a run can afford. The YAML and template bounds live with their parsers
-(core/yamlpos.py, config/sandbox.py); these are the ones of files themselves."""
+(core/yamlpos.py, config/sandbox.py); these are the ones of files themselves.
+
+`Bounds` is the one place that decides what a path written in a workspace may
+name: files under the workspace, or, for a workspace of a repository
+(`agentform-repository.yaml`, config/repository_file.py), files anywhere under
+the repository's root, reached with `..`. Never outside it, never through a
+symlink that leads out of it."""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 MAX_FILE_BYTES = 16 << 20
 """A workspace file or an itemsFile (a batch of 10,000 items is far below it)."""
 
 
-def inside(root: Path, written: str, folder: Path | None = None) -> Path | None:
-    """The file `written` names (relative to `folder`, else `root`), symlinks resolved,
-    when it is inside the workspace `root`; None when it is not (an absolute path,
-    `..` out of it, a symlink leading out)."""
-    if Path(written).is_absolute():
-        return None
-    path = ((folder or root) / written).resolve()
-    return path if path.is_relative_to(root.resolve()) else None
+@dataclass(frozen=True)
+class Bounds:
+    """What the files of the workspace at `workspace` may name: files under `limit`
+    (the repository's root, or the workspace itself outside a repository)."""
+
+    workspace: Path  # resolved; names are written from it
+    limit: Path  # resolved; every file read is under it
+
+    @classmethod
+    def of_workspace(cls, root: Path) -> Bounds:
+        """The bounds of a workspace outside any repository: itself."""
+        resolved = root.resolve()
+        return cls(resolved, resolved)
+
+    @property
+    def within(self) -> str:
+        """How messages name the limit."""
+        return "the workspace" if self.limit == self.workspace else "the repository"
+
+    def inside(self, written: str, folder: Path | None = None) -> Path | None:
+        """The file `written` names (relative to `folder`, else the workspace), symlinks
+        resolved, when it is under the limit; None when it is not (an absolute path,
+        `..` out of it, a symlink leading out)."""
+        if Path(written).is_absolute():
+            return None
+        path = ((folder or self.workspace) / written).resolve()
+        return path if path.is_relative_to(self.limit) else None
+
+    def name(self, path: Path) -> str:
+        """How the files name `path`: from the workspace, with `..` for a file of the
+        repository outside it (`../../shared/alerts.j2`)."""
+        resolved = path.resolve()
+        if resolved.is_relative_to(self.workspace):
+            return resolved.relative_to(self.workspace).as_posix()
+        return Path(os.path.relpath(resolved, self.workspace)).as_posix()
+
+    def shared(self, name: str) -> bool:
+        """Whether a file named as `name` (by `name()`) lies outside the workspace."""
+        return name == ".." or name.startswith("../")
 
 
 def too_large(path: Path) -> str | None:

@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostics
 from agentform.core.errors import ApiError
 from agentform.core.sensitive import Sensitive
@@ -157,10 +158,10 @@ class Kind(ABC):
 
     # -- offline -------------------------------------------------------------
     def expand(
-        self, declared: Declared, folder: Path, root: Path, diagnostics: Diagnostics
+        self, declared: Declared, folder: Path, bounds: Bounds, diagnostics: Diagnostics
     ) -> tuple[Declared, list[tuple[Path, bytes]]]:
         """The declaration with the files it names read in (a batch's itemsFile, relative
-        to `folder`, the YAML file's own, and inside the workspace `root`), and the files
+        to `folder`, the YAML file's own, and within the workspace's `bounds`), and the files
         read with their bytes: they are inputs of the plan like the YAML's."""
         return declared, []
 

@@ -28,7 +28,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from agentform.api.together import all_or_none
-from agentform.core.bounds import inside
+from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.frozen import FrozenMap
 from agentform.kinds.base import Kind
@@ -132,7 +132,7 @@ class Batches(Kind):
 
     # -- offline -------------------------------------------------------------
     def expand(
-        self, declared: Declared, folder: Path, root: Path, diagnostics: Diagnostics
+        self, declared: Declared, folder: Path, bounds: Bounds, diagnostics: Diagnostics
     ) -> tuple[Declared, list[tuple[Path, bytes]]]:
         model = declared.model
         assert isinstance(model, BatchDesired)
@@ -143,16 +143,15 @@ class Batches(Kind):
                 f"batch {model.name}: give items or itemsFile, not both", declared.position
             )
             return declared, []
-        shown = (Path(declared.position.file).parent / model.itemsFile).as_posix()
-        path = inside(root, model.itemsFile, folder)
+        path = bounds.inside(model.itemsFile, folder)
         if path is None:
             diagnostics.error(
-                f"itemsFile {model.itemsFile} is outside the workspace: "
+                f"itemsFile {model.itemsFile} is outside {bounds.within}: "
                 "not allowed in workspace files",
                 declared.at("itemsFile"),
             )
             return declared, []
-        read = read_items_file(path, shown, declared.at("itemsFile"), diagnostics)
+        read = read_items_file(path, bounds.name(path), declared.at("itemsFile"), diagnostics)
         if read is None:
             return declared, []
         items, positions, content = read

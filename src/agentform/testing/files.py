@@ -17,7 +17,8 @@ import yaml
 from pydantic import ValidationError
 
 from agentform.config.loader import Workspace
-from agentform.core.bounds import inside
+from agentform.config.repository_file import bounds_of
+from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostics, relative
 from agentform.core.problems import problems_from
 from agentform.core.yamlpos import parse
@@ -67,7 +68,7 @@ def load_tests(workspace: Workspace, paths: Sequence[Path]) -> list[TestFileRun]
         if loaded is None:
             continue
         if loaded.model is not None:
-            seed = _seed_of(workspace.root, loaded, diags, seeds)
+            seed = _seed_of(bounds_of(workspace.root), loaded, diags, seeds)
         else:  # the file has problems: its names are still checked when its seed is known
             raw = loaded.doc.data if isinstance(loaded.doc.data, dict) else {}
             seed = DEMO_SEED if raw.get("seed") is None else None
@@ -93,7 +94,7 @@ def _workspace_names(workspace: Workspace) -> Names:
 
 
 def _seed_of(
-    root: Path, loaded: LoadedFile, diags: Diagnostics, seeds: dict[Path | None, Seed]
+    bounds: Bounds, loaded: LoadedFile, diags: Diagnostics, seeds: dict[Path | None, Seed]
 ) -> Seed | None:
     assert loaded.model is not None
     written = loaded.model.seed
@@ -108,13 +109,12 @@ def _seed_of(
                     f"seed.{p.parameter}: {p.detail}", loaded.at("seed", *p.parameter.split("."))
                 )
             return None
-    path = inside(root.resolve(), written, loaded.path.resolve().parent)
+    path = bounds.inside(written, loaded.path.resolve().parent)
     if path is None:
-        diags.error(f"seed '{written}' is outside the workspace", loaded.at("seed"))
+        diags.error(f"seed '{written}' is outside {bounds.within}", loaded.at("seed"))
         return None
     if not path.is_file():  # said plainly: read_seed's own message is a whole diagnostic
-        shown = path.relative_to(root.resolve()).as_posix()
-        diags.error(f"seed: no file {shown} in the workspace", loaded.at("seed"))
+        diags.error(f"seed: no file {bounds.name(path)} in {bounds.within}", loaded.at("seed"))
         return None
     if path not in seeds:
         try:

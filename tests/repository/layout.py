@@ -1,0 +1,74 @@
+"""A repository of two teams x two environments, written as the issue's company
+keeps it: each team a workspace under teams/, one shared include of alert pools,
+a shared macro library, a shared var file and a shared test seed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ORG = "0b7f3c1e-0000-4000-8000-000000000001"
+
+REPOSITORY = """\
+workspaces: [teams/*]
+defaults:
+  allowEnv: [COMPANY_REGION]
+  protect: {profilePools: [keep-*]}
+"""
+
+
+def team(name: str) -> dict[str, str]:
+    """One team's files, relative to the repository's root."""
+    return {
+        f"teams/{name}/agentform.yaml": (
+            f"workspace: {name}\n"
+            f"organizationId: {ORG}\n"
+            f"owns: {{profilePools: ['{name}-*'], batches: ['*/{name}-*']}}\n"
+            "environments:\n"
+            "  staging:\n"
+            "    varFiles: [../../shared/staging.vars.yaml]\n"
+            "  prod:\n"
+            "    varFiles: [../../shared/prod.vars.yaml]\n"
+        ),
+        f"teams/{name}/pools.yaml": (
+            "{% import '../../shared/macros.j2' as m %}\n"
+            "profilePools:\n"
+            f"  - name: {name}-main\n"
+            f"    members: {{{{ m.members('{name}') }}}}\n"
+            "{% include '../../shared/alerts.j2' %}\n"
+        ),
+        f"teams/{name}/tests/smoke.yaml": (
+            "seed: ../../../shared/seed.yaml\n"
+            "tests:\n  - name: smoke\n    steps:\n      - expect: {plan: empty}\n"
+        ),
+    }
+
+
+SHARED = {
+    "shared/alerts.j2": (
+        "  - name: {{ workspace }}-alerts\n    members: [{{ vars.region }}-bot]\n"
+    ),
+    "shared/macros.j2": (
+        "{% macro members(team) %}[{{ team }}-bot-1, {{ team }}-bot-2]{% endmacro %}\n"
+    ),
+    "shared/staging.vars.yaml": "region: eu-staging\n",
+    "shared/prod.vars.yaml": "region: eu\n",
+    "shared/seed.yaml": (
+        f"organizations:\n  - name: company\n    id: {ORG}\n"
+        "    apiKeys: [{name: admin, key: company-admin-key-1, role: admin}]\n"
+    ),
+}
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def company(root: Path, teams: tuple[str, ...] = ("payments", "support")) -> Path:
+    files = {"agentform-repository.yaml": REPOSITORY, **SHARED}
+    for name in teams:
+        files.update(team(name))
+    return write(root, files)
