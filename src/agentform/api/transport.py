@@ -2,9 +2,10 @@
 
 Everything that can be done once is done once: the headers (key, agent), the
 timeouts and the TLS context are built when the client is made; a request is
-one URL parse and one call to the transport. httpx's client layer (cookie jar,
-auth and redirect machinery, URL merging: a third of its CPU per request) is
-not used; its transports are, so vcrpy still records and replays.
+its URL, built from the base's parse (`urls.py`), and one call to the
+transport. httpx's client layer (cookie jar, auth and redirect machinery, URL
+merging: a third of its CPU per request) is not used; its transports are, so
+vcrpy still records and replays.
 
 `ConnectionShards` keeps one keep-alive connection per httpcore pool: a pool
 checks every one of its connections, some twice over, each time a request
@@ -18,10 +19,10 @@ import asyncio
 import urllib.request
 from collections import deque
 from typing import Any
-from urllib.parse import quote, urlencode
 
 import httpx
 
+from agentform.api.urls import RequestUrls
 from agentform.api.waiting import wait_in_line
 from agentform.core.sensitive import Sensitive, reveal
 
@@ -106,6 +107,7 @@ class Sender:
         """`timeout`: the seconds one request may take, in each of its phases
         (connect, send, wait for the answer); None: TIMEOUT."""
         self.base_url = base_url.rstrip("/")
+        self.urls = RequestUrls(self.base_url)
         self.transport = transport or ConnectionShards(size, environment_proxy(self.base_url))
         self.headers = httpx.Headers(
             {
@@ -122,12 +124,9 @@ class Sender:
     async def send(
         self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None
     ) -> httpx.Response:
-        url = self.base_url + path
-        if params:
-            url += "?" + urlencode(params, quote_via=quote)
         request = httpx.Request(
             method,
-            url,
+            self.urls.url(path, params),
             headers=self.headers,
             json=json,
             extensions=self.extensions,
