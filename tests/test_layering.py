@@ -39,7 +39,7 @@ class Layers:
 AGENTFORM = Layers(
     # config sits above api: the files' `endpoint:` is checked by the client's own rule
     # of what an endpoint is (api/endpoint_url.py, which parses it as httpx does).
-    stack=("core", "rules", "api", "kinds", "config", "engine", "output", "cli"),
+    stack=("core", "rules", "api", "kinds", "config", "engine", "output", "repository", "cli"),
     # The embedded service enforces the shared rules and never the provisioner's code.
     # `agentform test` drives the provisioner's engine against the embedded service:
     # below the command line, above both halves.

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ORG = "0b7f3c1e-0000-4000-8000-000000000001"
+ORG = "0b7f3c1e-0000-4000-8000-000000000001"  # prod's; the test seed's organization
+STAGING_ORG = "0b7f3c1e-0000-4000-8000-000000000002"
 
 REPOSITORY = """\
 workspaces: [teams/*]
 defaults:
+  endpoint: https://agents.example.com/agents/v2
   allowEnv: [COMPANY_REGION]
   protect: {profilePools: [keep-*]}
 """
@@ -21,12 +23,13 @@ def team(name: str) -> dict[str, str]:
     return {
         f"teams/{name}/agentform.yaml": (
             f"workspace: {name}\n"
-            f"organizationId: {ORG}\n"
-            f"owns: {{profilePools: ['{name}-*'], batches: ['*/{name}-*']}}\n"
+            f"owns: {{profilePools: ['{name}-*'], batches: ['support-agent/{name}-*']}}\n"
             "environments:\n"
             "  staging:\n"
+            f"    organizationId: {STAGING_ORG}\n"
             "    varFiles: [../../shared/staging.vars.yaml]\n"
             "  prod:\n"
+            f"    organizationId: {ORG}\n"
             "    varFiles: [../../shared/prod.vars.yaml]\n"
         ),
         f"teams/{name}/pools.yaml": (

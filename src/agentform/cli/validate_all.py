@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import posixpath
 from pathlib import Path
 
 import click
@@ -15,9 +16,11 @@ from agentform.cli.common import SHOWN_PROBLEMS, Options, environment_names, loa
 from agentform.cli.validate_cmd import say_unset_and_warnings
 from agentform.config.files import root_file
 from agentform.config.repository import Member, find_workspaces, overlaps
+from agentform.config.repository_file import REPOSITORY_FILE, find_repository
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.core.words import counted
+from agentform.repository.pairs import left_out, workspace_dirs
 
 
 def _named(folder: Path) -> str:
@@ -26,9 +29,11 @@ def _named(folder: Path) -> str:
 
 
 def _rebased(diagnostic: Diagnostic, name: str) -> Diagnostic:
-    """The diagnostic with its file named from where the command runs."""
+    """The diagnostic with its file named from where the command runs (a shared
+    file, `../../shared/alerts.j2` from the workspace, as `shared/alerts.j2`)."""
     where = diagnostic.position or Position("")
     file = f"{name}/{where.file}" if where.file and name != "." else where.file or name
+    file = posixpath.normpath(file) if file else file
     return dataclasses.replace(diagnostic, position=dataclasses.replace(where, file=file))
 
 
@@ -53,17 +58,45 @@ def _load_one(opts: Options, folder: Path, name: str) -> tuple[list[Member], lis
     return members, []
 
 
-def validate_all(opts: Options, dirs: list[Path]) -> int:
-    folders = find_workspaces(dirs)
+def _workspaces(opts: Options, dirs: list[Path]) -> tuple[dict[Path, str], list[Diagnostic]]:
+    """The workspaces under `dirs` (named from where it runs); without any, the
+    repository's (found from -C, named from its root), else those under -C; and a
+    warning for each one the repository leaves out."""
+    repository = None if dirs else find_repository(opts.workspace_dir)
+    if repository is None:
+        dirs = dirs or [opts.workspace_dir]
+        folders = find_workspaces(dirs)
+        if not folders:
+            raise AgentformError(
+                f"no agentform.yaml under {', '.join(str(d) for d in dirs)} "
+                "(hidden directories, node_modules and venv are not searched)"
+            )
+        return {folder: _named(folder) for folder in folders}, []
+    folders = workspace_dirs(repository)
     if not folders:
         raise AgentformError(
-            f"no agentform.yaml under {', '.join(str(d) for d in dirs)} "
-            "(hidden directories, node_modules and venv are not searched)"
+            f"no workspace in the repository {_named(repository.root)}: no directory its "
+            f"workspaces: globs ({', '.join(repository.globs)}) name holds an agentform.yaml"
         )
+    warnings = [
+        Diagnostic(
+            "not a workspace of the repository: no glob of workspaces: in "
+            f"{REPOSITORY_FILE} names it, so it is not validated, planned or applied",
+            Position(
+                f"{repository.name_of(folder)}/{found.name}" if (found := root_file(folder)) else ""
+            ),
+            "warning",
+        )
+        for folder in left_out(repository, folders)
+    ]
+    return {folder: repository.name_of(folder) for folder in folders}, warnings
+
+
+def validate_all(opts: Options, dirs: list[Path]) -> int:
+    folders, problems = _workspaces(opts, dirs)
     members: list[Member] = []
-    problems: list[Diagnostic] = []
-    for folder in folders:
-        found_members, found = _load_one(opts, folder, _named(folder))
+    for folder, name in folders.items():
+        found_members, found = _load_one(opts, folder, name)
         problems += found
         members += found_members
     problems += overlaps(members)

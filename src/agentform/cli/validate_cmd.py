@@ -1,6 +1,8 @@
 """`agentform validate`: offline checks of the files; no API call. With environments
 declared and none chosen, every environment is validated. With `--all DIR...`, every
-workspace of a repository, and that no two own a common name."""
+workspace under the directories; with `--all` alone, every workspace of the
+repository (agentform-repository.yaml) or under the current directory; and that no
+two own a common name."""
 
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ from agentform.core.words import counted
     "--all",
     "every",
     is_flag=True,
-    help="Validate every workspace under DIRS (default: .), and that no two own a common name.",
+    help="Validate every workspace under DIRS (default: the repository's, else .), "
+    "and that no two own a common name.",
 )
 @click.argument("dirs", nargs=-1, type=click.Path(file_okay=False, exists=True, path_type=Path))
 @workspace_options
@@ -51,7 +54,7 @@ def validate(opts: Options, every: bool, dirs: tuple[Path, ...]) -> int:
     if every:
         from agentform.cli.validate_all import validate_all
 
-        return validate_all(opts, list(dirs) or [Path(".")])
+        return validate_all(opts, list(dirs))
     names: list[str | None] = [opts.env]
     if opts.env is None:
         names = [*environment_names(opts)] or [None]
