@@ -108,7 +108,7 @@ async def test_integration(
     db: Database = Depends(database),
 ) -> TestResult:
     """Sends EXECUTION_TEST through the outbox like any notification, then waits for
-    its first attempt (at most `ServiceSettings.test_wait`, and only
+    its first attempt (at most the attempt's timeout and a margin, and only
     while the runtime runs: a stopping service answers at once) and answers
     the delivery as it then is: `pending` with no responseStatus when the attempt
     has not finished (retries go on; /deliveries shows them)."""
