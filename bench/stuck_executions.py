@@ -37,7 +37,7 @@ import httpx
 
 from _server import KEY, running_service
 from agentform.service.clock import WallClock
-from agentform.service.runtime import JobHandlers, Runner
+from agentform.service.runtime import JobHandlers, RunContext, Runner
 from agentform.service.store import jobs
 from agentform.service.store.database import Conn, Database
 from agentform.service.store.jobs import Job
@@ -112,7 +112,7 @@ async def runner_lateness(path: Path, count: int) -> list[float]:
     handlers = JobHandlers()
 
     @handlers.handler("tick")
-    def tick(job: Job, conn: Conn) -> None:
+    def tick(job: Job, conn: Conn, _: RunContext) -> None:
         ran[job.id] = time.time()
 
     db = Database(path)

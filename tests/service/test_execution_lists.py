@@ -44,7 +44,7 @@ def made(app: FastAPI) -> Iterator[tuple[Api, dict[str, list[str]]]]:
             row = lifecycle.create_execution(
                 conn, agent, ExecuteRequest(), created_by=None, batch_id=BATCH
             )
-            ids["batch"].append(row["id"])
+            ids["batch"].append(row.id)
         advance(2)
         api.post(f"/executions/{ids['steady'][0]}/cancel")
         yield api, ids

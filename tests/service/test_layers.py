@@ -4,7 +4,9 @@
   module calls `.execute(`/`.executemany(`/`.executescript(` or holds SQL text;
 - the wall clock is read only in `service/clock.py`: everything else
   asks the injected clock, so a test's ManualClock governs all of the service;
-- the wire models (`service/models/`) import only pydantic, core/ and rules/.
+- the wire models (`service/models/`) import only pydantic, core/ and rules/;
+- the store answers typed rows (dataclasses, models), never `sqlite3.Row`: no
+  module outside it names one, and none of its public functions returns one.
 
 Each check is a function of one module's source, proven on planted violations.
 """
@@ -118,6 +120,32 @@ def imports_in(source: str) -> set[str]:
     return {name for name in found if name.startswith("agentform")}
 
 
+def raw_rows_in(source: str, *, public_returns_only: bool) -> list[str]:
+    """Where `source` names `sqlite3.Row` (`public_returns_only`: where a public
+    function's return annotation does)."""
+    tree = ast.parse(source)
+    if public_returns_only:
+        nodes: list[ast.AST] = [
+            node.returns
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and not node.name.startswith("_")
+            and node.returns is not None
+        ]
+    else:
+        nodes = [tree]
+    lines = sorted(
+        found.lineno
+        for node in nodes
+        for found in ast.walk(node)
+        if isinstance(found, ast.Attribute)
+        and found.attr == "Row"
+        and isinstance(found.value, ast.Name)
+        and found.value.id == "sqlite3"
+    )
+    return [f"{line}: sqlite3.Row" for line in lines]
+
+
 # -- the checks, on the service ---------------------------------------------------
 
 
@@ -160,6 +188,29 @@ def test_wire_models_sit_at_the_bottom() -> None:
         if not name.startswith(allowed)
     ]
     assert not found, "\n".join(found)
+
+
+def test_the_store_answers_typed_rows() -> None:
+    outside = [
+        f"service/{path}:{where}"
+        for path, source in modules(outside="store/")
+        for where in raw_rows_in(source, public_returns_only=False)
+    ]
+    # store/common.py holds the store modules' own helpers (nothing else imports it).
+    inside = [
+        f"service/{path}:{where}"
+        for path, source in modules(outside="")
+        if path.startswith("store/") and path != "store/common.py"
+        for where in raw_rows_in(source, public_returns_only=True)
+    ]
+    helpers = [
+        f"service/{path}"
+        for path, source in modules(outside="store/")
+        if "agentform.service.store.common" in imports_in(source)
+    ]
+    assert not outside + inside + helpers, "a typed row, not sqlite3.Row:\n" + "\n".join(
+        outside + inside + helpers
+    )
 
 
 # -- the checks catch what they are for --------------------------------------------
@@ -217,3 +268,26 @@ def test_clock_reads_in_finds_planted_reads_and_only_them() -> None:
 def test_imports_in_sees_what_a_model_imports() -> None:
     planted = "from agentform.service.store import pages\nimport agentform.rules.batches\n"
     assert imports_in(planted) == {"agentform.service.store", "agentform.rules.batches"}
+
+
+PLANTED_ROWS = """
+import sqlite3
+
+def public(conn) -> sqlite3.Row | None:
+    return conn.execute("...").fetchone()
+
+def _private(conn) -> sqlite3.Row:
+    return conn.execute("...").fetchone()
+
+def typed_from_row(row: sqlite3.Row) -> int:
+    return row[0]
+"""
+
+
+def test_raw_rows_in_finds_a_public_function_returning_a_row_and_every_mention() -> None:
+    assert raw_rows_in(PLANTED_ROWS, public_returns_only=True) == ["4: sqlite3.Row"]
+    assert raw_rows_in(PLANTED_ROWS, public_returns_only=False) == [
+        "4: sqlite3.Row",
+        "7: sqlite3.Row",
+        "10: sqlite3.Row",
+    ]

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
-from agentform.core.errors import MigrationError
 from agentform.service import create_app
+from agentform.service.start_errors import MigrationError
 from agentform.service.store.database import Database
 from agentform.service.store.migrations import (
     ADOPTED,

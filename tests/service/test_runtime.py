@@ -18,7 +18,6 @@ from agentform.service.runtime import (
     ManualClock,
     RunContext,
     Runner,
-    current_context,
 )
 from agentform.service.settings import ServiceSettings
 from agentform.service.startup.seed import load_seed
@@ -62,11 +61,11 @@ def make_handlers() -> JobHandlers:
     handlers = JobHandlers()
 
     @handlers.handler("note")
-    def _note(job: Job, conn: Conn) -> None:
+    def _note(job: Job, conn: Conn, _: RunContext) -> None:
         note(conn, job.payload["name"])
 
     @handlers.handler("chain")
-    def _chain(job: Job, conn: Conn) -> None:
+    def _chain(job: Job, conn: Conn, _: RunContext) -> None:
         n = job.payload["n"]
         note(conn, f"chain-{n}")
         if n < job.payload["last"]:
@@ -76,11 +75,11 @@ def make_handlers() -> JobHandlers:
             )
 
     @handlers.handler("settings")
-    def _settings(job: Job, conn: Conn) -> None:
-        note(conn, current_context().settings.platform_url)
+    def _settings(job: Job, conn: Conn, context: RunContext) -> None:
+        note(conn, context.settings.platform_url)
 
     @handlers.handler("boom")
-    def _boom(job: Job, conn: Conn) -> None:
+    def _boom(job: Job, conn: Conn, _: RunContext) -> None:
         note(conn, "half-done")  # rolled back with the failure
         raise RuntimeError("the handler broke")
 
@@ -176,17 +175,6 @@ async def test_a_failing_handler_is_recorded_and_the_runner_goes_on(tmp_path: Pa
         assert runner.running
 
 
-async def test_a_job_of_a_kind_nobody_handles_stays_pending(tmp_path: Path) -> None:
-    clock = ManualClock(T0)
-    async with running(tmp_path / "s.db", clock) as (db, _):
-        unknown = schedule(db, "not.registered", 0)
-        schedule(db, "note", 1, name="after")
-        await clock.advance(2)
-        assert [n for n, _ in notes(db)] == ["after"]
-        with db.read() as conn:
-            assert jobs.is_pending(conn, unknown)
-
-
 async def test_pending_jobs_resume_after_a_restart_and_done_jobs_do_not_rerun(
     tmp_path: Path,
 ) -> None:
@@ -255,7 +243,7 @@ def io_handlers(receiver: Receiver) -> JobHandlers:
 
     @handlers.io_handler("send")
     class Send(IoJobHandler[str, str]):
-        def prepare(self, job: Job, conn: Conn) -> str | None:
+        def prepare(self, job: Job, conn: Conn, _: RunContext) -> str | None:
             name: str = job.payload["name"]
             return None if name == "skip" else name
 
@@ -278,7 +266,9 @@ def io_handlers(receiver: Receiver) -> JobHandlers:
                 await asyncio.Event().wait()
             receiver.calls.append(name)
 
-        def record(self, job: Job, conn: Conn, prepared: str, outcome: str) -> str | None:
+        def record(
+            self, job: Job, conn: Conn, prepared: str, outcome: str, context: RunContext
+        ) -> str | None:
             first, _, rest = prepared.partition(">")
             note(conn, f"{first}:{outcome}")
             return rest or None  # the job's next work, if any

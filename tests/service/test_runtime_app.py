@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agentform.api.connect import Endpoint
@@ -16,7 +17,7 @@ from agentform.cli.endpoint import open_client
 from agentform.core.sensitive import Sensitive
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from agentform.service.http.inprocess import InProcessTransport
-from agentform.service.runtime import ManualClock, job_handler
+from agentform.service.runtime import ManualClock, RunContext
 from agentform.service.store import events, jobs
 from agentform.service.store.database import Conn
 from agentform.service.store.jobs import Job
@@ -25,8 +26,17 @@ from tests.service.conftest import ACME, ADMIN_KEY, TEST_SEED, running
 RAN: dict[str, threading.Event] = {}
 
 
-@job_handler("test.runtime-app.note")
-def _note(job: Job, conn: Conn) -> None:
+NOTE = "test.runtime-app.note"
+
+
+def handle_notes(app: FastAPI) -> FastAPI:
+    """The app, its runner handling NOTE jobs too (the service's own kinds are
+    registered in service/job_handlers.py)."""
+    app.state.runner.handlers.add(NOTE, _note)
+    return app
+
+
+def _note(job: Job, conn: Conn, _: RunContext) -> None:
     events.append_event(
         conn,
         organization_id=job.payload["org"],
@@ -42,7 +52,7 @@ def schedule(db: object, name: str, org: str = ACME, after: float = 0) -> None:
     with db.write() as conn:  # type: ignore[attr-defined]
         jobs.schedule(
             conn,
-            "test.runtime-app.note",
+            NOTE,
             conn.now() + timedelta(seconds=after),
             {"name": name, "org": org},
         )
@@ -54,7 +64,7 @@ def names(db: object) -> list[str]:
 
 
 def test_the_lifespan_runs_the_runner_and_a_manual_clock_drives_it(tmp_path: Path) -> None:
-    app = create_app(tmp_path / "s.db", seed=TEST_SEED, clock=ManualClock())
+    app = handle_notes(create_app(tmp_path / "s.db", seed=TEST_SEED, clock=ManualClock()))
     assert not app.state.runner.running  # no lifespan yet
     with running(app) as (api, advance):
         assert app.state.runner.running
@@ -83,7 +93,7 @@ def test_timestamps_come_from_the_apps_clock(tmp_path: Path) -> None:
 
 def test_on_the_wall_clock_work_scheduled_now_runs_without_being_polled(tmp_path: Path) -> None:
     RAN["wall"] = threading.Event()
-    app = create_app(tmp_path / "s.db", seed=TEST_SEED)
+    app = handle_notes(create_app(tmp_path / "s.db", seed=TEST_SEED))
     with TestClient(app):
         schedule(app.state.db, "wall")  # the commit wakes the runner
         assert RAN["wall"].wait(10)
@@ -100,7 +110,7 @@ def test_the_in_process_client_runs_the_runner_on_its_own_loop(tmp_path: Path) -
         )
         transport = client.sender.transport
         assert isinstance(transport, InProcessTransport)
-        app = transport.service
+        app = handle_notes(transport.service)
         assert (await client.request("GET", "/context"))["organizationName"] == "demo"
         runner = app.state.runner
         assert runner.running and runner._loop is asyncio.get_running_loop()

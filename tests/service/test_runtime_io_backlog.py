@@ -27,18 +27,18 @@ def handlers(ran: list[str]) -> JobHandlers:
 
     @registry.io_handler("slow-io")
     class SlowIo(IoJobHandler[str, str]):
-        def prepare(self, job: Job, conn: Conn) -> str:
+        def prepare(self, job: Job, conn: Conn, _: RunContext) -> str:
             return str(job.payload["name"])
 
         async def perform(self, job: Job, prepared: str, context: RunContext) -> str:
             await context.clock.sleep(100)  # a receiver that takes its time
             return prepared
 
-        def record(self, job: Job, conn: Conn, prepared: str, outcome: str) -> None:
+        def record(self, job: Job, conn: Conn, prepared: str, outcome: str, _: RunContext) -> None:
             ran.append(outcome)
 
     @registry.handler("step")
-    def _step(job: Job, conn: Conn) -> None:
+    def _step(job: Job, conn: Conn, _: RunContext) -> None:
         ran.append(job.payload["name"])
 
     return registry

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from agentform.service.clock import WallClock
-from agentform.service.runtime import JobHandlers, Runner
+from agentform.service.runtime import JobHandlers, RunContext, Runner
 from agentform.service.store import jobs
 from agentform.service.store.database import Conn, Database
 from agentform.service.store.jobs import Job
@@ -46,7 +46,7 @@ async def _runs(db: Database, offset_ms: int) -> bool:
     handlers = JobHandlers()
 
     @handlers.handler("tick")
-    def tick(job: Job, conn: Conn) -> None:
+    def tick(job: Job, conn: Conn, _: RunContext) -> None:
         ran.set()
 
     clock = BusyClock(timedelta(milliseconds=10))

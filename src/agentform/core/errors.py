@@ -65,11 +65,3 @@ class Conflict(AgentformError):
 
 class WorkspaceLocked(AgentformError):
     """Another run holds the workspace lock."""
-
-
-class MigrationError(AgentformError):
-    """The database cannot be brought to this code's schema; the message says why."""
-
-
-class PortInUse(AgentformError):
-    """The address to serve on is taken (or not ours to take)."""

@@ -16,17 +16,19 @@ import httpx
 from fastapi import FastAPI
 
 from agentform.service.batches.scheduler import fill_everywhere
-from agentform.service.delivery import outbox, sending  # noqa: F401  (register the outbox's subscriber, the delivery handler)
 from agentform.service.errors import install_error_handlers
 from agentform.service.executions.lifecycle import dispatch_everywhere
 from agentform.service.http.gate import AGENTFORM_PATH, ServiceRoute
 from agentform.service.http.openapi import install_openapi
 from agentform.service.http.ratelimit import RateLimitMiddleware
+from agentform.service.job_handlers import service_handlers
 from agentform.service.routes import routers
-from agentform.service.runtime import Clock, Runner, WallClock
+from agentform.service.runtime import Clock, JobHandlers, Runner, WallClock
 from agentform.service.settings import ServiceSettings
+from agentform.service.start_errors import UnhandledJobKind
 from agentform.service.startup.presets import install_presets
 from agentform.service.startup.seed import DEMO_SEED, Seed, load_seed
+from agentform.service.store import jobs
 from agentform.service.store.database import Database
 from agentform.service.store.organizations import load_keys
 
@@ -54,7 +56,8 @@ def create_app(
     test` puts its in-process receivers there).
     """
     clock = clock or WallClock()
-    db = _open_database(db_path, seed, clock, runtime)
+    handlers = service_handlers()
+    db = _open_database(db_path, seed, clock, handlers if runtime else None)
     app = FastAPI(
         title="Agent Service",
         version="v1",
@@ -71,7 +74,7 @@ def create_app(
     if webhook_transport is not None:
         settings = settings.model_copy(update={"webhook_transport": webhook_transport})
     app.state.settings = settings
-    app.state.runner = Runner(db, clock, settings=app.state.settings)
+    app.state.runner = Runner(db, clock, handlers, settings=settings)
     app.state.runtime = runtime
     _include_routes(app)
     install_error_handlers(app)
@@ -81,20 +84,35 @@ def create_app(
     return app
 
 
-def _open_database(db_path: str | Path, seed: Seed | None, clock: Clock, runtime: bool) -> Database:
-    """The database with its presets, seed and keys loaded and, with the runtime,
-    the work that fell due while the service was down started."""
+def _open_database(
+    db_path: str | Path, seed: Seed | None, clock: Clock, handlers: JobHandlers | None
+) -> Database:
+    """The database with its presets, seed and keys loaded and, with the runtime's
+    `handlers`, every pending job's kind checked and the work that fell due while
+    the service was down started."""
     db = Database(db_path, now=clock.now)
     with db.write() as conn:
         install_presets(conn)
     if seed is not None:
         load_seed(db, seed)
     load_keys(db)
-    if runtime:
+    if handlers is not None:
+        _check_kinds(db, handlers)
         with db.write() as conn:
             dispatch_everywhere(conn)
             fill_everywhere(conn)
     return db
+
+
+def _check_kinds(db: Database, handlers: JobHandlers) -> None:
+    """Refuses (UnhandledJobKind) pending jobs that no handler would ever run."""
+    with db.read() as conn:
+        pending = jobs.pending_kinds(conn)
+    try:
+        handlers.require(pending)
+    except UnhandledJobKind:
+        db.close()
+        raise
 
 
 def _include_routes(app: FastAPI) -> None:

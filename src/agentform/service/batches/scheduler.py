@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from agentform.rules.batches import next_release_at, next_status, released_count
 from agentform.service.batches.triggering import Trigger, free_capacity
 from agentform.service.executions.lifecycle import on_capacity_freed
-from agentform.service.runtime import job_handler
+from agentform.service.runtime import RunContext
 from agentform.service.store import batches, jobs
 from agentform.service.store.batches import BatchRow
 from agentform.service.store.database import Conn
@@ -131,8 +131,8 @@ def _emit(conn: Conn, state: BatchRow, event: str, **counts: int) -> None:
     )
 
 
-@job_handler(RELEASE_JOB)
-def _release(job: jobs.Job, conn: Conn) -> None:
+def release_job(job: jobs.Job, conn: Conn, context: RunContext) -> None:
+    """The handler of `RELEASE_JOB`."""
     advance(conn, job.payload["batchId"])
 
 

@@ -84,4 +84,4 @@ class Trigger:
             if free_capacity(self.conn, self.org_id) == 0:
                 return FULL
             return WAITS  # its pool's profiles are all in use: it keeps its place
-        return Outcome(execution_id=str(row["id"]))
+        return Outcome(execution_id=str(row.id))

@@ -9,13 +9,10 @@ attempts do. A delivery whose integration was deleted went with it: not found.
 
 from __future__ import annotations
 
-import sqlite3
-
 from agentform.service.delivery.outbox import enqueue
 from agentform.service.store import delivery_history
-from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn
-from agentform.service.store.delivery_history import DeliveryFilter
+from agentform.service.store.delivery_history import DeliveryFilter, StoredDelivery
 
 
 def resend(conn: Conn, org_id: str, delivery_id: str) -> str:
@@ -26,21 +23,20 @@ def resend(conn: Conn, org_id: str, delivery_id: str) -> str:
 def resend_failed(conn: Conn, which: DeliveryFilter) -> list[str]:
     """A new delivery of each failed delivery matching `which` (at most
     MAX_RESENT, oldest first); their ids."""
-    return [_copy(conn, row) for row in delivery_history.failed_since(conn, which)]
+    return [_copy(conn, found) for found in delivery_history.failed_since(conn, which)]
 
 
-def _copy(conn: Conn, row: sqlite3.Row) -> str:
-    notification = stored_json(row["notification"])
-    batch = notification.get("type") == "execution_batch"
+def _copy(conn: Conn, original: StoredDelivery) -> str:
+    batch = original.notification.get("type") == "execution_batch"
     return enqueue(
         conn,
-        row["organization_id"],
-        row["integration_id"],
-        row["event"],
-        notification,
-        bool(row["unwrap"]),
-        execution_id=row["execution_id"],
-        batch_id=row["batch_id"],
-        event_ref=row["event_ref"],
-        event_id=row["event_id"] if batch else None,
+        original.organization_id,
+        original.integration_id,
+        original.event,
+        original.notification,
+        original.unwrap,
+        execution_id=original.execution_id,
+        batch_id=original.batch_id,
+        event_ref=original.event_ref,
+        event_id=original.event_id if batch else None,
     )

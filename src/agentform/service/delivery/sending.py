@@ -39,7 +39,7 @@ from agentform.service.delivery.envelope import encode
 from agentform.service.delivery.outbox import DELIVERY_JOB, delivered_topic, schedule_lane
 from agentform.service.delivery.sender import Attempt, new_http_client, post, request_headers
 from agentform.service.models.deliveries import DeliveryStatus
-from agentform.service.runtime import IoJobHandler, RunContext, current_context, io_job_handler
+from agentform.service.runtime import Done, IoJobHandler, RunContext
 from agentform.service.store import deliveries, jobs
 from agentform.service.store.database import Conn, new_id
 from agentform.service.store.jobs import Job
@@ -88,9 +88,9 @@ class Sent:
     at: datetime
 
 
-def prepare_batch(conn: Conn, lane: str, turn: fairness.Turn) -> Prepared | None:
-    """The lane's next deliveries (at most `fairness.BATCH`), signed; None when there
-    are none, or their integration is gone."""
+def prepare_batch(conn: Conn, lane: str, turn: fairness.Turn, platform_url: str) -> Prepared | None:
+    """The lane's next deliveries (at most `fairness.BATCH`), signed, their links
+    under `platform_url`; None when there are none, or their integration is gone."""
     heads = deliveries.lane_heads(conn, lane, fairness.BATCH)
     if not heads:
         return None
@@ -100,7 +100,6 @@ def prepare_batch(conn: Conn, lane: str, turn: fairness.Turn) -> Prepared | None
         return None  # deleted with its integration
     url, headers = target
     pair = ensure_signing_key(conn, first.organization_id)
-    platform_url = current_context().settings.platform_url
     batch = []
     for out in heads:
         stable = out.attempts == 0 or out.notification.get("type") == "execution_batch"
@@ -111,10 +110,12 @@ def prepare_batch(conn: Conn, lane: str, turn: fairness.Turn) -> Prepared | None
     return Prepared(first.organization_id, first.integration_id, url, headers, tuple(batch), turn)
 
 
-@io_job_handler(DELIVERY_JOB)
 class DeliveryJob(IoJobHandler[Prepared, list[Sent]]):
-    def prepare(self, job: Job, conn: Conn) -> Prepared | None:
-        return prepare_batch(conn, job.payload["lane"], fairness.Turn(conn.now()))
+    """The handler of `DELIVERY_JOB`: one lane's deliveries, a batch at a time."""
+
+    def prepare(self, job: Job, conn: Conn, context: RunContext) -> Prepared | None:
+        turn = fairness.Turn(conn.now())
+        return prepare_batch(conn, job.payload["lane"], turn, context.settings.platform_url)
 
     async def perform(self, job: Job, prepared: Prepared, context: RunContext) -> list[Sent]:
         transport = context.settings.webhook_transport
@@ -143,11 +144,11 @@ class DeliveryJob(IoJobHandler[Prepared, list[Sent]]):
         return fairness.choose(conn, kind, now, in_flight, free)
 
     def record(
-        self, job: Job, conn: Conn, prepared: Prepared, outcome: list[Sent]
-    ) -> Prepared | None:
+        self, job: Job, conn: Conn, prepared: Prepared, outcome: list[Sent], context: RunContext
+    ) -> Prepared | Done | None:
         """Records the attempts made; returns the lane's next deliveries to send at
-        once while its turn goes on, else schedules the lane's next job (this one is
-        done)."""
+        once while its turn goes on, else this job is done and the lane's next job,
+        if it has more, follows it (under the lane's key, once this one is done)."""
         lane = job.payload["lane"]
         due = conn.now()
         for outbound, sent in zip(prepared.batch, outcome, strict=False):
@@ -159,13 +160,13 @@ class DeliveryJob(IoJobHandler[Prepared, list[Sent]]):
             and backoff.first_attempt_at(conn, prepared.integration_id, now) <= now
             and jobs.is_pending(conn, job.id)
         ):
-            following = prepare_batch(conn, lane, turn)
+            following = prepare_batch(conn, lane, turn, context.settings.platform_url)
             if following is not None:
                 return following
-        jobs.mark_done(conn, job.id)  # first, so the lane's next job can take its key
-        if deliveries.lane_heads(conn, lane):
-            schedule_lane(conn, lane, prepared.organization_id, prepared.integration_id, due)
-        return None
+        if not deliveries.lane_heads(conn, lane):
+            return None
+        org, integration = prepared.organization_id, prepared.integration_id
+        return Done(lambda then: schedule_lane(then, lane, org, integration, due))
 
     def _judge(self, conn: Conn, prepared: Prepared, outbound: Outbound, sent: Sent) -> datetime:
         """Records one attempt; returns when the lane's next attempt is due."""

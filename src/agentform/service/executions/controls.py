@@ -5,7 +5,6 @@ status first (409 where it does not allow the call) and makes its change through
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import timedelta
 
 from agentform.service.errors import ServiceError
@@ -28,16 +27,17 @@ from agentform.service.models.execution_status import (
 from agentform.service.store import executions as store
 from agentform.service.store import jobs
 from agentform.service.store.database import Conn, iso, parse_iso
+from agentform.service.store.executions import ExecutionRow
 
 
-def _refuse(row: sqlite3.Row, what: str) -> ServiceError:
-    return ServiceError(409, f"an execution that is {row['status']} cannot be {what}")
+def _refuse(row: ExecutionRow, what: str) -> ServiceError:
+    return ServiceError(409, f"an execution that is {row.status} cannot be {what}")
 
 
-def pause(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
-    if row["status"] not in PAUSABLE:
+def pause(conn: Conn, row: ExecutionRow, by: Actor) -> str:
+    if row.status not in PAUSABLE:
         raise _refuse(row, "paused")
-    remaining = _seconds_until(conn, row["wake_at"])
+    remaining = _seconds_until(conn, row.wake_at)
     jobs.cancel(conn, step_key(row))
     move(conn, row, "paused", wake_at=None, remaining=remaining, paused_by=by.key_name)
     emit(
@@ -49,23 +49,23 @@ def pause(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
     return "paused"
 
 
-def resume(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
-    if row["status"] not in RESUMABLE:
+def resume(conn: Conn, row: ExecutionRow, by: Actor) -> str:
+    if row.status not in RESUMABLE:
         raise _refuse(row, "resumed")
     carry_on(conn, row, "resumed through the API")
     return "running"
 
 
-def carry_on(conn: Conn, row: sqlite3.Row, reason: str) -> None:
+def carry_on(conn: Conn, row: ExecutionRow, reason: str) -> None:
     """Back to running: the wait that was interrupted goes on for what was left of it."""
-    wake = conn.now() + timedelta(seconds=row["remaining"] or 0.0)
+    wake = conn.now() + timedelta(seconds=row.remaining or 0.0)
     move(conn, row, "running", wake_at=iso(wake), remaining=None)
     schedule_step(conn, row, wake)
     emit(conn, row, "EXECUTION_RESUMED", {"reason": reason})
 
 
-def cancel(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
-    if row["status"] not in CANCELLABLE:
+def cancel(conn: Conn, row: ExecutionRow, by: Actor) -> str:
+    if row.status not in CANCELLABLE:
         raise _refuse(row, "cancelled")
     end(conn, row, "cancelled", cancelled_by=by.key_name)
     emit(
@@ -77,12 +77,12 @@ def cancel(conn: Conn, row: sqlite3.Row, by: Actor) -> str:
     return "cancelled"
 
 
-def user_message(conn: Conn, row: sqlite3.Row, by: Actor, message: str) -> str:
+def user_message(conn: Conn, row: ExecutionRow, by: Actor, message: str) -> str:
     """Records the message (USER_MESSAGE_RECEIVED); one awaiting confirmation takes it as
     the answer and runs on. Returns the status after it."""
-    if row["status"] not in MESSAGEABLE:
+    if row.status not in MESSAGEABLE:
         raise _refuse(row, "sent a message")
-    was = str(row["status"])
+    was = str(row.status)
     answers = was == "awaiting_confirmation"
     payload = {
         "user_id": by.key_id,
@@ -100,9 +100,9 @@ def user_message(conn: Conn, row: sqlite3.Row, by: Actor, message: str) -> str:
 def time_out(conn: Conn, execution_id: str) -> None:
     """The soft timeout fell due: an execution still going fails, saying so."""
     row = store.row(conn, execution_id)
-    if row is None or is_terminal(row["status"]) or row["status"] == "queued":
+    if row is None or is_terminal(row.status) or row.status == "queued":
         return
-    minutes = row["soft_timeout_mins"]
+    minutes = row.soft_timeout_mins
     fail(conn, row, f"the soft timeout of {minutes:g} minutes was reached")
 
 

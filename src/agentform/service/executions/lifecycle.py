@@ -16,7 +16,6 @@ registered capacity listener (execution batches).
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -31,9 +30,9 @@ from agentform.service.executions.script import Script, ScriptError, render
 from agentform.service.models.execution_status import check_move
 from agentform.service.store import agent_scripts, agents, execution_capacity, jobs
 from agentform.service.store import executions as store
-from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn, iso, new_id
 from agentform.service.store.events import append_event
+from agentform.service.store.executions import ExecutionRow
 
 STEP_JOB = "execution.step"
 TIMEOUT_JOB = "execution.timeout"
@@ -104,7 +103,7 @@ def create_execution(
     *,
     created_by: Actor | None,
     batch_id: str | None = None,
-) -> sqlite3.Row:
+) -> ExecutionRow:
     """A new execution of a valid request: started when capacity allows, queued when
     it does not and the request says `queue`, else AtCapacity (409), nothing written.
 
@@ -147,13 +146,13 @@ def create_execution(
     return _row(conn, execution_id)
 
 
-def _start(conn: Conn, row: sqlite3.Row, profile_id: str | None) -> None:
-    check_move(row["status"], "starting")
-    first_wait = stored_json(row["program"])[0]["after"]
+def _start(conn: Conn, row: ExecutionRow, profile_id: str | None) -> None:
+    check_move(row.status, "starting")
+    first_wait = row.program[0]["after"]
     wake = conn.now() + timedelta(seconds=first_wait)
     store.update(
         conn,
-        row["id"],
+        row.id,
         status="starting",
         agent_profile_id=profile_id,
         started_at=conn.now_iso(),
@@ -161,9 +160,9 @@ def _start(conn: Conn, row: sqlite3.Row, profile_id: str | None) -> None:
         wake_at=iso(wake),
     )
     schedule_step(conn, row, wake)
-    if row["soft_timeout_mins"] is not None:
-        due = conn.now() + timedelta(minutes=row["soft_timeout_mins"])
-        jobs.schedule(conn, TIMEOUT_JOB, due, {"executionId": row["id"]}, key=_timeout_key(row))
+    if row.soft_timeout_mins is not None:
+        due = conn.now() + timedelta(minutes=row.soft_timeout_mins)
+        jobs.schedule(conn, TIMEOUT_JOB, due, {"executionId": row.id}, key=_timeout_key(row))
 
 
 def dispatch(conn: Conn, org_id: str) -> None:
@@ -171,7 +170,7 @@ def dispatch(conn: Conn, org_id: str) -> None:
     offers what capacity is left to the capacity listeners."""
     for execution_id in execution_capacity.queued_ids(conn, org_id):
         row = _row(conn, execution_id)
-        slot = slot_for(conn, org_id, row["agent_profile_id"], row["agent_profile_pool_id"])
+        slot = slot_for(conn, org_id, row.agent_profile_id, row.agent_profile_pool_id)
         if slot.free:
             _start(conn, row, slot.profile_id)
         elif execution_capacity.is_full(conn, org_id):
@@ -190,29 +189,29 @@ def dispatch_everywhere(conn: Conn) -> None:
 # -- ending --------------------------------------------------------------------
 
 
-def complete(conn: Conn, row: sqlite3.Row, result: dict[str, Any]) -> None:
+def complete(conn: Conn, row: ExecutionRow, result: dict[str, Any]) -> None:
     end(conn, row, "completed", result=json.dumps(result))
     emit(conn, row, "EXECUTION_COMPLETED", result)
 
 
-def fail(conn: Conn, row: sqlite3.Row, reason: str) -> None:
+def fail(conn: Conn, row: ExecutionRow, reason: str) -> None:
     end(conn, row, "failed", failure_reason=reason)
     emit(conn, row, "EXECUTION_FAILED", {"reason": reason})
 
 
-def end(conn: Conn, row: sqlite3.Row, final: str, **columns: Any) -> None:
+def end(conn: Conn, row: ExecutionRow, final: str, **columns: Any) -> None:
     """A terminal move: nothing more is due for it, and its capacity goes to the next."""
     jobs.cancel(conn, step_key(row))
     jobs.cancel(conn, _timeout_key(row))
     move(conn, row, final, terminal_at=conn.now_iso(), wake_at=None, remaining=None, **columns)
-    if row["status"] != "queued":
-        dispatch(conn, row["organization_id"])
+    if row.status != "queued":
+        dispatch(conn, row.organization_id)
 
 
 # -- the mechanics -------------------------------------------------------------
 
 
-def emit(conn: Conn, row: sqlite3.Row, event: str, payload: dict[str, Any]) -> None:
+def emit(conn: Conn, row: ExecutionRow, event: str, payload: dict[str, Any]) -> None:
     """An execution event (docs/service/contract.md#events-and-payloads), at this
     moment, in this transaction, with exactly the payload fields the contract lists
     (anything else is a defect, refused)."""
@@ -225,37 +224,37 @@ def emit(conn: Conn, row: sqlite3.Row, event: str, payload: dict[str, Any]) -> N
         )
     append_event(
         conn,
-        organization_id=row["organization_id"],
-        agent_id=row["agent_id"],
-        execution_id=row["id"],
-        batch_id=row["batch_id"],
+        organization_id=row.organization_id,
+        agent_id=row.agent_id,
+        execution_id=row.id,
+        batch_id=row.batch_id,
         event=event,
         payload=payload,
-        metadata=stored_json(row["metadata"]),
+        metadata=row.metadata,
     )
 
 
-def move(conn: Conn, row: sqlite3.Row, wanted: str, **columns: Any) -> None:
+def move(conn: Conn, row: ExecutionRow, wanted: str, **columns: Any) -> None:
     """The status move from what the execution is now (read again: a step may have moved it)."""
-    current = _row(conn, row["id"])["status"]
+    current = _row(conn, row.id).status
     check_move(current, wanted)
-    store.update(conn, row["id"], status=wanted, **columns)
+    store.update(conn, row.id, status=wanted, **columns)
 
 
-def _row(conn: Conn, execution_id: str) -> sqlite3.Row:
+def _row(conn: Conn, execution_id: str) -> ExecutionRow:
     found = store.row(conn, execution_id)
     assert found is not None, execution_id
     return found
 
 
-def schedule_step(conn: Conn, row: sqlite3.Row, wake: datetime) -> None:
+def schedule_step(conn: Conn, row: ExecutionRow, wake: datetime) -> None:
     """The execution's next step job (replacing any pending one: one per execution)."""
-    jobs.schedule(conn, STEP_JOB, wake, {"executionId": row["id"]}, key=step_key(row))
+    jobs.schedule(conn, STEP_JOB, wake, {"executionId": row.id}, key=step_key(row))
 
 
-def step_key(row: sqlite3.Row) -> str:
-    return f"execution:{row['id']}:step"
+def step_key(row: ExecutionRow) -> str:
+    return f"execution:{row.id}:step"
 
 
-def _timeout_key(row: sqlite3.Row) -> str:
-    return f"execution:{row['id']}:timeout"
+def _timeout_key(row: ExecutionRow) -> str:
+    return f"execution:{row.id}:timeout"

@@ -3,49 +3,48 @@
 A step job performs the program operation that fell due and every one right
 after it (`after` 0) at the same moment, in one transaction, then schedules
 itself for the next one; it stops at a confirmation (awaiting a user message)
-and at the end. Importing this module registers the handlers.
+and at the end. `service/job_handlers.py` registers the handlers.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 from agentform.service.executions import controls, lifecycle
 from agentform.service.executions.file_links import presigned_url
-from agentform.service.runtime import current_context, job_handler
+from agentform.service.runtime import RunContext
 from agentform.service.settings import ServiceSettings
 from agentform.service.store import execution_files
 from agentform.service.store import executions as store
-from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn, iso
+from agentform.service.store.executions import ExecutionRow
 from agentform.service.store.jobs import Job
 
 
-@job_handler(lifecycle.STEP_JOB)
-def _step_job(job: Job, conn: Conn) -> None:
-    step(conn, job.payload["executionId"], current_context().settings)
+def step_job(job: Job, conn: Conn, context: RunContext) -> None:
+    """The handler of `lifecycle.STEP_JOB`."""
+    step(conn, job.payload["executionId"], context.settings)
 
 
-@job_handler(lifecycle.TIMEOUT_JOB)
-def _timeout_job(job: Job, conn: Conn) -> None:
+def timeout_job(job: Job, conn: Conn, context: RunContext) -> None:
+    """The handler of `lifecycle.TIMEOUT_JOB`."""
     controls.time_out(conn, job.payload["executionId"])
 
 
 def step(conn: Conn, execution_id: str, settings: ServiceSettings) -> None:
     row = store.row(conn, execution_id)
-    if row is None or row["status"] not in ("starting", "running"):
+    if row is None or row.status not in ("starting", "running"):
         return  # paused, awaiting or ended since: its step job was cancelled then
-    program: list[dict[str, Any]] = stored_json(row["program"])
-    pc, status = row["pc"], row["status"]
+    program: list[dict[str, Any]] = row.program
+    pc, status = row.pc, str(row.status)
     # Links point at the server notifications name (`platform_url`), outside its API path.
     platform = urlsplit(settings.platform_url)
     public_url = f"{platform.scheme}://{platform.netloc}"
     while pc < len(program):
         op = program[pc]
-        if pc > row["pc"] and op["after"] > 0:
+        if pc > row.pc and op["after"] > 0:
             break
         status = _perform(conn, row, op, public_url)
         pc += 1
@@ -62,7 +61,7 @@ def step(conn: Conn, execution_id: str, settings: ServiceSettings) -> None:
         store.update(conn, execution_id, pc=pc)
 
 
-def _perform(conn: Conn, row: sqlite3.Row, op: dict[str, Any], public_url: str) -> str:
+def _perform(conn: Conn, row: ExecutionRow, op: dict[str, Any], public_url: str) -> str:
     """Does one operation; returns the execution's status after it."""
     kind = op["op"]
     if kind == "start":
@@ -93,7 +92,7 @@ def _perform(conn: Conn, row: sqlite3.Row, op: dict[str, Any], public_url: str) 
 
 
 def _produce_file(
-    conn: Conn, row: sqlite3.Row, op: dict[str, Any], public_url: str
+    conn: Conn, row: ExecutionRow, op: dict[str, Any], public_url: str
 ) -> dict[str, Any]:
     spec, file_id = op["file"], op["file_id"]
     content = spec["content"].encode()

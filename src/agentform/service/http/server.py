@@ -13,12 +13,12 @@ from types import FrameType
 
 import uvicorn
 
-from agentform.core.errors import PortInUse
 from agentform.service.app import BASE_PATH, create_app
 from agentform.service.clock import ManualClock, wall_now
 from agentform.service.http.timeouts import TimedConfig
 from agentform.service.runtime import Runner
 from agentform.service.settings import READ_TIMEOUT_SECONDS, ServiceSettings
+from agentform.service.start_errors import PortInUse
 from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
 
 

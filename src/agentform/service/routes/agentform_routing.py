@@ -25,15 +25,15 @@ def _explain(db: Database, org_id: str, execution_id: str) -> dict[str, Any]:
     with db.read() as conn:
         row = owned_row(conn, org_id, execution_id)
         # One more than shown, to know whether there were more.
-        events = routing.events_of_execution(conn, org_id, row["id"], routing.MAX_DECISIONS + 1)
-        decisions = routing.decisions_of_execution(conn, org_id, row["id"])
+        events = routing.events_of_execution(conn, org_id, row.id, routing.MAX_DECISIONS + 1)
+        decisions = routing.decisions_of_execution(conn, org_id, row.id)
     by_event: dict[str, list[dict[str, object]]] = {}
     for decision in decisions:
         by_event.setdefault(decision.event_id, []).append(decision.as_json())
     shown = events[: routing.MAX_DECISIONS]
     return {
-        "executionId": row["id"],
-        "status": row["status"],
+        "executionId": row.id,
+        "status": row.status,
         "events": [
             {
                 "eventId": e.id,

@@ -5,7 +5,6 @@ call, answer."""
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from collections.abc import Callable
 from typing import Annotated
@@ -29,6 +28,7 @@ from agentform.service.models.executions import (
 )
 from agentform.service.store import executions
 from agentform.service.store.database import Conn, Database
+from agentform.service.store.executions import ExecutionRow
 
 router = api_router(tags=["Execution"])
 
@@ -68,7 +68,7 @@ def execute(
         row = lifecycle.create_execution(conn, agent, body, created_by=actor(who))
     if body.uses_dynamic_data:
         response.headers["Deprecation"] = "true"
-    return ExecutionCreated(executionId=row["id"], status=row["status"])
+    return ExecutionCreated(executionId=row.id, status=row.status)
 
 
 @router.get("/executions", response_model=Page[Execution], response_model_exclude_none=True)
@@ -109,7 +109,7 @@ def get_execution(
 
 
 def _status_call(
-    change: Callable[[Conn, sqlite3.Row, lifecycle.Actor], str],
+    change: Callable[[Conn, ExecutionRow, lifecycle.Actor], str],
 ) -> Callable[..., StatusChange]:
     def call(
         executionId: uuid.UUID, who: Caller = Depends(caller), db: Database = Depends(database)

@@ -43,9 +43,9 @@ def download(
         found = execution_files.produced_file(conn, str(fileId))
     if found is None:
         raise ServiceError(404, "file not found")
-    disposition = f"attachment; filename*=UTF-8''{quote(found['name'])}"
+    disposition = f"attachment; filename*=UTF-8''{quote(found.name)}"
     return Response(
-        bytes(found["content"]),
-        media_type=found["mime_type"],
+        found.content,
+        media_type=found.mime_type,
         headers={"Content-Disposition": disposition},
     )

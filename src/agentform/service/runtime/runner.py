@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import functools
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from agentform.service.clock import Clock
+from agentform.service.runtime.context import RunContext
 from agentform.service.runtime.grouped import GroupCommit
-from agentform.service.runtime.handlers import HANDLERS, IoJobHandler, JobHandlers, TxHandler
+from agentform.service.runtime.handlers import Done, IoJobHandler, JobHandlers, TxHandler
 from agentform.service.settings import ServiceSettings
+from agentform.service.start_errors import UnhandledJobKind
 from agentform.service.store import jobs
 from agentform.service.store.database import Conn, Database
 from agentform.service.store.jobs import JOBS_CHANGED, Job
@@ -33,40 +34,6 @@ T = TypeVar("T")
 _NOTHING = object()
 READ_AHEAD = 256
 PRUNE_EVERY = timedelta(hours=1)
-_CURRENT: contextvars.ContextVar[RunContext] = contextvars.ContextVar("agentform_run_context")
-
-
-def current_context() -> RunContext:
-    """The RunContext of the runner running the current job (inside any handler phase)."""
-    return _CURRENT.get()
-
-
-class RunContext:
-    """What an I/O handler's `perform` may use: the clock, settings, shared resources."""
-
-    def __init__(self, clock: Clock, db: Database, settings: ServiceSettings) -> None:
-        self.clock = clock
-        self.db = db
-        self.settings = settings
-        self._resources: dict[str, Any] = {}
-
-    def resource(self, name: str, factory: Callable[[], T]) -> T:
-        """One object per runner (an HTTP client, say), made on first use; closed at stop
-        (`aclose()` or `close()`, when it has one)."""
-        if name not in self._resources:
-            self._resources[name] = factory()
-        return cast(T, self._resources[name])
-
-    async def aclose(self) -> None:
-        resources, self._resources = list(self._resources.values()), {}
-        for resource in reversed(resources):
-            try:
-                if hasattr(resource, "aclose"):
-                    await resource.aclose()
-                elif hasattr(resource, "close"):
-                    resource.close()
-            except Exception:
-                log.exception("closing a runtime resource failed")
 
 
 class Runner:
@@ -74,7 +41,7 @@ class Runner:
         self,
         db: Database,
         clock: Clock,
-        handlers: JobHandlers = HANDLERS,
+        handlers: JobHandlers,
         *,
         io_concurrency: int = 128,
         settings: ServiceSettings | None = None,
@@ -96,7 +63,6 @@ class Runner:
         self._lanes: set[str] = set()
         self._threads: set[asyncio.Future[Any]] = set()
         self._scheduled = False
-        self._warned: set[str] = set()
         self._pruned_at: datetime | None = None
         self.looked_at: datetime = clock.now()
         """The moment `run_due` last looked for due jobs: work due after it was not seen,
@@ -174,9 +140,9 @@ class Runner:
                     continue  # its lane is busy: it waits its turn
                 handler = self.handlers.get(job.kind)
                 if handler is None:
-                    self._warn_unhandled(job.kind)
-                    continue
-                if isinstance(handler, IoJobHandler):
+                    # scheduled since the start checked the kinds: a defect, said loudly
+                    await self._in_thread(self._fail, job, UnhandledJobKind([job.kind]))
+                elif isinstance(handler, IoJobHandler):
                     if self._io_full():
                         continue  # it waits for a free slot; jobs behind it may run
                     self._spawn(job, handler)
@@ -240,9 +206,7 @@ class Runner:
 
     async def _in_thread(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
-        context = contextvars.copy_context()
-        context.run(_CURRENT.set, self.context)
-        future = loop.run_in_executor(None, functools.partial(context.run, fn, *args))
+        future = loop.run_in_executor(None, functools.partial(fn, *args))
         self._threads.add(future)
         future.add_done_callback(self._threads.discard)
         return await asyncio.shield(future)
@@ -255,18 +219,15 @@ class Runner:
         with self.db.write() as conn:
             jobs.prune(conn, before)
 
-    def _warn_unhandled(self, kind: str) -> None:
-        if kind not in self._warned:
-            self._warned.add(kind)
-            log.warning("no handler for job kind %r: its jobs stay pending", kind)
-
     def _run_transaction(self, job: Job, handler: TxHandler) -> None:
         try:
             with self.db.write() as conn:
                 if not jobs.is_pending(conn, job.id):
                     return  # cancelled since it was read
-                handler(job, conn)
+                # Done first: a successor it schedules under its own key takes the key
+                # instead of cancelling it. A failure rolls both back.
                 jobs.mark_done(conn, job.id)
+                handler(job, conn, self.context)
         except Exception as exc:
             self._fail(job, exc)
 
@@ -283,7 +244,6 @@ class Runner:
         self._io[job.id] = task
 
     async def _run_io(self, job: Job, handler: IoJobHandler[Any, Any]) -> None:
-        _CURRENT.set(self.context)  # this task's own context
         try:
             # prepare and record share write transactions with other jobs' (grouped.py)
             prepared = await self._grouped.run(functools.partial(self._prepare, job, handler))
@@ -305,7 +265,7 @@ class Runner:
     def _prepare(self, job: Job, handler: IoJobHandler[Any, Any], conn: Conn) -> Any:
         if not jobs.is_pending(conn, job.id):
             return _NOTHING
-        prepared = handler.prepare(job, conn)
+        prepared = handler.prepare(job, conn, self.context)
         if prepared is None:
             jobs.mark_done(conn, job.id)
             return _NOTHING
@@ -314,8 +274,10 @@ class Runner:
     def _record(
         self, job: Job, handler: IoJobHandler[Any, Any], prepared: Any, out: Any, conn: Conn
     ) -> Any:
-        following = handler.record(job, conn, prepared, out)
-        if following is None:
+        following = handler.record(job, conn, prepared, out, self.context)
+        if following is None or isinstance(following, Done):
             jobs.mark_done(conn, job.id)
+            if following is not None:
+                following.then(conn)
             return _NOTHING
         return following

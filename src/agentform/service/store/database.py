@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from agentform.core.errors import MigrationError
+from agentform.service.start_errors import MigrationError
 from agentform.service.store.migrations import upgrade
 
 DEFAULT_DB_PATH = Path(".agentform") / "service.db"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentform.service.errors import not_found
+from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn
 
 MAX_LISTED = 100
@@ -89,7 +90,36 @@ def _shown(row: sqlite3.Row, attempts: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def owned_delivery(conn: Conn, org_id: str, delivery_id: str) -> sqlite3.Row:
+@dataclass(frozen=True)
+class StoredDelivery:
+    """What a resend copies of a delivery: whose, the event and its notification."""
+
+    organization_id: str
+    integration_id: str
+    event: str
+    notification: dict[str, Any]
+    unwrap: bool
+    execution_id: str | None
+    batch_id: str | None
+    event_ref: str | None
+    event_id: str
+
+
+def _stored(row: sqlite3.Row) -> StoredDelivery:
+    return StoredDelivery(
+        organization_id=row["organization_id"],
+        integration_id=row["integration_id"],
+        event=row["event"],
+        notification=stored_json(row["notification"]),
+        unwrap=bool(row["unwrap"]),
+        execution_id=row["execution_id"],
+        batch_id=row["batch_id"],
+        event_ref=row["event_ref"],
+        event_id=row["event_id"],
+    )
+
+
+def owned_delivery(conn: Conn, org_id: str, delivery_id: str) -> StoredDelivery:
     """The organization's delivery, else 404 (another organization's too)."""
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM webhook_deliveries WHERE id = ? AND organization_id = ?",
@@ -97,15 +127,16 @@ def owned_delivery(conn: Conn, org_id: str, delivery_id: str) -> sqlite3.Row:
     ).fetchone()
     if row is None:
         raise not_found("webhook delivery")
-    return row
+    return _stored(row)
 
 
-def failed_since(conn: Conn, which: DeliveryFilter) -> list[sqlite3.Row]:
+def failed_since(conn: Conn, which: DeliveryFilter) -> list[StoredDelivery]:
     """The failed deliveries matching `which`, oldest first (at most MAX_RESENT)."""
     where, args = _where(
         DeliveryFilter(which.organization_id, which.integration_id, "failed", which.since)
     )
-    return conn.execute(
+    rows = conn.execute(
         f"SELECT * FROM webhook_deliveries WHERE {where} ORDER BY created_at, id LIMIT ?",
         (*args, MAX_RESENT),
     ).fetchall()
+    return [_stored(row) for row in rows]

@@ -4,15 +4,16 @@ links are signed with (kept in the database, made on first use)."""
 from __future__ import annotations
 
 import secrets
-import sqlite3
+from dataclasses import dataclass
 
 from agentform.service.store.database import Conn
+from agentform.service.store.executions import ExecutionRow
 
 
 def add_file(
     conn: Conn,
     file_id: str,
-    execution: sqlite3.Row,
+    execution: ExecutionRow,
     *,
     name: str,
     mime_type: str,
@@ -24,8 +25,8 @@ def add_file(
         " mime_type, source, size, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             file_id,
-            execution["id"],
-            execution["organization_id"],
+            execution.id,
+            execution.organization_id,
             name,
             mime_type,
             source,
@@ -36,11 +37,18 @@ def add_file(
     )
 
 
-def produced_file(conn: Conn, file_id: str) -> sqlite3.Row | None:
-    found: sqlite3.Row | None = conn.execute(
+@dataclass(frozen=True)
+class ProducedFile:
+    name: str
+    mime_type: str
+    content: bytes
+
+
+def produced_file(conn: Conn, file_id: str) -> ProducedFile | None:
+    found = conn.execute(
         "SELECT name, mime_type, content FROM execution_files WHERE id = ?", (file_id,)
     ).fetchone()
-    return found
+    return None if found is None else ProducedFile(found[0], found[1], bytes(found[2]))
 
 
 _LINK_SECRET = "file-links"

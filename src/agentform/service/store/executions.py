@@ -102,16 +102,53 @@ def _creation_time(conn: Conn, org_id: str) -> str:
     return iso(now)
 
 
-def row(conn: Conn, execution_id: str) -> sqlite3.Row | None:
-    found: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM executions WHERE id = ?", (execution_id,)
-    ).fetchone()
-    return found
+@dataclass(frozen=True)
+class ExecutionRow:
+    """An execution as its behaviour reads it: whose, its status, and where it is in
+    its program (`pc`; `wake_at` while waiting, `remaining` seconds while paused or
+    awaiting confirmation)."""
+
+    id: str
+    organization_id: str
+    agent_id: str
+    batch_id: str | None
+    status: Status
+    metadata: dict[str, str]
+    program: list[dict[str, Any]]
+    pc: int
+    wake_at: str | None
+    remaining: float | None
+    soft_timeout_mins: float | None
+    agent_profile_id: str | None
+    agent_profile_pool_id: str | None
 
 
-def owned_row(conn: Conn, org_id: str, execution_id: object) -> sqlite3.Row:
+def _state(r: sqlite3.Row) -> ExecutionRow:
+    return ExecutionRow(
+        id=r["id"],
+        organization_id=r["organization_id"],
+        agent_id=r["agent_id"],
+        batch_id=r["batch_id"],
+        status=r["status"],
+        metadata=stored_json(r["metadata"]),
+        program=stored_json(r["program"]),
+        pc=r["pc"],
+        wake_at=r["wake_at"],
+        remaining=r["remaining"],
+        soft_timeout_mins=r["soft_timeout_mins"],
+        agent_profile_id=r["agent_profile_id"],
+        agent_profile_pool_id=r["agent_profile_pool_id"],
+    )
+
+
+def row(conn: Conn, execution_id: str) -> ExecutionRow | None:
+    found = conn.execute("SELECT * FROM executions WHERE id = ?", (execution_id,)).fetchone()
+    return None if found is None else _state(found)
+
+
+def owned_row(conn: Conn, org_id: str, execution_id: object) -> ExecutionRow:
     """The organization's execution, else 404."""
-    return fetch_owned(conn, "executions", execution_id, org_id, "execution")
+    return _state(fetch_owned(conn, "executions", execution_id, org_id, "execution"))
 
 
 def update(conn: Conn, execution_id: str, **columns: Any) -> None:
@@ -121,7 +158,7 @@ def update(conn: Conn, execution_id: str, **columns: Any) -> None:
 
 
 def get(conn: Conn, org_id: str, execution_id: object) -> Execution:
-    return execution_from_row(owned_row(conn, org_id, execution_id))
+    return execution_from_row(fetch_owned(conn, "executions", execution_id, org_id, "execution"))
 
 
 def list_executions(

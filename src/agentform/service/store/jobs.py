@@ -160,6 +160,12 @@ def next_due_after(conn: Conn, moment: datetime) -> datetime | None:
     return parse_iso(row[0]) if row[0] else None
 
 
+def pending_kinds(conn: Conn) -> list[str]:
+    """The kinds of the jobs still to run."""
+    rows = conn.execute("SELECT DISTINCT kind FROM jobs WHERE status = 'pending' ORDER BY kind")
+    return [row[0] for row in rows]
+
+
 def is_pending(conn: Conn, job_id: int) -> bool:
     row = conn.execute("SELECT status FROM jobs WHERE id = ?", (job_id,)).fetchone()
     return row is not None and row[0] == "pending"

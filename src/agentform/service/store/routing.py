@@ -140,4 +140,4 @@ def explain_execution(db: Database, org_id: str, execution_id: object) -> list[R
     execution, or none, is a 404 (ServiceError), so existence never leaks."""
     with db.read() as conn:
         row = owned_row(conn, org_id, execution_id)
-        return decisions_of_execution(conn, org_id, row["id"])
+        return decisions_of_execution(conn, org_id, row.id)

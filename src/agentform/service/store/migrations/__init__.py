@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from importlib import import_module
 from types import ModuleType
 
-from agentform.core.errors import MigrationError
+from agentform.service.start_errors import MigrationError
 
 STEP_NAME = re.compile(r"^m(\d{3})_(\w+)$")
 ADOPTED = "adopted: written by release 0.1"

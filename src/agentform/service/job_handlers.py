@@ -1,0 +1,23 @@
+"""Every kind of job the service schedules, and its handler: the one place they meet.
+
+A module that schedules a new kind of job adds its handler here. `create_app`
+refuses to start over a database holding pending jobs of a kind not named
+here (`start_errors.UnhandledJobKind`): they would never run.
+"""
+
+from __future__ import annotations
+
+from agentform.service.batches import scheduler
+from agentform.service.delivery import outbox, sending
+from agentform.service.executions import lifecycle, stepping
+from agentform.service.runtime import JobHandlers
+
+
+def service_handlers() -> JobHandlers:
+    """A fresh registry of the service's handlers (one per app and its runner)."""
+    handlers = JobHandlers()
+    handlers.add(lifecycle.STEP_JOB, stepping.step_job)
+    handlers.add(lifecycle.TIMEOUT_JOB, stepping.timeout_job)
+    handlers.add(scheduler.RELEASE_JOB, scheduler.release_job)
+    handlers.add(outbox.DELIVERY_JOB, sending.DeliveryJob())
+    return handlers
