@@ -8,15 +8,20 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import fields
 from functools import cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
 from agentform.rules.values import replace_unencodable
 from agentform.service.errors import conflict, not_found
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 M = TypeVar("M", bound=BaseModel)
+D = TypeVar("D", bound="DataclassInstance")
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
 
 
@@ -80,3 +85,10 @@ def stored_json(text: str) -> Any:
     value = json.loads(text)
     # json.dumps writes any such code point as a `\\u` escape: without one, none.
     return replace_unencodable(value) if "\\ud" in text or "\\uD" in text else value
+
+
+def row_as(kind: type[D], row: sqlite3.Row, **computed: Any) -> D:
+    """The dataclass `kind` with each field read from the column of its name, but for
+    the `computed` ones (a JSON column parsed, say): how the store answers typed rows."""
+    values = {f.name: row[f.name] for f in fields(kind) if f.name not in computed}
+    return kind(**values, **computed)

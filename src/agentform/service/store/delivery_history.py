@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentform.service.errors import not_found
-from agentform.service.store.common import stored_json
+from agentform.service.store.common import row_as, stored_json
 from agentform.service.store.database import Conn
 
 MAX_LISTED = 100
@@ -106,17 +106,8 @@ class StoredDelivery:
 
 
 def _stored(row: sqlite3.Row) -> StoredDelivery:
-    return StoredDelivery(
-        organization_id=row["organization_id"],
-        integration_id=row["integration_id"],
-        event=row["event"],
-        notification=stored_json(row["notification"]),
-        unwrap=bool(row["unwrap"]),
-        execution_id=row["execution_id"],
-        batch_id=row["batch_id"],
-        event_ref=row["event_ref"],
-        event_id=row["event_id"],
-    )
+    notification = stored_json(row["notification"])
+    return row_as(StoredDelivery, row, notification=notification, unwrap=bool(row["unwrap"]))
 
 
 def owned_delivery(conn: Conn, org_id: str, delivery_id: str) -> StoredDelivery:

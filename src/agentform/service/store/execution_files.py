@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+from agentform.service.store.common import row_as
 from agentform.service.store.database import Conn
 from agentform.service.store.executions import ExecutionRow
 
@@ -48,7 +49,7 @@ def produced_file(conn: Conn, file_id: str) -> ProducedFile | None:
     found = conn.execute(
         "SELECT name, mime_type, content FROM execution_files WHERE id = ?", (file_id,)
     ).fetchone()
-    return None if found is None else ProducedFile(found[0], found[1], bytes(found[2]))
+    return None if found is None else row_as(ProducedFile, found, content=bytes(found["content"]))
 
 
 _LINK_SECRET = "file-links"

@@ -20,7 +20,7 @@ from typing import Any
 from agentform.service.models.executions import Execution, ExecutionResult, Status
 from agentform.service.models.pages import Page
 from agentform.service.store import temp_files
-from agentform.service.store.common import fetch_owned, stored_json
+from agentform.service.store.common import fetch_owned, row_as, stored_json
 from agentform.service.store.database import Conn, iso, parse_iso
 from agentform.service.store.pages import PageRequest, read_page
 
@@ -124,21 +124,8 @@ class ExecutionRow:
 
 
 def _state(r: sqlite3.Row) -> ExecutionRow:
-    return ExecutionRow(
-        id=r["id"],
-        organization_id=r["organization_id"],
-        agent_id=r["agent_id"],
-        batch_id=r["batch_id"],
-        status=r["status"],
-        metadata=stored_json(r["metadata"]),
-        program=stored_json(r["program"]),
-        pc=r["pc"],
-        wake_at=r["wake_at"],
-        remaining=r["remaining"],
-        soft_timeout_mins=r["soft_timeout_mins"],
-        agent_profile_id=r["agent_profile_id"],
-        agent_profile_pool_id=r["agent_profile_pool_id"],
-    )
+    program, metadata = stored_json(r["program"]), stored_json(r["metadata"])
+    return row_as(ExecutionRow, r, program=program, metadata=metadata)
 
 
 def row(conn: Conn, execution_id: str) -> ExecutionRow | None:
