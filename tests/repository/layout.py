@@ -27,35 +27,35 @@ def team(name: str) -> dict[str, str]:
             "environments:\n"
             "  staging:\n"
             f"    organizationId: {STAGING_ORG}\n"
-            "    varFiles: [../../shared/staging.vars.yaml]\n"
+            "    varFiles: [../../common/staging.vars.yaml]\n"
             "  prod:\n"
             f"    organizationId: {ORG}\n"
-            "    varFiles: [../../shared/prod.vars.yaml]\n"
+            "    varFiles: [../../common/prod.vars.yaml]\n"
         ),
         f"teams/{name}/pools.yaml": (
-            "{% import '../../shared/macros.j2' as m %}\n"
+            "{% import '../../common/macros.j2' as m %}\n"
             "profilePools:\n"
             f"  - name: {name}-main\n"
             f"    members: {{{{ m.members('{name}') }}}}\n"
-            "{% include '../../shared/alerts.j2' %}\n"
+            "{% include '../../common/alerts.j2' %}\n"
         ),
         f"teams/{name}/tests/smoke.yaml": (
-            "seed: ../../../shared/seed.yaml\n"
+            "seed: ../../../common/seed.yaml\n"
             "tests:\n  - name: smoke\n    steps:\n      - expect: {plan: empty}\n"
         ),
     }
 
 
 SHARED = {
-    "shared/alerts.j2": (
+    "common/alerts.j2": (
         "  - name: {{ workspace }}-alerts\n    members: [{{ vars.region }}-bot]\n"
     ),
-    "shared/macros.j2": (
+    "common/macros.j2": (
         "{% macro members(team) %}[{{ team }}-bot-1, {{ team }}-bot-2]{% endmacro %}\n"
     ),
-    "shared/staging.vars.yaml": "region: eu-staging\n",
-    "shared/prod.vars.yaml": "region: eu\n",
-    "shared/seed.yaml": (
+    "common/staging.vars.yaml": "region: eu-staging\n",
+    "common/prod.vars.yaml": "region: eu\n",
+    "common/seed.yaml": (
         f"organizations:\n  - name: company\n    id: {ORG}\n"
         "    apiKeys: [{name: admin, key: company-admin-key-1, role: admin}]\n"
     ),

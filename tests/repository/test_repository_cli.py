@@ -37,12 +37,12 @@ def test_a_shared_file_problem_is_said_once_per_workspace_reading_it(tmp_path: P
     company(tmp_path)
     write(
         tmp_path,
-        {"shared/alerts.j2": "  - name: {{ workspace }}-alerts\n    members: [{{ nope }}]\n"},
+        {"common/alerts.j2": "  - name: {{ workspace }}-alerts\n    members: [{{ nope }}]\n"},
     )
     result = run("-C", str(tmp_path), "validate", "--all")
     assert result.exit_code == 1
     found = [line for line in result.output.splitlines() if "error:" in line]
-    assert len(found) == 2 and all("shared/alerts.j2:" in line for line in found)
+    assert len(found) == 2 and all("common/alerts.j2:" in line for line in found)
     assert [line.rsplit("(read by workspace ", 1)[1] for line in found] == [
         "teams/payments)",
         "teams/support)",
@@ -56,8 +56,9 @@ def test_widening_one_team_owns_is_refused_by_validate_all(tmp_path: Path) -> No
     result = run("-C", str(tmp_path), "validate", "--all")
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
-        "teams/support/agentform.yaml: error: workspaces teams/payments (environment staging) and "
-        "teams/support (environment staging) both own names on https://agents.example.com/agents/v2, "
+        "teams/support/agentform.yaml: error: workspaces teams/payments (environment staging) "
+        "and teams/support (environment staging) both own names on "
+        "https://agents.example.com/agents/v2, "
         f"organization {STAGING_ORG}: profilePools: 'payments-*' and 'pay*' "
         "(they would prune each other's objects: make their owns disjoint)"
     )
@@ -65,7 +66,7 @@ def test_widening_one_team_owns_is_refused_by_validate_all(tmp_path: Path) -> No
 
 def test_list_all_lists_every_pair_with_its_organization_and_owns(tmp_path: Path) -> None:
     company(tmp_path)
-    text = run("-C", str(tmp_path / "shared"), "list", "--all")
+    text = run("-C", str(tmp_path / "common"), "list", "--all")
     assert text.exit_code == 0, text.output
     assert text.output.splitlines()[:3] == [
         "WORKSPACE       ENVIRONMENT  ORGANIZATION                          OWNS",

@@ -41,7 +41,7 @@ def test_the_same_files_without_a_repository_file_are_refused_as_today(tmp_path:
     found = problems(tmp_path / "teams/payments")
     assert found[0] == (
         "agentform.yaml: error: environments.prod.varFiles: "
-        "'../../shared/prod.vars.yaml' is not inside the workspace"
+        "'../../common/prod.vars.yaml' is not inside the workspace"
     )
 
 
@@ -69,13 +69,13 @@ def test_a_shared_file_error_is_at_its_own_line_and_names_the_workspace(tmp_path
     write(
         tmp_path,
         {
-            "shared/alerts.j2": "  - name: {{ workspace }}-alerts\n"
+            "common/alerts.j2": "  - name: {{ workspace }}-alerts\n"
             "    members: [{{ vars.regoin }}]\n"
         },
     )
     found = problems(tmp_path / "teams/support")
     assert found == [
-        "../../shared/alerts.j2:2:1: error: template error: variable 'regoin' "
+        "../../common/alerts.j2:2:1: error: template error: variable 'regoin' "
         "is not set (did you mean 'region'?) (read by workspace teams/support)"
     ]
 
@@ -85,12 +85,12 @@ def test_items_files_and_seeds_may_be_shared(tmp_path: Path) -> None:
     write(
         tmp_path,
         {
-            "shared/items.csv": "inputs.n\n1\n2\n",
+            "common/items.csv": "inputs.n\n1\n2\n",
             "teams/payments/batches.yaml": (
                 "batches:\n  - name: payments-nightly\n    agent: support-agent\n"
                 "    startAt: 2030-01-01T00:00:00Z\n"
                 "    config: {type: timeBatching, batchSize: 1, batchInterval: 60}\n"
-                "    itemsFile: ../../shared/items.csv\n"
+                "    itemsFile: ../../common/items.csv\n"
             ),
         },
     )

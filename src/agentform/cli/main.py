@@ -29,6 +29,7 @@ COMMANDS: Mapping[str, str] = {
     "export": "agentform.cli.export_cmd:export",
     "import": "agentform.cli.import_cmd:import_objects",
     "list": "agentform.cli.list_cmd:list_objects",
+    "affected": "agentform.cli.affected_cmd:affected_pairs",
     "env": "agentform.cli.env_cmd:env",
     "schema": "agentform.cli.schema_cmd:schema",
     "service": "agentform.cli.service_cmd:service",

@@ -30,7 +30,7 @@ def _named(folder: Path) -> str:
 
 def _rebased(diagnostic: Diagnostic, name: str) -> Diagnostic:
     """The diagnostic with its file named from where the command runs (a shared
-    file, `../../shared/alerts.j2` from the workspace, as `shared/alerts.j2`)."""
+    file, `../../common/alerts.j2` from the workspace, as `common/alerts.j2`)."""
     where = diagnostic.position or Position("")
     file = f"{name}/{where.file}" if where.file and name != "." else where.file or name
     file = posixpath.normpath(file) if file else file

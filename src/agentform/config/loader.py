@@ -77,6 +77,9 @@ class Workspace:
     # command line gave (--var-file, --var): what a saved plan records
     variables: dict[str, Any] = field(default_factory=dict)
     var_overrides: dict[str, Any] = field(default_factory=dict)
+    # every file the load read (workspace files, includes, var files, itemsFiles),
+    # resolved: what `affected` compares between two commits
+    inputs: frozenset[Path] = frozenset()
 
     def sensitive_values(self) -> dict[str, str | Sensitive]:
         """The sensitive values a plan's slots name (webhook header values), by name;
@@ -142,6 +145,8 @@ def _load(
     loading.check()
     workspace = loading.workspace([relative(f, root) for f in files])
     workspace.variables, workspace.var_overrides = variables, overrides
+    chosen = every_var_file(bounds, {spec.name: spec}) if spec is not None else []
+    workspace.inputs = loading.inputs(files, [*inputs.var_files, *chosen])
     return workspace
 
 
@@ -181,6 +186,7 @@ class _Loading:
         self.declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
         self.settings: Settings | None = None
         self.digest = hashlib.sha256()
+        self.items_files: set[Path] = set()
 
     def read(self, path: Path, variables: Mapping[str, Any]) -> None:
         """One file: rendered, parsed, its secrets substituted, validated, declared."""
@@ -255,6 +261,7 @@ class _Loading:
                 written = Declared(item, where((kind.name, i)), locate=where.inside(kind.name, i))
                 parent, read = kind.expand(written, path.parent, self.bounds, self.diags)
                 for extra, content in read:
+                    self.items_files.add(extra.resolve())
                     self.digest.update(self.bounds.name(extra).encode() + b"\0" + content + b"\0")
                 self.declared[kind.name].append(parent)
                 declare_children(kind, parent, (kind.name, i), where, self.declared, self.diags)
@@ -306,6 +313,17 @@ class _Loading:
                             "mask it there",
                             item.position,
                         )
+
+    def inputs(self, files: list[Path], var_files: list[Path]) -> frozenset[Path]:
+        """Every file this load read, resolved."""
+        included = [
+            self.bounds.inside(name)
+            for env in (self.renderer.env, self.renderer.marked_env)
+            if env is not None
+            for name in env.workspace_loader.sources
+        ]
+        found = [*files, *var_files, *self.items_files, *(p for p in included if p)]
+        return frozenset(path.resolve() for path in found)
 
     def workspace(self, files: list[str]) -> Workspace:
         assert self.settings is not None  # a root file without one is an error, raised

@@ -49,7 +49,7 @@ class Bounds:
 
     def name(self, path: Path) -> str:
         """How the files name `path`: from the workspace, with `..` for a file of the
-        repository outside it (`../../shared/alerts.j2`)."""
+        repository outside it (`../../common/alerts.j2`)."""
         resolved = path.resolve()
         if resolved.is_relative_to(self.workspace):
             return resolved.relative_to(self.workspace).as_posix()
