@@ -175,3 +175,38 @@ def test_a_test_file_linked_from_outside_the_workspace_is_refused(tmp_path: Path
     assert "tests/q.yaml: error: leads outside the workspace (a test file is a workspace file)" in (
         result.output
     )
+
+
+BATCH = (
+    "batches:\n  - name: b\n    agent: support-agent\n    startAt: 2030-01-01T00:00:00Z\n"
+    "    config: {type: timeBatching, batchSize: 1, batchInterval: 60}\n"
+    "    itemsFile: ITEMS\n"
+)
+
+
+def items_problems(ws: Path, name: str, content: str) -> list[str]:
+    write_workspace(
+        ws, {"agentform.yaml": "workspace: w\n", "b.yaml": BATCH.replace("ITEMS", name)}
+    )
+    (ws / name).write_text(content)
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws, environ={})
+    return [d.render() for d in info.value.diagnostics]
+
+
+def test_a_json_item_nested_too_deep_is_a_diagnostic_at_the_item(ws: Path) -> None:
+    deep = '{"inputs": {"a": ' + "[" * 20_000 + "]" * 20_000 + "}}"
+    content = '[\n  {"inputs": {"a": 1}},\n  ' + deep + "\n]\n"
+    assert items_problems(ws, "items.json", content) == [
+        "items.json:3:82: error: itemsFile items.json: item 2 is nested deeper than 64 levels"
+    ]
+
+
+def test_a_csv_cell_longer_than_a_cell_holds_is_a_diagnostic_at_its_row_and_column(
+    ws: Path,
+) -> None:
+    content = "inputs.a,inputs.b\nx,y\nz," + "w" * 200_000 + "\n"
+    assert items_problems(ws, "items.csv", content) == [
+        "items.csv:3:3: error: itemsFile items.csv: row 2, cell 2 (inputs.b): longer than "
+        "131,072 characters, the most a cell holds"
+    ]
