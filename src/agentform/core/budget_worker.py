@@ -110,6 +110,12 @@ class Worker:
             raise BudgetExceeded(value)
         raise value
 
+    def start(self) -> None:
+        """Starts the child now (it imports its modules while the caller goes on), so
+        the first call does not wait for it."""
+        with self.lock:
+            self._started()
+
     def _started(self) -> subprocess.Popen[bytes]:
         if self.process is None or self.process.poll() is not None:
             code = "from agentform.core.budget_worker import serve; serve()"

@@ -199,10 +199,27 @@ def render(script: Script | None, inputs: dict[str, Any]) -> RenderedScript:
     if not _templated(script.model_dump()) or os.name != "posix":
         return render_here(script, inputs)
     try:
-        rendered: RenderedScript = _WORKER.call(f"{__name__}:render_here", script, inputs)
+        text = _WORKER.call(f"{__name__}:rendered_json", script.model_dump_json(), inputs)
     except BudgetExceeded as exc:
         raise ScriptError(f"the agent's script {exc}") from None
-    return rendered
+    return RenderedScript.model_validate_json(text)
+
+
+def rendered_json(script: str, inputs: dict[str, Any]) -> str:
+    """What the worker computes: JSON in and out, which costs a tenth of pickling the
+    models, and each script is parsed once."""
+    return render_here(_parsed(script), inputs).model_dump_json()
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(script: str) -> Script:
+    return Script.model_validate_json(script)
+
+
+def prepare(scripts: list[Script]) -> None:
+    """Starts the worker when one of `scripts` will need it (a seed's agents, loaded)."""
+    if os.name == "posix" and any(_templated(s.model_dump()) for s in scripts):
+        _WORKER.start()
 
 
 def _templated(value: Any) -> bool:
