@@ -320,3 +320,25 @@ def test_a_secret_in_item_inputs_is_sent_and_never_shown(service: Service, ws: P
     assert not service.plan(ws, environ=env).has_changes
     rotated = service.plan(ws, environ={"TOK": "another-välue"})
     assert [c.action for c in rotated.changes] == ["replace"]
+
+
+def test_a_batch_whose_request_would_exceed_the_services_body_limit_is_a_plan_error(
+    service: Service, ws: Path
+) -> None:
+    """9,000 rows of 1.4 MB planned cleanly, then apply met 413: the limit is the
+    service's (rules/requests.py), refused at plan with the object's position."""
+    rows = ["order,note"] + [f"O-{i:05d},{'é' * 70}" for i in range(9_000)]
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": ROOT,
+            "b.yaml": "batches:\n" + batch("big", "itemsFile: orders.csv"),
+            "orders.csv": "\n".join(rows) + "\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        service.plan(ws)
+    (problem,) = [d.render() for d in info.value.diagnostics]
+    assert problem.startswith("b.yaml:2:5: error: batches/support-agent/big: the request of POST")
+    assert "over the 1 MiB the service accepts in one request" in problem
+    assert service.log.writes() == []

@@ -286,3 +286,33 @@ def test_a_plan_made_with_an_allowance_applies_with_it(service: Service, ws: Pat
     assert [c.action for c in plan.changes] == ["create"] and plan.allowPastStart
     text = dump_plan(plan)
     assert apply_saved(service, ws, text, {}).ok
+
+
+def test_an_edited_organization_name_is_refused_before_any_write(
+    service: Service, two_pools: Path
+) -> None:
+    """The name a reviewer read the plan for is the organization's, as every other
+    field the file holds is checked or never read."""
+    text = forged(saved_plan(service, two_pools, {}), lambda d: d.update(organizationName="prod"))
+    service.log.reset()
+    with pytest.raises(StalePlanError, match="the plan's organizationName is 'prod', not"):
+        apply_saved(service, two_pools, text, {})
+    assert service.log.writes() == []
+
+
+def test_every_field_of_a_plan_file_is_checked_or_never_read() -> None:
+    """A field added to Plan is compared by verified_plan unless it is named as never
+    read: no field of a saved plan can steer an apply unchecked."""
+    from agentform.engine import planfile
+    from agentform.engine.model import Plan
+
+    checked = set(Plan.model_fields) - planfile.NOT_READ
+    assert checked - planfile._CHECKED_APART == {"formatVersion", "organizationName"}
+    assert planfile.NOT_READ.isdisjoint(planfile._CHECKED_APART)
+
+
+@pytest.mark.parametrize("version", ['"2"', "2.0", "true", "[2]"])
+def test_a_format_version_that_is_not_the_number_2_says_so(version: str) -> None:
+    with pytest.raises(AgentformError, match="it must be the number 2") as info:
+        load_plan('{"formatVersion": ' + version + ', "changes": []}')
+    assert "has format" not in str(info.value)

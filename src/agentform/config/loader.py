@@ -37,6 +37,7 @@ from agentform.config.render import Renderer
 from agentform.config.repository_file import repository_of
 from agentform.config.secret_tokens import substitute
 from agentform.core.bounds import Bounds
+from agentform.core.budget import BudgetExceeded, metered
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
 from agentform.core.gcpause import collector_paused
 from agentform.core.problems import did_you_mean
@@ -189,7 +190,15 @@ class _Loading:
         self.items_files: set[Path] = set()
 
     def read(self, path: Path, variables: Mapping[str, Any]) -> None:
-        """One file: rendered, parsed, its secrets substituted, validated, declared."""
+        """One file: rendered, parsed, its secrets substituted, validated, declared,
+        all of it under the budget (core/budget.py)."""
+        try:
+            with metered():
+                self._read(path, variables)
+        except BudgetExceeded as exc:
+            self.diags.error(str(exc), Position(relative(path, self.root), 1, 1))
+
+    def _read(self, path: Path, variables: Mapping[str, Any]) -> None:
         name = relative(path, self.root)
         workspace = self.settings.workspace if self.settings else None
         rendered = self.renderer.render(path, variables, workspace, self.diags)

@@ -32,6 +32,7 @@ from agentform.config.sandbox import (
 from agentform.config.secret_tokens import SecretTokens
 from agentform.config.undefined import RecordingUndefined, Variables, on_undefined
 from agentform.core.bounds import Bounds, too_large
+from agentform.core.budget import budget_message
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.secrets import Secrets
 
@@ -187,7 +188,9 @@ class _FileRendering:
             message = _message(exc)
             renderer = self.renderer
             message = renderer.tokens.replace(renderer.secrets.scrub(message), "source")
-            if isinstance(exc, NotAllowed):  # the whole file's, when no line is to blame
+            if (budget := budget_message(exc)) is not None:
+                self.diagnostics.error(budget, Position(file, line or 1, 1))
+            elif isinstance(exc, NotAllowed):  # the whole file's, when no line is to blame
                 self.diagnostics.error(message, Position(file, line or 1, 1))
             else:
                 self.diagnostics.error(f"template error: {message}", Position(file, line, 1))

@@ -23,6 +23,7 @@ template's line.
 from __future__ import annotations
 
 import re
+import types
 from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
@@ -137,6 +138,34 @@ def _bounded(value: Any) -> Any:
     return value
 
 
+def _what(item: Any) -> str:
+    if callable(item) and not isinstance(item, type):
+        return "a function"
+    if isinstance(item, types.ModuleType):
+        return "a module"
+    return f"a {_type_name(item)} object"
+
+
+def _written(value: Any) -> Any:
+    """`value`, bounded, when it is data (text, numbers, lists and maps of them): what
+    a template writes out as text; anything else would be written as its Python repr
+    (an object's address, a function's name), which no file means to say."""
+    _bounded(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str | int | float | range | jinja2.Undefined) or item is None:
+            continue
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack.extend(item)
+        else:
+            raise NotAllowed(f"writing {_what(item)} as text (only data is written)")
+    return value
+
+
 def _check_widths(text: Any) -> None:
     if isinstance(text, str) and any(int(w) > MAX_WIDTH for w in _WIDTHS.findall(text)):
         raise NotAllowed(f"a format width over {MAX_WIDTH:,}")
@@ -164,8 +193,9 @@ def _check_operands(operator: str, left: Any, right: Any) -> None:
     elif operator == "**" and isinstance(left, int) and isinstance(right, int):
         if abs(right) > 64 or left.bit_length() * abs(right) > 4096:
             raise NotAllowed("a number over 4,096 bits")
-    elif operator == "%":
+    elif operator == "%" and isinstance(left, str):
         _check_widths(left)
+        _written(right)
 
 
 def _sliced(value: Any) -> Any:
@@ -297,8 +327,8 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         del self.globals["namespace"]
         del self.globals["lipsum"]  # lipsum(n) makes n paragraphs: unbounded work
         self.globals[_BUDGET] = lambda items: self.budget.counted(items)
-        self.globals[_CONCAT] = lambda *parts: "".join(str(_bounded(p)) for p in parts)
-        self.finalize = _bounded  # what `{{ … }}` writes, before it is made text
+        self.globals[_CONCAT] = lambda *parts: "".join(str(_written(p)) for p in parts)
+        self.finalize = _written  # what `{{ … }}` writes, before it is made text
         self.globals[_SLICED] = _sliced
         # `tojson` hands its value to json.dumps, which knows no Undefined: without
         # this, an undefined name reads "Object of type RecordingUndefined is not JSON
@@ -362,8 +392,8 @@ def _checked_filter(name: str, original: Callable[..., Any]) -> Callable[..., An
         if name not in PLACING_FILTERS and any(isinstance(a, SecretToken) for a in args):
             _refuse_transform(f"given to |{name}")
         if name in _TEXT_OF_WHOLE:  # the whole value becomes text: measure it first
-            for arg in args:
-                _bounded(arg)
+            for arg in args[1:] if hasattr(original, "jinja_pass_arg") else args:
+                _written(arg)
         if name not in _WIDTH_FILTERS:
             return original(*args, **kwargs)
         _check_counts([*args[1:], *kwargs.values()])

@@ -69,3 +69,15 @@ def too_large(path: Path) -> str | None:
     if size > MAX_FILE_BYTES:
         return f"is {size:,} bytes, over the {MAX_FILE_BYTES >> 20} MiB a workspace file may hold"
     return None
+
+
+# The budget: what one untrusted file (a workspace file with its includes and
+# itemsFiles, a test file with its inline seed, one agent script's rendering) may
+# make agentform compute, whatever it does. The early refusals of config/sandbox.py
+# and core/yamlpos.py say more precisely what went wrong; this is the floor under them.
+BUDGET_MEMORY = 512 << 20
+"""Bytes of address space one file's computation may add to the process."""
+BUDGET_CPU_SECONDS = 10.0
+"""Processor seconds one file's computation may use."""
+BUDGET_WALL_SECONDS = 20.0
+"""Seconds on the wall clock, whatever the processor does meanwhile."""

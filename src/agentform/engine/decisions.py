@@ -13,7 +13,8 @@ from agentform.engine.slots import ids_needed, seal, shown
 from agentform.kinds.base import Kind
 from agentform.kinds.context import PlanContext
 from agentform.kinds.keys import Key, address
-from agentform.kinds.model import Action, Decision, Declared, FieldChange, LiveObject
+from agentform.kinds.model import Action, ApiCall, Decision, Declared, FieldChange, LiveObject
+from agentform.rules.requests import MAX_BODY, body_size, described
 
 
 @dataclass
@@ -60,6 +61,7 @@ class Decisions:
         elif decision.action in ("create", "replace"):
             self.ctx.creating.add(cid)
         calls = tuple(seal(call, cid) for call in decision.calls)
+        self._refuse_large_bodies(cid, calls, item)
         change = Change(
             id=cid,
             kind=kind.name,
@@ -83,3 +85,17 @@ class Decisions:
             self.backward[-1].append(change)
         else:
             self.forward.append(change)
+
+    def _refuse_large_bodies(
+        self, cid: str, calls: tuple[ApiCall, ...], item: Declared | None
+    ) -> None:
+        """A call the service would answer with 413 is a plan error at the object, so a
+        plan that reads well never fails at apply for its size."""
+        for call in calls:
+            if call.body is not None and (size := body_size(call.body)) > MAX_BODY:
+                self.ctx.diagnostics.error(
+                    f"{cid}: the request of {call.method} {call.path} would be {size:,} bytes, "
+                    f"over the {described(MAX_BODY)} the service accepts in one request "
+                    "(a batch: split its items across batches)",
+                    item.position if item else None,
+                )

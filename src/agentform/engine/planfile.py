@@ -56,7 +56,13 @@ def load_plan(text: str, not_a_plan: str = "the plan file is not an agentform pl
         raise AgentformError(not_a_plan) from None
     if not isinstance(data, dict) or "formatVersion" not in data or "changes" not in data:
         raise AgentformError(not_a_plan)
-    if data["formatVersion"] != FORMAT_VERSION:
+    version = data["formatVersion"]
+    if type(version) is not int:  # "2", 2.0, true: not what `plan --out` writes
+        raise AgentformError(
+            f"the plan file's formatVersion is {json.dumps(version)[:40]}: it must be the "
+            f"number {FORMAT_VERSION} (make the plan again: agentform plan --out FILE)"
+        )
+    if version != FORMAT_VERSION:
         raise AgentformError(
             f"the plan file has format {data['formatVersion']}, this agentform reads format "
             f"{FORMAT_VERSION}: make the plan again (agentform plan --out FILE)"
@@ -103,6 +109,7 @@ async def verified_plan(
         raise StalePlanError(
             f"the plan is for organization {saved.organizationId}, not {fresh.organizationId}"
         )
+    _refuse_other_fields(saved, fresh)
     _refuse_late(saved, options)
     moved = sorted(
         cid
@@ -158,6 +165,34 @@ def _refuse_changed_vars(saved: Plan, workspace: Workspace) -> None:
             f"plan is stale: variable {', '.join(moved[:10])} is not what the files give "
             "now; nothing was written"
         )
+
+
+_CHECKED_APART = frozenset(
+    {
+        *("workspace", "environment", "endpoint", "organizationId", "inputsDigest"),
+        *("fingerprints", "secretDigests", "secretSalt", "vars", "varOverrides"),
+        *("changes", "cannotApply", "targets", "excludes", "allowPastStart"),
+        "allowCancelRunning",
+    }
+)
+"""Fields of a saved plan checked by verified_plan in the words of their own refusal
+(an allowance or a target is read, and checked by the changes it makes)."""
+NOT_READ = frozenset({"noops", "unmanaged", "warnings", "summary", "reads"})
+"""What the plan said of the organization when it was made: apply reads none of it
+(they may move without changing a call); every other field is compared."""
+
+
+def _refuse_other_fields(saved: Plan, fresh: Plan) -> None:
+    """Every field neither checked apart nor left unread is what the fresh plan says
+    (the organization's name: a plan shown for another organization is refused)."""
+    for name in Plan.model_fields:
+        if name in _CHECKED_APART or name in NOT_READ:
+            continue
+        if (was := getattr(saved, name)) != (now := getattr(fresh, name)):
+            raise StalePlanError(
+                f"the plan's {name} is {was!r}, not {now!r} as the files and the service "
+                "say now; nothing was written"
+            )
 
 
 def _refuse_late(saved: Plan, options: PlanOptions) -> None:

@@ -31,6 +31,7 @@ from agentform.core.problems import did_you_mean, problems_from
 from agentform.core.words import counted
 from agentform.kinds.batch_items import BatchItem
 from agentform.kinds.csv_types import CellColumns, CellError, split_type, typed
+from agentform.kinds.items_bounds import csv_records, json_too_deep, unreadable_row
 from agentform.rules.batches import ITEMS_MAX
 
 FIELD_COLUMNS = ("agentProfile", "agentProfilePool", "agentProfileId", "agentProfilePoolId")
@@ -99,7 +100,8 @@ def _csv_rows(text: str, name: str, position: Position, diagnostics: Diagnostics
     columns = _columns(header, lambda why: diagnostics.error(f"itemsFile {name}: {why}", at_header))
     rows: list[dict[str, Any]] = []
     lines: list[Position] = []
-    for number, record in enumerate((r for r in reader if r), start=1):
+    unreadable = partial(unreadable_row, reader, name, text, delimiter, header, diagnostics)
+    for number, record in enumerate(csv_records(reader, unreadable), start=1):
         if number > ITEMS_MAX:  # stop reading: the count is refused as it is
             rows.append({})
             break
@@ -220,6 +222,9 @@ def _item(
 
 
 def _json_rows(text: str, name: str, position: Position, diagnostics: Diagnostics) -> Rows | None:
+    if deep := json_too_deep(text, name):
+        diagnostics.error(*deep)
+        return None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

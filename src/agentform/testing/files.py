@@ -19,7 +19,8 @@ from pydantic import ValidationError
 from agentform.config.loader import Workspace
 from agentform.config.repository_file import bounds_of
 from agentform.core.bounds import Bounds
-from agentform.core.diagnostics import Diagnostics, relative
+from agentform.core.budget import BudgetExceeded, metered
+from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.problems import problems_from
 from agentform.core.yamlpos import parse
 from agentform.service.startup.seed import DEMO_SEED, Seed, SeedError, read_seed
@@ -63,21 +64,49 @@ def load_tests(workspace: Workspace, paths: Sequence[Path]) -> list[TestFileRun]
     names = _workspace_names(workspace)
     runs = []
     seeds: dict[Path | None, Seed] = {}
+    bounds = bounds_of(workspace.root)
     for path in paths:
-        loaded = read_test_file(path, relative(path.resolve(), workspace.root), diags)
-        if loaded is None:
+        try:
+            with metered():
+                run = _read_one(workspace, bounds, path, names, diags, seeds)
+        except BudgetExceeded as exc:
+            diags.error(str(exc), Position(relative(path.resolve(), workspace.root), 1, 1))
             continue
-        if loaded.model is not None:
-            seed = _seed_of(bounds_of(workspace.root), loaded, diags, seeds)
-        else:  # the file has problems: its names are still checked when its seed is known
-            raw = loaded.doc.data if isinstance(loaded.doc.data, dict) else {}
-            seed = DEMO_SEED if raw.get("seed") is None else None
-        agents = seed_agents(seed) if seed is not None else None
-        check_names(loaded, Names(names.webhooks, names.pools, agents, names.batches), diags)
-        if loaded.model is not None and seed is not None:
-            runs.append(TestFileRun(loaded, seed, loaded.model))
+        if run is not None:
+            runs.append(run)
     diags.raise_if_errors()
     return runs
+
+
+def _read_one(
+    workspace: Workspace,
+    bounds: Bounds,
+    path: Path,
+    names: Names,
+    diags: Diagnostics,
+    seeds: dict[Path | None, Seed],
+) -> TestFileRun | None:
+    """One test file and its seed, checked: a test file is a workspace file, so one
+    that leads out of the workspace, or of its repository (a symlink), is refused as
+    any other is."""
+    if not path.resolve().is_relative_to(bounds.limit):
+        shown = relative(path.parent.resolve() / path.name, workspace.root)
+        why = f"leads outside {bounds.within} (a test file is a workspace file): not read"
+        diags.error(why, Position(shown))
+        return None
+    loaded = read_test_file(path, relative(path.resolve(), workspace.root), diags)
+    if loaded is None:
+        return None
+    if loaded.model is not None:
+        seed = _seed_of(bounds, loaded, diags, seeds)
+    else:  # the file has problems: its names are still checked when its seed is known
+        raw = loaded.doc.data if isinstance(loaded.doc.data, dict) else {}
+        seed = DEMO_SEED if raw.get("seed") is None else None
+    agents = seed_agents(seed) if seed is not None else None
+    check_names(loaded, Names(names.webhooks, names.pools, agents, names.batches), diags)
+    if loaded.model is not None and seed is not None:
+        return TestFileRun(loaded, seed, loaded.model)
+    return None
 
 
 def _workspace_names(workspace: Workspace) -> Names:

@@ -16,6 +16,7 @@ is read, so a typo is a seed error, not a failed execution.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from typing import Annotated, Any
 
@@ -30,6 +31,9 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+
+from agentform.core.budget import BudgetExceeded
+from agentform.core.budget_worker import Worker
 
 _ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 _MISSING_NAME = re.compile(r"has no attribute '([^']+)'|'([^']+)' is undefined")
@@ -183,9 +187,53 @@ class RenderedScript(BaseModel):
     end: ScriptEnd
 
 
+_WORKER = Worker(__name__)  # started on the first script with a template to render
+
+
 def render(script: Script | None, inputs: dict[str, Any]) -> RenderedScript:
-    """The script for these inputs (over its defaults); ScriptError if one is missing."""
+    """The script for these inputs (over its defaults); ScriptError if one is missing.
+    A script's templates come from a seed file anyone may have written (a test file's
+    inline seed in a pull request): they are rendered in the budget's worker
+    (core/budget_worker.py), so no script takes more memory or time than the budget."""
     script = script or NO_SCRIPT
+    if not _templated(script.model_dump()) or os.name != "posix":
+        return render_here(script, inputs)
+    try:
+        text = _WORKER.call(f"{__name__}:rendered_json", script.model_dump_json(), inputs)
+    except BudgetExceeded as exc:
+        raise ScriptError(f"the agent's script {exc}") from None
+    return RenderedScript.model_validate_json(text)
+
+
+def rendered_json(script: str, inputs: dict[str, Any]) -> str:
+    """What the worker computes: JSON in and out, which costs a tenth of pickling the
+    models, and each script is parsed once."""
+    return render_here(_parsed(script), inputs).model_dump_json()
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(script: str) -> Script:
+    return Script.model_validate_json(script)
+
+
+def prepare(scripts: list[Script]) -> None:
+    """Starts the worker when one of `scripts` will need it (a seed's agents, loaded)."""
+    if os.name == "posix" and any(_templated(s.model_dump()) for s in scripts):
+        _WORKER.start()
+
+
+def _templated(value: Any) -> bool:
+    if isinstance(value, str):
+        return "{{" in value or "{%" in value
+    if isinstance(value, dict):  # a `when` is an expression, whatever it holds
+        return value.get("when") is not None or any(_templated(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_templated(v) for v in value)
+    return False
+
+
+def render_here(script: Script, inputs: dict[str, Any]) -> RenderedScript:
+    """The script for these inputs, rendered in this process."""
     context = {"inputs": {**script.inputs, **inputs}}
     try:
         steps = [

@@ -24,6 +24,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive
 
+from agentform.rules.requests import MAX_BODY, described
 from agentform.rules.values import unencodable_at, unencodable_problem
 from agentform.rules.webhook_targets import private_webhooks_allowed
 from agentform.service.errors import RefusedBody, bad_request
@@ -31,15 +32,9 @@ from agentform.service.http.auth import authenticate
 from agentform.service.http.timeouts import receive_within
 from agentform.service.settings import ServiceSettings
 
-MAX_BODY = 1024 * 1024
-
-
-def _describe(limit: int) -> str:
-    return f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit} bytes"
-
 
 def _too_large(limit: int) -> str:
-    return f"the request body is larger than {_describe(limit)}"
+    return f"the request body is larger than {described(limit)}"
 
 
 class ServiceRoute(APIRoute):

@@ -13,10 +13,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from agentform.rules.requests import MAX_BODY
 from agentform.rules.signatures import SIGNATURE_HEADER, verify
 from agentform.service.errors import ServiceError
 from agentform.service.http.auth import database
-from agentform.service.http.gate import MAX_BODY
 from agentform.service.store.database import Database
 from agentform.service.store.webhooks import public_keys
 
