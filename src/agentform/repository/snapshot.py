@@ -25,7 +25,7 @@ from agentform.core.secrets import Secrets
 from agentform.core.sensitive import as_marked
 from agentform.core.yamlpos import parse
 from agentform.kinds import kinds_in_order
-from agentform.kinds.base import Declared
+from agentform.kinds.model import Declared
 from agentform.repository.pairs import Pair
 
 TESTS_DIR = "tests"
