@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from agentform.cli.conventions import color_wanted
 from agentform.cli.main import cli
+from agentform.cli.options import color_wanted
 from tests.provisioner.harness import RequestLog
 
 QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
@@ -278,9 +278,9 @@ def test_colour_on_a_terminal_off_when_piped(ws: Path, monkeypatch: pytest.Monke
     assert not ANSI.search(
         run("plan", "-C", str(ws), env={"NO_COLOR": "1", "FORCE_COLOR": "1"}).stdout
     )
-    import agentform.cli.common as common
+    import agentform.cli.options as options
 
-    monkeypatch.setattr(common, "stdout_is_terminal", lambda: True)
+    monkeypatch.setattr(options, "stdout_is_terminal", lambda: True)
     assert ANSI.search(run("plan", "-C", str(ws)).stdout)
     assert not ANSI.search(run("plan", "-C", str(ws), env={"NO_COLOR": "1"}).stdout)
 

@@ -55,12 +55,12 @@ def test_an_html_page_is_a_clean_error_not_a_crash(ws: Path) -> None:
 def test_a_crash_log_is_a_new_file_of_the_run_only_its_user_reads(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentform.cli import validate_cmd
+    from agentform.cli.context import RunContext
 
     def bug(*_: object, **__: object) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(validate_cmd, "load", bug)
+    monkeypatch.setattr(RunContext, "load_environment", bug)
     shared = Path(os.environ.get("TMPDIR", "/tmp")) / "agentform-crash.log"
     before = shared.stat().st_mtime if shared.exists() else None
     first = agentform("validate", "-C", str(ws))

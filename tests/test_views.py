@@ -13,10 +13,9 @@ import pytest
 from click.testing import CliRunner, Result
 from rich.console import Console
 
-from agentform.cli.common import Options
 from agentform.cli.main import cli
-from agentform.cli.views import markdown_view
-from agentform.config.loader import load_workspace
+from agentform.cli.options import Options
+from agentform.cli.views import view_of
 from agentform.core.words import counted
 from agentform.engine.apply import ApplyReport, ChangeResult
 from agentform.engine.drift import DriftItem, DriftReport
@@ -280,7 +279,8 @@ def test_show_renders_a_saved_plan_and_the_cut_note_points_at_it(tmp_path: Path)
     broken = tmp_path / "broken.json"
     broken.write_text("{}")
     assert run("show", str(broken)).exit_code == 1
-    view = markdown_view(Options(), load_workspace(ws), saved)
+    view = view_of(Options(), "markdown", saved)
+    assert isinstance(view, MarkdownView)
     assert "`agentform show plan.json`" in view.whole and "artifact" in view.whole
 
 

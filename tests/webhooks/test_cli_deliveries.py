@@ -126,6 +126,6 @@ def test_an_age_counts_back_from_the_services_clock_not_this_machines() -> None:
     # `service run --clock manual` moved 10 days on: "2h" means the service's last 2 hours.
     api = _ClockAt("2030-01-11T12:00:00.500000Z")
     assert asyncio.run(service_since(api, "2h")) == "2030-01-11T10:00:00Z"  # type: ignore[arg-type]
-    assert api.asked == ["GET /../../agentform/v1/clock"]
+    assert api.asked == ["GET /clock"]  # of the own() client, based at /agentform/v1
     written = asyncio.run(service_since(api, "2026-03-01T09:00:00Z"))  # type: ignore[arg-type]
     assert written == "2026-03-01T09:00:00+00:00" and len(api.asked) == 1  # a time: no call

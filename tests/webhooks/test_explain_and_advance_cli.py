@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 from click.testing import CliRunner, Result
 from fastapi import FastAPI
 
@@ -223,3 +224,18 @@ def test_in_a_workspace_advance_takes_its_endpoint(origin: str, tmp_path: Path) 
     result = run("service", "advance", "1s", "-C", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert result.output.startswith("Clock moved 1s, now ")
+
+
+def test_explain_records_a_cassette_as_every_command_does(
+    origin: str, execution: str, tmp_path: Path
+) -> None:
+    """Its client was its own, outside the recording every other command's is in."""
+    cassette = tmp_path / "explain.yaml"
+    endpoint = f"{origin}/agents/v2"
+    args = ["webhook", "explain", execution, "--format", "json", "--endpoint", endpoint]
+    result = run(*args, "--record-cassette", str(cassette))
+    assert result.exit_code == 0, result.output
+    text = cassette.read_text()
+    uris = [i["request"]["uri"] for i in yaml.safe_load(text)["interactions"]]
+    assert uris == [f"{origin}/agentform/v1/executions/{execution}/routing"]
+    assert EXEC_KEY not in text

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from agentform.api.concurrency import DEFAULT_PARALLELISM
+from agentform.cli.context import RunContext
 from agentform.cli.main import cli
+from agentform.cli.options import Options
+from agentform.cli.test_cmd import load_for_tests
 from agentform.config.loader import load_workspace
 from agentform.service.clock import MANUAL_START
 from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED
@@ -102,16 +107,27 @@ def test_a_hostile_test_file_is_bounded(workspace: Path) -> None:
     ]
 
 
-def test_junit_xml_is_written_beside_the_text_and_never_over_a_yaml_file(workspace: Path) -> None:
-    (workspace / "tests" / "t.yaml").write_text("tests: [{name: applies, steps: []}]\n")
-    code, output = run(workspace, "--junit-xml", str(workspace / "out" / "junit.xml"))
-    assert (code, output.splitlines()[-1]) == (0, "1 passed, 0 failed")
-    assert 'tests="1" failures="0" errors="0"' in (workspace / "out" / "junit.xml").read_text()
-    code, output = run(workspace, "--junit-xml", str(workspace / "pools.yaml"))
+def test_junit_xml_is_written_beside_the_text_and_never_over_a_users_file(
+    workspace: Path,
+) -> None:
+    """The rule every output the user names follows (cli/files.py): it replaces only
+    what agentform wrote, its own earlier report included."""
+    test_file = workspace / "tests" / "t.yaml"
+    test_file.write_text("tests: [{name: applies, steps: []}]\n")
+    report = workspace / "out" / "junit.xml"
+    for _ in range(2):  # the second run replaces its own report
+        code, output = run(workspace, "--junit-xml", str(report))
+        assert (code, output.splitlines()[-1]) == (0, "1 passed, 0 failed")
+    assert 'tests="1" failures="0" errors="0"' in report.read_text()
+    before = test_file.read_text()
+    code, output = run(workspace, "--junit-xml", str(test_file))
     assert code == 1
-    assert output.endswith("a test report is not written over a YAML file\n")
+    assert output.endswith(
+        f"{test_file} exists and agentform did not write it: the test report does not "
+        "replace it (name a new file)\n"
+    )
     assert "PASS" not in output  # refused before any test ran, not after they all did
-    assert not (workspace / "pools.yaml").exists()
+    assert test_file.read_text() == before
 
 
 def test_markdown_stays_within_the_comment_limit_with_its_fence_closed() -> None:
@@ -142,3 +158,31 @@ def test_a_missing_seed_file_is_one_plain_problem_at_its_line(workspace: Path) -
         "tests/typo.yaml:4:1: error: seed: no file tests/nothere.yaml in the workspace",
         "1 problem; nothing was changed.",
     ]
+
+
+def test_the_workspace_is_applied_with_the_parallelism_apply_uses(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its docstring said "as `agentform apply` applies it", with 8 where apply has 16."""
+    from agentform.engine.apply import apply_plan as real
+
+    seen: list[int] = []
+
+    async def recording(plan: Any, api: Any, parallelism: int, *rest: Any) -> Any:
+        seen.append(parallelism)
+        return await real(plan, api, parallelism, *rest)
+
+    monkeypatch.setattr("agentform.testing.runner.apply_plan", recording)
+    (workspace / "tests" / "t.yaml").write_text("tests: [{name: applies, steps: []}]\n")
+    assert run(workspace)[0] == 0
+    assert seen == [Options().parallelism] == [DEFAULT_PARALLELISM]
+
+
+def test_an_organization_id_given_is_said_to_come_from_the_option(workspace: Path) -> None:
+    """`test` loaded the workspace with a copy of the loading that left out where the
+    id came from: its errors named agentform.yaml for an id given as --organization-id."""
+    given = "11111111-1111-4111-8111-111111111111"
+    run_context = RunContext(Options(workspace_dir=workspace, organization_id=given))
+    loaded = load_for_tests(run_context)
+    assert loaded.settings.organization_id == given
+    assert loaded.settings.organization_from == "--organization-id"

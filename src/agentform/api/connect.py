@@ -42,6 +42,20 @@ class Endpoint:
         return self
 
 
+class SharedTransport(httpx.AsyncBaseTransport):
+    """A transport several clients of one run use: closing a client leaves it open,
+    its owner (the command's run context, a test's session) closes it once, after the last call."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        return None
+
+
 def resolve_api_key(
     api_key_file: Path | None, variable: str = API_KEY_VARIABLE
 ) -> Sensitive | None:

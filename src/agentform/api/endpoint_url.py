@@ -1,9 +1,25 @@
 """The endpoint URL as outputs name it: a URL may hold a user and password
-(`http://user:pw@host/agents/v2`), which no plan, message or cassette shows. And
-what an endpoint may be: `local` or an http(s) URL, wherever it is written (the
-files, `--endpoint`, AGENTFORM_ENDPOINT)."""
+(`http://user:pw@host/agents/v2`), which no plan, message or cassette shows. What
+an endpoint may be: `local` or an http(s) URL, wherever it is written (the files,
+`--endpoint`, AGENTFORM_ENDPOINT). And where agentform's own operations are beside
+the API an endpoint names (docs/service/own-operations.md)."""
 
 from __future__ import annotations
+
+from urllib.parse import urlsplit, urlunsplit
+
+API_PATH = "/agents/v2"
+OWN_PATH = "/agentform/v1"
+
+
+def own_url(base_url: str) -> str:
+    """The URL of agentform's own operations on the server of the API's `base_url`:
+    `<root>/agentform/v1` beside `<root>/agents/v2`."""
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    if path.endswith(API_PATH):
+        path = path[: -len(API_PATH)]
+    return urlunsplit((parts.scheme, parts.netloc, path + OWN_PATH, "", ""))
 
 
 def shown_endpoint(url: str) -> str:

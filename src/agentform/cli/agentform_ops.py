@@ -1,5 +1,6 @@
-"""Reaching the embedded service's own operations (its clock, its routing
-explanations) from the command line.
+"""What the command line knows of the embedded service's own operations (its clock,
+its routing explanations, its deliveries), which the run context's `own()` client
+reaches.
 
 They are served beside the Agent Service API, not in it: a base URL ending in
 `/agents/v2` has them at `/agentform/v1` on the same server (docs/service/
@@ -10,22 +11,10 @@ operations are missing, and the command says that plainly instead of "not found"
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from agentform.api.client import ApiClient
-from agentform.api.connect import Endpoint
-from agentform.cli.endpoint import open_client
 from agentform.core.errors import AgentformError, ApiError
-
-
-def own_client(
-    endpoint: Endpoint, workspace_root: Path, runtime: bool = False, **settings: Any
-) -> ApiClient:
-    """A client of agentform's operations of the endpoint's service (`local`: the
-    service in-process, on the workspace's state file, its runtime off unless asked),
-    paced and timed as the run's client (`settings`: Options.client_settings())."""
-    return open_client(endpoint, workspace_root, run_due_work=runtime, own=True, **settings)
 
 
 class MissingOperations(AgentformError):

@@ -10,20 +10,13 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from agentform.cli.common import (
-    Options,
-    endpoint_of,
-    guarded,
-    load,
-    load_environment,
-    with_api,
-    workspace_options,
-)
-from agentform.cli.conventions import stdout_is_terminal
+from agentform.cli.common import guarded, workspace_options
+from agentform.cli.context import RunContext
 from agentform.cli.interrupts import stopping_on_signals
 from agentform.cli.lock import lock_timeout_option, workspace_lock
+from agentform.cli.options import stdout_is_terminal
 from agentform.cli.plan_options import plan_options
-from agentform.cli.views import format_option, markdown_errors, markdown_view, text_view
+from agentform.cli.views import format_option
 from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError
 from agentform.engine.apply import ApplyReport, ApplyStop, apply_plan
@@ -31,9 +24,8 @@ from agentform.engine.model import Plan
 from agentform.engine.planfile import read_plan, verified_plan
 from agentform.engine.planner import make_plan
 from agentform.kinds.context import PlanOptions
-from agentform.output.json_view import report_json
 from agentform.output.progress import LiveProgress, PlainProgress
-from agentform.output.text import TextView
+from agentform.output.view import View
 
 if TYPE_CHECKING:
     from agentform.api.client import ApiClient
@@ -52,15 +44,14 @@ def confirm(plan: Plan) -> bool:
     return bool(answer.strip() == "yes")
 
 
-def progress_for(opts: Options, view: TextView, fmt: str, total: int) -> Any:
-    """Live progress on a terminal, plain lines when piped; none for markdown or JSON
-    (their report is the output), whose lines go to stderr instead."""
-    if fmt == "text" and stdout_is_terminal():
-        console = Console(force_terminal=True, no_color=not opts.use_color, highlight=False)
-        return LiveProgress(view, total, console)
-    if fmt == "text":
-        return PlainProgress(view, opts.echo)
-    return PlainProgress(view, lambda line: click.echo(line, err=True))
+def progress_for(run: RunContext, view: View, total: int) -> Any:
+    """Live progress on a terminal, plain lines when piped; for markdown or JSON
+    (their report is the output) the lines go to stderr instead."""
+    lines = run.terminal_view()
+    if view.lines_on_stdout and stdout_is_terminal():
+        console = Console(force_terminal=True, no_color=not run.opts.use_color, highlight=False)
+        return LiveProgress(lines, total, console)
+    return PlainProgress(lines, run.progress(view))
 
 
 @click.command("apply")
@@ -68,13 +59,13 @@ def progress_for(opts: Options, view: TextView, fmt: str, total: int) -> Any:
     "planfile", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path)
 )
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
-@format_option
+@format_option()
 @plan_options
 @lock_timeout_option
 @workspace_options
 @guarded
 def apply(
-    opts: Options,
+    run: RunContext,
     planfile: Path | None,
     auto_approve: bool,
     fmt: str,
@@ -92,11 +83,12 @@ def apply(
             "a saved plan is applied whole: targets are chosen when the plan is made "
             "(`agentform plan --target … --out PLANFILE`)"
         )
-    with markdown_errors(opts, fmt, "apply"):
+    view = run.view(fmt)
+    with run.failing_as(view, "apply"):
         saved = read_plan(planfile) if planfile else None
-        workspace = load_for(opts, saved)
-        endpoint = endpoint_of(opts, workspace).shown
-        applying = _Applying(opts, workspace, fmt, options, auto_approve)
+        workspace = load_for(run, saved)
+        endpoint = run.endpoint().shown
+        applying = _Applying(run, view, options, auto_approve)
 
         async def go(api: ApiClient) -> ApplyReport | None:
             return await applying.run(api, endpoint, saved)
@@ -105,7 +97,7 @@ def apply(
             workspace.root, lock_timeout, "apply", lambda m: click.echo(m, err=True)
         )
         with locked:
-            report = with_api(opts, workspace, go)
+            report = run.with_api(go)
     if report is None:
         click.echo("Apply cancelled; nothing was changed.", err=True)
         return 1
@@ -113,12 +105,13 @@ def apply(
     return 0 if report.ok else 1
 
 
-def load_for(opts: Options, saved: Plan | None) -> Workspace:
+def load_for(run: RunContext, saved: Plan | None) -> Workspace:
     """The workspace a saved plan is applied to: in the plan's environment, rendered
     with the variables its command line gave (checked against the files again by
     verified_plan); else the workspace of the options."""
+    opts = run.opts
     if saved is None:
-        return load(opts)
+        return run.load()
     if opts.vars or opts.var_files:
         raise click.UsageError(
             "a saved plan is applied with the variables it was made with: --var and "
@@ -132,8 +125,8 @@ def load_for(opts: Options, saved: Plan | None) -> Workspace:
         )
     opts.vars = dict(saved.varOverrides)
     if saved.environment is None:
-        return load(opts)
-    return load_environment(opts, saved.environment)
+        return run.load()
+    return run.load_environment(saved.environment)
 
 
 class _Applying:
@@ -141,19 +134,13 @@ class _Applying:
     approval), its calls with progress, and the report in the chosen format."""
 
     def __init__(
-        self,
-        opts: Options,
-        workspace: Workspace,
-        fmt: str,
-        options: PlanOptions,
-        auto_approve: bool,
+        self, run: RunContext, view: View, options: PlanOptions, auto_approve: bool
     ) -> None:
-        self.opts = opts
-        self.workspace = workspace
-        self.fmt = fmt
+        self.context = run
+        self.workspace = run.workspace
+        self.view = view  # the report's
         self.options = options
         self.auto_approve = auto_approve
-        self.view = text_view(opts, workspace)
 
     async def run(self, api: ApiClient, endpoint: str, saved: Plan | None) -> ApplyReport | None:
         """The apply's report; None when the plan was not approved."""
@@ -169,28 +156,28 @@ class _Applying:
         return await self._carry_out(the_plan, api)
 
     def _show_plan(self, the_plan: Plan) -> None:
-        """On stdout in text; else on stderr, to approve it by (the report is the output)."""
-        if self.fmt == "text":
-            self.opts.echo(self.view.plan(the_plan), nl=False)
+        """On stdout in text; else, as text, on stderr to approve it by (the report is
+        the output)."""
+        if self.view.lines_on_stdout:
+            self.context.echo(self.view.plan(the_plan), nl=False)
         elif not self.auto_approve:
-            click.echo(self.view.plan(the_plan), nl=False, err=True)
+            click.echo(self.context.terminal_view().plan(the_plan), nl=False, err=True)
 
     async def _carry_out(self, the_plan: Plan, api: ApiClient) -> ApplyReport:
         progress: AbstractContextManager[Any] = progress_for(
-            self.opts, self.view, self.fmt, len(the_plan.changes)
+            self.context, self.view, len(the_plan.changes)
         )
         values = self.workspace.sensitive_values()
         stop = ApplyStop()
         say = lambda message: click.echo(message, err=True)  # noqa: E731
         with progress as hooks, stopping_on_signals(stop, say):
-            return await apply_plan(the_plan, api, self.opts.parallelism, hooks, values, stop)
+            return await apply_plan(
+                the_plan, api, self.context.opts.parallelism, hooks, values, stop
+            )
 
     def show_report(self, report: ApplyReport, saved_plan: bool) -> None:
+        if self.view.lines_on_stdout and not (report.results or saved_plan):
+            return  # a live apply said "No changes." already
         name, env = self.workspace.settings.workspace, self.workspace.settings.environment
-        if self.fmt == "json":
-            self.opts.echo(report_json(report, name, env), nl=False)
-        elif self.fmt == "markdown":
-            view = markdown_view(self.opts, self.workspace)
-            self.opts.echo(view.report(report, name, env), nl=False)
-        elif report.results or saved_plan:  # a live apply said "No changes." already
-            self.opts.echo(self.view.report(report))
+        shown = self.view.report(report, name, env)
+        self.context.echo(shown, nl=not shown.endswith("\n"))

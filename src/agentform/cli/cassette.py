@@ -111,7 +111,7 @@ def recording(
     path: Path, secrets: Secrets, api_key: str | Sensitive | None = None
 ) -> Iterator[None]:
     require_vcrpy()
-    from agentform.cli.common import refuse_overwriting
+    from agentform.cli.files import refuse_overwriting
 
     refuse_overwriting(path, "the cassette")
     try:  # before any call: a path that cannot be written stops the run here

@@ -1,26 +1,19 @@
-"""Command-line conventions every command shares: global options accepted before or
+"""Command-line conventions: global options declared to click and accepted before or
 after the command (`agentform -C ws plan` = `agentform plan -C ws`), exit codes
 pipelines can trust (any error is 1, usage errors included; 2 means only "changes
-present" or "drifted"), and when to colour.
+present" or "drifted"). What the options become is options.py.
 """
 
 from __future__ import annotations
 
 import difflib
-import os
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
 FORMATS = ("text", "markdown", "json")
-# Not envvars of their options: click would check them for every command, --help,
-# validate and show included, though only the commands that connect use them.
-ENDPOINT_ENV = "AGENTFORM_ENDPOINT"
-RATE_LIMIT_ENV = "AGENTFORM_RATE_LIMIT"
-TIMEOUT_ENV = "AGENTFORM_TIMEOUT"
 
 
 class SuggestingChoice(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2 on only
@@ -123,13 +116,13 @@ def _workspace_and_service() -> list[Callable[[Any], Any]]:
             help="The workspace directory (default: .).",
         ),
         click.option(
-            "--env",  # AGENTFORM_ENV: read by every workspace command (common.py)
+            "--env",  # AGENTFORM_ENV: read by every workspace command (options.py)
             "env",
             metavar="NAME",
             help="The environment of agentform.yaml to use (default: $AGENTFORM_ENV).",
         ),
         click.option(
-            "--endpoint",  # ENDPOINT_ENV: read by the commands that connect (common.py)
+            "--endpoint",  # ENDPOINT_ENV: read by the commands that connect (options.py)
             callback=check_endpoint_option,
             help="Override the workspace endpoint (URL or 'local').",
         ),
@@ -200,64 +193,6 @@ def _the_run() -> list[Callable[[Any], Any]]:
             help="Colour (default: on a terminal; NO_COLOR and FORCE_COLOR are honoured).",
         ),
     ]
-
-
-GLOBAL_NAMES = (
-    "workspace_dir",
-    "env",
-    "endpoint",
-    "api_key_file",
-    "organization_id",
-    "record_cassette",
-    "vars",
-    "var_files",
-    "verbose",
-    "color",
-    "parallelism",
-    "rate_limit",
-    "timeout",
-)
-
-
-def merged_globals(given: dict[str, Any]) -> dict[str, Any]:
-    """The command's own global options over those given before the command."""
-    ctx = click.get_current_context(silent=True)
-    before: dict[str, Any] = {}
-    if ctx is not None:
-        root = ctx.find_root()
-        if isinstance(root.obj, dict):
-            before = root.obj.get("globals", {})
-    out: dict[str, Any] = {}
-    for name in GLOBAL_NAMES:
-        mine, theirs = given.get(name), before.get(name)
-        if name == "vars":
-            out[name] = {**(theirs or {}), **(mine or {})}
-        elif name == "var_files":
-            out[name] = [*(theirs or ()), *(mine or ())]
-        else:
-            out[name] = mine if mine is not None else theirs
-    return out
-
-
-def color_wanted(
-    flag: bool | None, is_terminal: bool, environ: Mapping[str, str] | None = None
-) -> bool:
-    """--color/--no-color, then NO_COLOR (any value), then FORCE_COLOR (any value but
-    empty, 0 or false), then TERM=dumb, then whether the output is a terminal."""
-    env = os.environ if environ is None else environ
-    if flag is not None:
-        return flag
-    if env.get("NO_COLOR"):
-        return False
-    if env.get("FORCE_COLOR", "").lower() not in ("", "0", "false"):
-        return True
-    if env.get("TERM") == "dumb":
-        return False
-    return is_terminal
-
-
-def stdout_is_terminal() -> bool:
-    return sys.stdout is not None and sys.stdout.isatty()  # None: the shell closed it
 
 
 class AgentformGroup(click.Group):

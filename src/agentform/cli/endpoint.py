@@ -10,33 +10,31 @@ only when a command talks to `local`.
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from typing import TYPE_CHECKING
+
+import httpx
 
 from agentform.api.client import ApiClient
 from agentform.api.concurrency import DEFAULT_PARALLELISM
-from agentform.api.connect import Endpoint, check_endpoint, connect, resolve_api_key
+from agentform.api.connect import (
+    Endpoint,
+    SharedTransport,
+    check_endpoint,
+    connect,
+    resolve_api_key,
+)
+from agentform.api.endpoint_url import own_url
 from agentform.api.notices import Notices
 from agentform.api.retries import RetryPolicy
 from agentform.core.errors import AgentformError
 from agentform.core.secrets import API_KEY_VARIABLE
 from agentform.core.sensitive import Sensitive
 
+if TYPE_CHECKING:
+    from agentform.service.http.inprocess import InProcessTransport
+
 LOCAL = "local"
 LOCAL_BASE_URL = "http://agentform.local/agents/v2"
-API_PATH = "/agents/v2"
-OWN_PATH = "/agentform/v1"
-
-
-def own_url(base_url: str) -> str:
-    """The URL of agentform's own operations (docs/service/own-operations.md) on the
-    server of the API's `base_url`: `<root>/agentform/v1` beside `<root>/agents/v2`."""
-    parts = urlsplit(base_url)
-    path = parts.path.rstrip("/")
-    if path.endswith(API_PATH):
-        path = path[: -len(API_PATH)]
-    return urlunsplit((parts.scheme, parts.netloc, path + OWN_PATH, "", ""))
-
-
 """The base URL of the in-process service: never resolved, the transport answers it."""
 
 
@@ -62,6 +60,18 @@ def api_key_for(
     return key
 
 
+def local_service(workspace_root: Path, run_due_work: bool = False) -> InProcessTransport:
+    """The in-process service on the workspace's state file. It runs its runtime (due
+    executions, batches, webhook deliveries) only with `run_due_work`: the
+    provisioner's commands make their calls and nothing else; `agentform service
+    run` is what runs due work."""
+    from agentform.service import create_app
+    from agentform.service.http.inprocess import InProcessTransport
+    from agentform.service.store.database import DEFAULT_DB_PATH
+
+    return InProcessTransport(create_app(workspace_root / DEFAULT_DB_PATH, runtime=run_due_work))
+
+
 def open_client(
     endpoint: Endpoint,
     workspace_root: Path,
@@ -72,34 +82,25 @@ def open_client(
     timeout: float | None = None,
     notices: Notices | None = None,
     own: bool = False,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> ApiClient:
     """The run's client: at most `concurrency` requests in flight, `rate_limit` a second;
     with `own`, of agentform's own operations of that service instead of its API.
-
-    On `local`, the in-process service runs its runtime (due executions, batches,
-    webhook deliveries) only with `run_due_work`: the provisioner's commands make
-    their calls and nothing else; `agentform service run` is what runs due work."""
+    On `local`: `transport` (shared: its owner closes it), else a service of
+    its own (`local_service`) which closing the client closes."""
     # Checked before the local service is built: building it creates its database.
     check_endpoint(endpoint)
-    if endpoint.url != LOCAL:
-        return connect(
-            endpoint,
-            base_url=own_url(endpoint.url) if own else None,
-            retry=retry,
-            concurrency=concurrency,
-            rate_limit=rate_limit,
-            timeout=timeout,
-            notices=notices,
-        )
-    from agentform.service import create_app
-    from agentform.service.http.inprocess import InProcessTransport
-    from agentform.service.store.database import DEFAULT_DB_PATH
-
-    app = create_app(workspace_root / DEFAULT_DB_PATH, runtime=run_due_work)
+    base_url = own_url(endpoint.url) if own else None
+    if endpoint.url == LOCAL:
+        if transport is None:
+            transport = local_service(workspace_root, run_due_work)
+        else:
+            transport = SharedTransport(transport)
+        base_url = own_url(LOCAL_BASE_URL) if own else LOCAL_BASE_URL
     return connect(
         endpoint,
-        transport=InProcessTransport(app),
-        base_url=own_url(LOCAL_BASE_URL) if own else LOCAL_BASE_URL,
+        transport=transport,
+        base_url=base_url,
         retry=retry,
         concurrency=concurrency,
         rate_limit=rate_limit,

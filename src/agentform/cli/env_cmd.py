@@ -4,29 +4,22 @@ service is called, no key is needed)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 import yaml
 
-from agentform.cli.common import (
-    Options,
-    guarded,
-    load_environment,
-    refuse_unused_offline,
-    workspace_options,
-)
-from agentform.cli.conventions import SuggestingChoice
+from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
+from agentform.cli.context import RunContext
+from agentform.cli.views import format_option
 from agentform.config.environments import raw_environments, selected
 from agentform.config.files import root_file
 from agentform.config.loader import ROOT_FILE
 from agentform.core.errors import AgentformError
 from agentform.core.yamlpos import parse
 from agentform.engine.env_diff import compare
-from agentform.output import env_diff_view
-from agentform.output.markdown import GITHUB_LIMIT
+from agentform.output.env_view import Compared, Environments
 
 OFFLINE = "or run plan --env NAME to check one against its service"
 
@@ -37,25 +30,13 @@ def env() -> None:
 
 
 @env.command("list")
-@click.option("--format", "fmt", type=SuggestingChoice(("text", "json")), default="text")
+@format_option(("text", "json"))
 @workspace_options
 @guarded
-def list_environments(opts: Options, fmt: str) -> int:
+def list_environments(run: RunContext, fmt: str) -> int:
     """Each environment: its endpoint, organization and the variable holding its key."""
-    rows = _rows(opts.workspace_dir)
-    if fmt == "json":
-        click.echo(json.dumps({"environments": rows}, indent=2, ensure_ascii=False))
-        return 0
-    if not rows:
-        click.echo(f"{ROOT_FILE} declares no environments.")
-        return 0
-    for row in rows:
-        organization = row["organizationId"] or "(the only one the key reaches)"
-        click.echo(
-            f"{row['name']}: {row['endpoint']}, organization {organization}, "
-            f"key from ${row['apiKeyEnv']}"
-            + (f", var files {', '.join(row['varFiles'])}" if row["varFiles"] else "")
-        )
+    rows = _rows(run.opts.workspace_dir)
+    click.echo(run.view(fmt).show(Environments(rows, ROOT_FILE)), nl=False)
     return 0
 
 
@@ -94,38 +75,24 @@ def _text(value: Any) -> str | None:
 @env.command("diff")
 @click.argument("first")
 @click.argument("second")
-@click.option(
-    "--format",
-    "fmt",
-    type=SuggestingChoice(("text", "markdown", "json")),
-    default="text",
-    show_default=True,
-    help="text for a terminal, markdown for a pull request, json for programs.",
-)
+@format_option(what="text for a terminal, markdown for a pull request, json for programs.")
 @workspace_options
 @guarded
-def diff(opts: Options, first: str, second: str, fmt: str) -> int:
+def diff(run: RunContext, first: str, second: str, fmt: str) -> int:
     """The desired state of two environments side by side, offline.
 
     Exit 0 when they differ only by their variables (what each environment declares),
     2 when a difference comes from the environment's name (env_name in a template)."""
     refuse_unused_offline("env diff", OFFLINE)
-    path = root_file(opts.workspace_dir)
+    path = root_file(run.opts.workspace_dir)
     if path is None:
-        raise AgentformError(f"no {ROOT_FILE} in {opts.workspace_dir.resolve()}")
+        raise AgentformError(f"no {ROOT_FILE} in {run.opts.workspace_dir.resolve()}")
     declared = raw_environments(path)
     for name in (first, second):
         selected(declared, name, ROOT_FILE)  # an unknown name: refused, with did-you-mean
-    a = load_environment(opts, first, unset_secrets_allowed=True)
-    b = load_environment(opts, second, unset_secrets_allowed=True)
-    control = load_environment(opts, second, unset_secrets_allowed=True, template_name=first)
+    a = run.load_environment(first, unset_secrets_allowed=True)
+    b = run.load_environment(second, unset_secrets_allowed=True)
+    control = run.load_environment(second, unset_secrets_allowed=True, template_name=first)
     result = compare(a, b, control)
-    if fmt == "json":
-        click.echo(env_diff_view.as_json(result), nl=False)
-    elif fmt == "markdown":
-        text = env_diff_view.markdown(result, opts.verbose)
-        assert len(text) <= GITHUB_LIMIT
-        click.echo(text, nl=False)
-    else:
-        click.echo(env_diff_view.text(result, opts.verbose), nl=False)
+    click.echo(run.view(fmt).show(Compared(result)), nl=False)
     return 0 if result.expected else 2

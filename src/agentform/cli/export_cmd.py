@@ -17,7 +17,8 @@ from typing import Any
 import click
 import yaml
 
-from agentform.cli.common import Options, guarded, load, with_api, workspace_options
+from agentform.cli.common import guarded, workspace_options
+from agentform.cli.context import RunContext
 from agentform.cli.conventions import SuggestingChoice
 from agentform.cli.init_cmd import GITIGNORE_LINES, MODELINE
 from agentform.cli.safety import run_secrets
@@ -32,10 +33,11 @@ from agentform.kinds.model import Declared
 from agentform.output.yaml_view import workspace_yaml
 
 
-def _workspace(opts: Options, out: Path | None) -> Workspace:
+def _workspace(run: RunContext, out: Path | None) -> Workspace:
     """The workspace of -C, or, where there is none, one made of the options alone."""
+    opts = run.opts
     if root_file(opts.workspace_dir) is not None:
-        return load(opts, unset_secrets_allowed=True)
+        return run.load(unset_secrets_allowed=True)
     if not opts.endpoint:
         raise click.UsageError(
             f"no agentform.yaml in {opts.workspace_dir}: name the service with --endpoint "
@@ -46,7 +48,9 @@ def _workspace(opts: Options, out: Path | None) -> Workspace:
         workspace=name, endpoint=opts.endpoint, organization_id=opts.organization_id
     )
     declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
-    return Workspace(opts.workspace_dir.resolve(), settings, declared, run_secrets(), "", [])
+    return run.adopt(
+        Workspace(opts.workspace_dir.resolve(), settings, declared, run_secrets(), "", [])
+    )
 
 
 @click.command("export")
@@ -65,15 +69,15 @@ def _workspace(opts: Options, out: Path | None) -> Workspace:
 @click.option("--force", is_flag=True, help="Overwrite files that exist already in --out.")
 @workspace_options
 @guarded
-def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool) -> int:
+def export(run: RunContext, out: Path | None, kinds: tuple[str, ...], force: bool) -> int:
     """Write the live workspace as YAML."""
-    workspace = _workspace(opts, out)
+    workspace = _workspace(run, out)
     chosen = list(kinds) or None
 
     warnings: list[str] = []
 
-    organization_id, documents = with_api(
-        opts, workspace, lambda api: export_organization(workspace, api, chosen, warnings)
+    organization_id, documents = run.with_api(
+        lambda api: export_organization(workspace, api, chosen, warnings)
     )
     for warning in warnings:
         click.echo(workspace.secrets.scrub(f"Warning: {warning}"), err=True)
@@ -81,7 +85,7 @@ def export(opts: Options, out: Path | None, kinds: tuple[str, ...], force: bool)
         click.echo(workspace.secrets.scrub_shown(workspace_yaml(documents)), nl=False)
         _say_secrets_needed(documents)
         return 0
-    endpoint = opts.endpoint or workspace.settings.endpoint
+    endpoint = run.opts.endpoint or workspace.settings.endpoint
     from agentform.api.endpoint_url import shown_endpoint
 
     settings = {

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import Options, guarded, load, with_api, workspace_options
+from agentform.cli.common import guarded, workspace_options
+from agentform.cli.context import RunContext
 from agentform.cli.init_cmd import MODELINE
 from agentform.cli.schema_cmd import SCHEMA_FILE
 from agentform.config.files import SUFFIXES
@@ -32,7 +33,7 @@ from agentform.output.yaml_view import workspace_yaml
 DEFAULT_FILE = "imported.yaml"
 
 
-def _target(opts: Options, workspace: Workspace, out: Path | None) -> Path:
+def _target(workspace: Workspace, out: Path | None) -> Path:
     """The file to write: new, a .yaml file, inside the workspace."""
     path = (out if out is not None else workspace.root / DEFAULT_FILE).absolute()
     if path.suffix not in SUFFIXES:
@@ -66,9 +67,9 @@ def _meant(workspace: Workspace, out: Path | None) -> str:
     return f"; --out is read from the current directory: --out {shlex.quote(shown)} names it"
 
 
-def _check_read_back(opts: Options, path: Path, wanted: list[tuple[Kind, Key]]) -> None:
+def _check_read_back(run: RunContext, path: Path, wanted: list[tuple[Kind, Key]]) -> None:
     """The workspace with the new file loads and declares every imported object."""
-    workspace = load(opts, unset_secrets_allowed=True)
+    workspace = run.load(unset_secrets_allowed=True)
     missing = [
         f"{kind.name}/{key}"
         for kind, key in wanted
@@ -91,15 +92,13 @@ def _check_read_back(opts: Options, path: Path, wanted: list[tuple[Kind, Key]]) 
 )
 @workspace_options
 @guarded
-def import_objects(opts: Options, addresses: tuple[str, ...], out: Path | None) -> int:
+def import_objects(run: RunContext, addresses: tuple[str, ...], out: Path | None) -> int:
     """Bring live objects (KIND/NAME; a batch KIND/AGENT/NAME) under management."""
-    workspace = load(opts, unset_secrets_allowed=True)
+    workspace = run.load(unset_secrets_allowed=True)
     wanted = parse_addresses(list(addresses), workspace)
-    path = _target(opts, workspace, out)
+    path = _target(workspace, out)
     warnings: list[str] = []
-    documents = with_api(
-        opts, workspace, lambda api: import_documents(workspace, api, wanted, warnings)
-    )
+    documents = run.with_api(lambda api: import_documents(workspace, api, wanted, warnings))
     for warning in warnings:
         click.echo(workspace.secrets.scrub(f"Warning: {warning}"), err=True)
     schema = Path(os.path.relpath(workspace.root / SCHEMA_FILE, path.parent)).as_posix()
@@ -110,7 +109,7 @@ def import_objects(opts: Options, addresses: tuple[str, ...], out: Path | None) 
     except OSError as exc:
         raise AgentformError(f"cannot write {path}: {exc.strerror}") from None
     try:
-        _check_read_back(opts, path, wanted)
+        _check_read_back(run, path, wanted)
     except BaseException:
         path.unlink(missing_ok=True)
         raise

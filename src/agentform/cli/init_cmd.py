@@ -17,7 +17,8 @@ from pathlib import Path
 import click
 import yaml
 
-from agentform.cli.conventions import check_endpoint_option, merged_globals
+from agentform.cli.conventions import check_endpoint_option
+from agentform.cli.options import merged_globals
 from agentform.cli.schema_cmd import SCHEMA_FILE, render_schema
 from agentform.config.files import IGNORE_FILE, ROOT_NAMES, workspace_files
 

@@ -1,25 +1,25 @@
 """`agentform list`: what the workspace manages, with live ids (Terraform's `state
-list`, worked out from the files and one read of the service)."""
+list`, worked out from the files and one read of the service); with --all, the
+repository's workspace x environment pairs, from the files alone."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from agentform.cli.common import Options, guarded, load, with_api, workspace_options
-from agentform.cli.conventions import SuggestingChoice
+from agentform.cli.common import guarded, workspace_options
+from agentform.cli.context import RunContext
+from agentform.cli.views import format_option
 from agentform.engine.inventory import inventory
-from agentform.output.inventory_view import inventory_json, inventory_text
+from agentform.output.inventory_view import Inventoried
+
+if TYPE_CHECKING:
+    from agentform.repository.listing import Pairs
 
 
 @click.command("list")
-@click.option(
-    "--format",
-    "fmt",
-    type=SuggestingChoice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text for a terminal, json for programs.",
-)
+@format_option(("text", "json"))
 @click.option(
     "--all",
     "every",
@@ -29,38 +29,33 @@ from agentform.output.inventory_view import inventory_json, inventory_text
 )
 @workspace_options
 @guarded
-def list_objects(opts: Options, fmt: str, every: bool) -> int:
+def list_objects(run: RunContext, fmt: str, every: bool) -> int:
     """List the objects the files declare: address, live id, and whether it is live.
 
     Reads the service, changes nothing; secret() values are not needed. With --all,
     lists the repository's pairs from the files instead, without the service."""
+    view = run.view(fmt)
     if every:
-        return _list_pairs(opts, fmt)
-    workspace = load(opts, unset_secrets_allowed=True)
-    listed = with_api(opts, workspace, lambda api: inventory(workspace, api))
-    text = inventory_json(listed) if fmt == "json" else inventory_text(listed)
-    opts.echo(workspace.secrets.scrub_shown(text), nl=False)
+        run.echo(view.show(_pairs(run)), nl=False)
+        return 0
+    workspace = run.load(unset_secrets_allowed=True)
+    listed = run.with_api(lambda api: inventory(workspace, api))
+    run.echo(view.show(Inventoried(listed, workspace.secrets.scrub_shown)), nl=False)
     return 0
 
 
-def _list_pairs(opts: Options, fmt: str) -> int:
-    import json
-
+def _pairs(run: RunContext) -> Pairs:
     from agentform.config.repository_file import REPOSITORY_FILE, find_repository
     from agentform.core.errors import AgentformError, DiagnosticsError
-    from agentform.repository.listing import listed, listed_text
+    from agentform.repository.listing import Pairs, listed
 
-    repository = find_repository(opts.workspace_dir)
+    repository = find_repository(run.opts.workspace_dir)
     if repository is None:
         raise AgentformError(
-            f"no {REPOSITORY_FILE} in {opts.workspace_dir.resolve()} or above it: "
+            f"no {REPOSITORY_FILE} in {run.opts.workspace_dir.resolve()} or above it: "
             "list --all lists a repository's workspaces"
         )
     rows, problems = listed(repository)
     if any(p.severity == "error" for p in problems):
         raise DiagnosticsError(problems)
-    if fmt == "json":
-        opts.echo(json.dumps([row.as_json() for row in rows], indent=2, ensure_ascii=False))
-    else:
-        opts.echo(listed_text(rows), nl=False)
-    return 0
+    return Pairs(rows)

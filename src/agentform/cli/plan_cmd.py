@@ -7,21 +7,14 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import (
-    Options,
-    endpoint_of,
-    guarded,
-    load,
-    save_file,
-    with_api,
-    workspace_options,
-)
+from agentform.cli.common import guarded, workspace_options
+from agentform.cli.context import RunContext
+from agentform.cli.files import refuse_overwriting, save_file
 from agentform.cli.plan_options import plan_options
-from agentform.cli.views import format_option, markdown_errors, markdown_view, text_view
+from agentform.cli.views import format_option
 from agentform.engine.planfile import dump_plan
 from agentform.engine.planner import make_plan
 from agentform.kinds.context import PlanOptions
-from agentform.output.json_view import plan_json
 
 
 @click.command("plan")
@@ -30,7 +23,7 @@ from agentform.output.json_view import plan_json
     type=click.Path(dir_okay=False, path_type=Path),
     help="Save the plan (JSON) for `agentform apply FILE`.",
 )
-@format_option
+@format_option()
 @click.option(
     "--detailed-exitcode",
     is_flag=True,
@@ -40,22 +33,20 @@ from agentform.output.json_view import plan_json
 @workspace_options
 @guarded
 def plan(
-    opts: Options, out: Path | None, fmt: str, detailed_exitcode: bool, options: PlanOptions
+    run: RunContext, out: Path | None, fmt: str, detailed_exitcode: bool, options: PlanOptions
 ) -> int:
     """Show the calls that would make the live workspace match the files."""
-    with markdown_errors(opts, fmt, "plan"):
-        workspace = load(opts)
-        endpoint = endpoint_of(opts, workspace).shown
-        result = with_api(opts, workspace, lambda api: make_plan(workspace, api, endpoint, options))
+    view = run.view(fmt, saved=out)
+    with run.failing_as(view, "plan"):
+        if out:
+            refuse_overwriting(out, "the plan")  # before any call
+        workspace = run.load()
+        shown = run.endpoint().shown
+        result = run.with_api(lambda api: make_plan(workspace, api, shown, options))
     if out:
         save_file(out, dump_plan(result), "the plan")
-    if fmt == "json":
-        opts.echo(plan_json(result), nl=False)
-    elif fmt == "markdown":
-        opts.echo(markdown_view(opts, workspace, out).plan(result), nl=False)
-    else:
-        opts.echo(text_view(opts, workspace).plan(result), nl=False)
-        if out:
-            apply = shlex.join(["agentform", "apply", str(out)])
-            opts.echo(f"Saved the plan to {out}; apply it with: {apply}")
+    run.echo(view.plan(result), nl=False)
+    if out and view.lines_on_stdout:
+        apply = shlex.join(["agentform", "apply", str(out)])
+        run.echo(f"Saved the plan to {out}; apply it with: {apply}")
     return 2 if detailed_exitcode and result.has_changes else 0

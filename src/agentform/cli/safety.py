@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import tempfile
 import time
 from contextvars import ContextVar
 from pathlib import Path
@@ -71,6 +70,8 @@ def write_crash_log(workspace_dir: Path | None, text: str) -> Path:
         except OSError:
             folder = None  # no workspace here: the system's temporary directory
     # mkstemp: a new name each run, created exclusively, readable by its user only
+    import tempfile  # a crash is rare: every command's start-up does not pay for it
+
     fd, name = tempfile.mkstemp(
         prefix=f"crash-{stamp}-" if folder else f"agentform-crash-{stamp}-",
         suffix=".log",

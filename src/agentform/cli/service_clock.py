@@ -10,16 +10,16 @@ and answers once it has: the command waits as long as that work takes.
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentform.api.connect import Endpoint
-from agentform.cli.agentform_ops import own_client, read_clock
-from agentform.cli.common import Options, endpoint_of, load
-from agentform.cli.endpoint import LOCAL, api_key_for
-from agentform.cli.safety import run_secrets
+from agentform.cli.agentform_ops import read_clock
+from agentform.cli.context import RunContext
+from agentform.cli.endpoint import LOCAL
 from agentform.core.errors import AgentformError
 from agentform.rules.clock import CONDITION_FORMS, parse_condition, parse_duration
+
+if TYPE_CHECKING:
+    from agentform.api.client import ApiClient
 
 NEEDS_URL = (
     "give the URL of the running service with --endpoint (the one `agentform service run "
@@ -44,42 +44,33 @@ def request_body(words: tuple[str, ...], within: str) -> dict[str, str]:
     return {"duration": words[0]}
 
 
-def _endpoint(opts: Options) -> Endpoint:
-    """--endpoint (or AGENTFORM_ENDPOINT), else the endpoint of the workspace it runs in."""
-    if not opts.endpoint and (opts.workspace_dir / "agentform.yaml").is_file():
-        workspace = load(opts, unset_secrets_allowed=True)  # no secret's value is needed
-        return _running_service(endpoint_of(opts, workspace))
-    if not opts.endpoint:
-        raise AgentformError(f"which service? {NEEDS_URL}")
-    key = api_key_for(opts.endpoint, opts.api_key_file)
-    return _running_service(Endpoint(opts.endpoint, key).register(run_secrets()))
-
-
-def _running_service(endpoint: Endpoint) -> Endpoint:
+def _running_service(run: RunContext) -> str:
+    """--endpoint (or AGENTFORM_ENDPOINT), else the endpoint of the workspace it runs
+    in; never `local`. The endpoint as shown."""
+    endpoint = run.service(f"which service? {NEEDS_URL}")
     if endpoint.url == LOCAL:
         raise AgentformError(
             "the local endpoint runs only while a command does, so its clock has nothing "
             f"to move; {NEEDS_URL}"
         )
-    return endpoint
+    return endpoint.shown
 
 
-def advance_clock(opts: Options, words: tuple[str, ...], within: str) -> dict[str, Any]:
+def advance_clock(run: RunContext, words: tuple[str, ...], within: str) -> dict[str, Any]:
     """Moves the service's manual clock as the words say; its answer (an AdvanceResult)."""
     body = request_body(words, within)
-    endpoint = _endpoint(opts)
+    shown = _running_service(run)
 
-    async def go() -> dict[str, Any]:
-        async with own_client(endpoint, opts.workspace_dir, **opts.client_settings()) as api:
-            clock = await read_clock(api, endpoint.shown, "have a clock agentform can move")
-            if clock.get("kind") != "manual":
-                raise AgentformError(
-                    f"the service at {endpoint.shown} is not on a manual clock (it runs on "
-                    "the wall clock); start it with `agentform service run --clock manual`"
-                )
-            answer: dict[str, Any] = await api.request(
-                "POST", "/clock/advance", json=body, idempotent=False
+    async def go(own: ApiClient) -> dict[str, Any]:
+        clock = await read_clock(own, shown, "have a clock agentform can move")
+        if clock.get("kind") != "manual":
+            raise AgentformError(
+                f"the service at {shown} is not on a manual clock (it runs on "
+                "the wall clock); start it with `agentform service run --clock manual`"
             )
-            return answer
+        answer: dict[str, Any] = await own.request(
+            "POST", "/clock/advance", json=body, idempotent=False
+        )
+        return answer
 
-    return asyncio.run(go())
+    return run.with_own(go)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import Options, guarded, workspace_options
+from agentform.cli.common import guarded, workspace_options
+from agentform.cli.context import RunContext
 from agentform.cli.conventions import parse_rate_option
 from agentform.core.errors import AgentformError
 from agentform.service.store.database import DEFAULT_DB_PATH
@@ -113,7 +114,7 @@ def run(
 )
 @workspace_options
 @guarded
-def advance(opts: Options, words: tuple[str, ...], within: str) -> int:
+def advance(run: RunContext, words: tuple[str, ...], within: str) -> int:
     """Move the clock of a service started with `--clock manual`, running what falls due.
 
     DURATION: 90s, 2m, 1h30m, 1d. `until CONDITION`: move until it holds, e.g.
@@ -123,7 +124,7 @@ def advance(opts: Options, words: tuple[str, ...], within: str) -> int:
     """
     from agentform.cli.service_clock import advance_clock
 
-    answer = advance_clock(opts, words, within)
+    answer = advance_clock(run, words, within)
     from agentform.output.routing_lines import advance_line
 
     click.echo(advance_line(answer))

@@ -15,17 +15,12 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import (
-    Options,
-    guarded,
-    refuse_unchosen_environment,
-    refuse_unused_offline,
-    workspace_options,
-)
-from agentform.cli.conventions import SuggestingChoice
-from agentform.cli.safety import run_secrets
+from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
+from agentform.cli.context import RunContext
+from agentform.cli.files import refuse_overwriting, save_file
+from agentform.cli.views import format_option
 from agentform.config.files import TESTS_DIR
-from agentform.config.loader import Workspace, load_workspace
+from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError
 
 FORMATS = ("text", "junit", "markdown", "json")
@@ -36,50 +31,15 @@ def stand_in(name: str) -> str:
     return f"test-{name}"
 
 
-def load_for_tests(opts: Options) -> Workspace:
+def load_for_tests(run: RunContext) -> Workspace:
     """The workspace as `load` reads it (in the environment --env chooses: its var
     files are what the files render with), unset secrets given their stand-ins."""
-    refuse_unchosen_environment(opts)
-    secrets = run_secrets()
-    first = load_workspace(
-        opts.workspace_dir,
-        opts.vars,
-        opts.var_files,
-        secrets=secrets,
-        unset_secrets_allowed=True,
-        environment=opts.env,
-    )
+    first = run.load(unset_secrets_allowed=True)
+    if not first.secrets.unset:
+        return first
     environ = dict(os.environ)
-    if first.secrets.unset:
-        environ.update({name: stand_in(name) for name in first.secrets.unset})
-        first = load_workspace(
-            opts.workspace_dir,
-            opts.vars,
-            opts.var_files,
-            environ=environ,
-            secrets=secrets,
-            environment=opts.env,
-        )
-    if opts.organization_id:
-        first.settings.organization_id = opts.organization_id
-    return first
-
-
-def refuse_yaml(path: Path) -> None:
-    """A report is never written over a YAML file (a workspace or test file): said
-    before the tests run, not after."""
-    if path.suffix in (".yaml", ".yml"):
-        raise AgentformError(f"{path}: a test report is not written over a YAML file")
-
-
-def write_report(path: Path, text: str) -> None:
-    """The report where --out says; never over a YAML file (a workspace or test file)."""
-    refuse_yaml(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise AgentformError(f"cannot write the test report to {path}: {exc.strerror}") from None
+    environ.update({name: stand_in(name) for name in first.secrets.unset})
+    return run.load(environ=environ)
 
 
 @click.command("test")
@@ -89,13 +49,8 @@ def write_report(path: Path, text: str) -> None:
     "name_filter",
     help="Run only the tests whose file path or name holds this text.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=SuggestingChoice(FORMATS),
-    default="text",
-    show_default=True,
-    help="text for a terminal, junit for CI test reports, markdown for a pull request, json.",
+@format_option(
+    FORMATS, "text for a terminal, junit for CI test reports, markdown for a pull request, json."
 )
 @click.option(
     "--junit-xml",
@@ -106,7 +61,7 @@ def write_report(path: Path, text: str) -> None:
 @workspace_options
 @guarded
 def test(
-    opts: Options,
+    run: RunContext,
     files: tuple[Path, ...],
     name_filter: str | None,
     fmt: str,
@@ -118,15 +73,16 @@ def test(
     *.yaml files). Each test applies
     the workspace to its own service, then runs its steps. Exits 1 when a test fails.
     """
-    from agentform.testing import report
     from agentform.testing.files import discover, load_tests
+    from agentform.testing.report import Tested, junit, text_line
     from agentform.testing.results import CaseResult
     from agentform.testing.runner import run_tests, selected
 
     refuse_unused_offline("test", "a test runs on a fresh embedded service of its own")
     if junit_xml is not None:
-        refuse_yaml(junit_xml)
-    workspace = load_for_tests(opts)
+        refuse_overwriting(junit_xml, "the test report")
+    view = run.view(fmt)
+    workspace = load_for_tests(run)
     paths = [p for given in files for p in (discover(given) if given.is_dir() else [given])]
     paths = paths if files else discover(workspace.root / TESTS_DIR)
     if not paths:
@@ -138,23 +94,14 @@ def test(
     if not any(selected(r, c, name_filter) for r in runs for c in r.model.tests):
         raise AgentformError(f"no test's file or name holds '{name_filter}'")
     scrub = workspace.secrets.scrub
+    say = run.progress(view)
 
     def shown(case: CaseResult) -> None:
-        if fmt == "text":
-            opts.echo(report.text_line(case, scrub))
-        else:  # the report is the output: progress goes to stderr
-            click.echo(report.text_line(case, scrub).splitlines()[0], err=True)
+        line = text_line(case, scrub)  # with the report as the output, its first line
+        say(line if view.lines_on_stdout else line.splitlines()[0])
 
     result = run_tests(workspace, runs, name_filter, on_result=shown)
-    name = workspace.settings.workspace
-    if fmt == "text":
-        opts.echo(result.summary)
-    elif fmt == "junit":
-        opts.echo(report.junit(result, scrub), nl=False)
-    elif fmt == "markdown":
-        opts.echo(report.markdown(result, scrub, name), nl=False)
-    else:
-        opts.echo(report.json_report(result, scrub), nl=False)
+    run.echo(view.show(Tested(result, scrub, workspace.settings.workspace)), nl=False)
     if junit_xml is not None:
-        write_report(junit_xml, report.junit(result, scrub))
+        save_file(junit_xml, junit(result, scrub), "the test report")
     return 0 if result.ok else 1

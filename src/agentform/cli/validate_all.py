@@ -12,15 +12,33 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import SHOWN_PROBLEMS, Options, environment_names, load_environment
-from agentform.cli.validate_cmd import say_unset_and_warnings
+from agentform.cli.common import SHOWN_PROBLEMS
+from agentform.cli.context import RunContext
+from agentform.cli.options import Options
 from agentform.config.files import root_file
+from agentform.config.loader import Workspace
 from agentform.config.repository import Member, find_workspaces, overlaps
 from agentform.config.repository_file import REPOSITORY_FILE, find_repository
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.core.words import counted
 from agentform.repository.pairs import left_out, workspace_dirs
+
+
+def say_unset_and_warnings(workspace: Workspace, prefix: str = "") -> None:
+    """The secrets not set here (plan checks them) and the warnings, on stderr."""
+    unset = sorted(workspace.secrets.unset)
+    if unset:
+        said = (
+            ("secret", "is", "its value") if len(unset) == 1 else ("secrets", "are", "their values")
+        )
+        click.echo(
+            f"{prefix}note: {said[0]} {', '.join(unset)} {said[1]} not set here: "
+            f"plan checks {said[2]}",
+            err=True,
+        )
+    for warning in workspace.warnings:  # shown as errors are; they do not fail validate
+        click.echo(prefix + workspace.secrets.scrub(warning.render()), err=True)
 
 
 def _named(folder: Path) -> str:
@@ -40,14 +58,14 @@ def _rebased(diagnostic: Diagnostic, name: str) -> Diagnostic:
 def _load_one(opts: Options, folder: Path, name: str) -> tuple[list[Member], list[Diagnostic]]:
     """One workspace: each of its environments' settings for the overlap check (an
     environment may name its own organization and owns), or its problems."""
-    here = dataclasses.replace(opts, workspace_dir=folder)
+    here = RunContext(dataclasses.replace(opts, workspace_dir=folder))
     members: list[Member] = []
     found = root_file(folder)
     root = f"{name}/{found.name}" if found and name != "." else (found.name if found else name)
     try:
-        environments: list[str | None] = [*environment_names(here)] or [None]
+        environments: list[str | None] = [*here.environment_names()] or [None]
         for environment in environments:
-            workspace = load_environment(here, environment, True)
+            workspace = here.load_environment(environment, True)
             shown = name if environment is None else f"{name} (environment {environment})"
             say_unset_and_warnings(workspace, prefix=f"{shown}: ")
             members.append(Member(shown, root, workspace.settings))

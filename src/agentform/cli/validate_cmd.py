@@ -11,16 +11,9 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import (
-    Options,
-    environment_names,
-    guarded,
-    refuse_unused_offline,
-    workspace_options,
-)
-from agentform.cli.common import (
-    load_environment as load,  # one environment's workspace
-)
+from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
+from agentform.cli.context import RunContext
+from agentform.cli.validate_all import say_unset_and_warnings, validate_all
 from agentform.config.loader import Workspace
 from agentform.core.diagnostics import Diagnostic
 from agentform.core.errors import AgentformError, DiagnosticsError
@@ -39,7 +32,7 @@ from agentform.core.words import counted
 @click.argument("dirs", nargs=-1, type=click.Path(file_okay=False, exists=True, path_type=Path))
 @workspace_options
 @guarded
-def validate(opts: Options, every: bool, dirs: tuple[Path, ...]) -> int:
+def validate(run: RunContext, every: bool, dirs: tuple[Path, ...]) -> int:
     """Render, parse and validate the workspace files, without calling the API.
 
     Needs no secret() value: an unset secret passes every rule a value would have to
@@ -52,16 +45,14 @@ def validate(opts: Options, every: bool, dirs: tuple[Path, ...]) -> int:
             f"{', '.join(map(str, dirs))}, add --all"
         )
     if every:
-        from agentform.cli.validate_all import validate_all
-
-        return validate_all(opts, list(dirs))
-    names: list[str | None] = [opts.env]
-    if opts.env is None:
-        names = [*environment_names(opts)] or [None]
+        return validate_all(run.opts, list(dirs))
+    names: list[str | None] = [run.opts.env]
+    if run.opts.env is None:
+        names = [*run.environment_names()] or [None]
     found: dict[str | None, list[Diagnostic]] = {}
     with collector_paused():  # each load's objects are freed by count: no cycles to find
         for name in names:
-            found[name] = _validated(opts, name)
+            found[name] = _validated(run, name)
     if problems := _together(found):
         raise DiagnosticsError(problems)
     return 0
@@ -83,30 +74,14 @@ def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
     return out
 
 
-def _validated(opts: Options, name: str | None) -> list[Diagnostic]:
+def _validated(run: RunContext, name: str | None) -> list[Diagnostic]:
     """The problems of one environment (none: it is said valid)."""
     try:
-        workspace = load(opts, name, unset_secrets_allowed=True)
+        workspace = run.load_environment(name, unset_secrets_allowed=True)
     except DiagnosticsError as exc:
         return list(exc.diagnostics)
     _say_valid(workspace)
     return []
-
-
-def say_unset_and_warnings(workspace: Workspace, prefix: str = "") -> None:
-    """The secrets not set here (plan checks them) and the warnings, on stderr."""
-    unset = sorted(workspace.secrets.unset)
-    if unset:
-        said = (
-            ("secret", "is", "its value") if len(unset) == 1 else ("secrets", "are", "their values")
-        )
-        click.echo(
-            f"{prefix}note: {said[0]} {', '.join(unset)} {said[1]} not set here: "
-            f"plan checks {said[2]}",
-            err=True,
-        )
-    for warning in workspace.warnings:  # shown as errors are; they do not fail validate
-        click.echo(prefix + workspace.secrets.scrub(warning.render()), err=True)
 
 
 def _say_valid(workspace: Workspace) -> None:

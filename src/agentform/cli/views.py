@@ -1,65 +1,72 @@
-"""Picking and building a view (text, markdown, JSON) for a workspace command."""
+"""Picking and building the view of a --format (text, markdown, JSON) for a command:
+the only place that reads the format's name (RunContext.view calls it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 import yaml
 
-from agentform.cli.common import Options
 from agentform.cli.conventions import FORMATS, SuggestingChoice
-from agentform.config.loader import ROOT_FILE, Workspace
-from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.cli.options import Options
+from agentform.config.loader import ROOT_FILE
 from agentform.core.yamlpos import parse
-from agentform.output.markdown import MarkdownView
-from agentform.output.text import TextView
+from agentform.output.view import DocumentsOnly, View
 
 
-def format_option(command: Callable[..., Any]) -> Callable[..., Any]:
+def format_option(
+    formats: tuple[str, ...] = FORMATS, what: str = ""
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """--format, one of `formats` (the views the command's documents have)."""
+    uses = {
+        "text": "text for a terminal",
+        "markdown": "markdown for a pull request or an issue",
+        "junit": "junit for CI test reports",
+        "json": "json for programs",
+    }
     return click.option(
         "--format",
         "fmt",
-        type=SuggestingChoice(FORMATS),
+        type=SuggestingChoice(formats),
         default="text",
         show_default=True,
-        help="text for a terminal, markdown for a pull request or an issue, json for programs.",
-    )(command)
+        help=what or ", ".join(uses[f] for f in formats) + ".",
+    )
 
 
-def text_view(opts: Options, workspace: Workspace) -> TextView:
-    return TextView(opts.use_color, opts.verbose)
+def view_of(
+    opts: Options, fmt: str, saved: Path | None = None, limit: bool = True, whole: str = ""
+) -> View:
+    """The view of a --format: colour and -v as the options say; a markdown document
+    cut at GitHub's comment size says where the whole of it is (`whole`; `saved`:
+    the plan file that holds it)."""
+    if fmt == "junit":
+        return DocumentsOnly()
+    if fmt == "json":
+        from agentform.output.json_view import JsonView
 
+        return JsonView()
+    if fmt == "markdown":
+        from agentform.output.markdown import GITHUB_LIMIT, MarkdownView
 
-def markdown_view(opts: Options, workspace: Workspace, saved: Path | None = None) -> MarkdownView:
-    if saved is not None:
-        whole = (
-            f"see the saved plan `{saved.name}` (a pipeline uploads it as an artifact): "
-            f"`agentform show {saved.name}`"
+        if saved is not None and not whole:
+            whole = (
+                f"see the saved plan `{saved.name}` (a pipeline uploads it as an artifact): "
+                f"`agentform show {saved.name}`"
+            )
+        elif not whole:
+            whole = (
+                "run `agentform plan`, or save it with `--out FILE` and run `agentform show FILE`"
+            )
+        return MarkdownView(
+            limit=GITHUB_LIMIT if limit else None, whole=whole, verbose=opts.verbose
         )
-    else:
-        whole = "run `agentform plan`, or save it with `--out FILE` and run `agentform show FILE`"
-    return MarkdownView(whole=whole, verbose=opts.verbose)
+    from agentform.output.text import TextView
 
-
-@contextmanager
-def markdown_errors(opts: Options, fmt: str, what: str) -> Iterator[None]:
-    """With --format markdown, an error is also printed as markdown on stdout, so a
-    pipeline that posts the output posts the reason the run failed."""
-    try:
-        yield
-    except AgentformError as exc:
-        if fmt == "markdown":
-            if isinstance(exc, DiagnosticsError):
-                messages = [d.render() for d in exc.diagnostics]
-            else:
-                messages = [str(exc)]
-            name = workspace_name(opts.workspace_dir)
-            click.echo(MarkdownView().error(what, name, messages, opts.env), nl=False)
-        raise
+    return TextView(opts.use_color, opts.verbose)
 
 
 def workspace_name(root: Path) -> str:

@@ -32,6 +32,7 @@ TESTS_DIR = "tests"
 
 _CASSETTE = re.compile(r"\A(?:\s*#[^\n]*\n)*\s*interactions:\s*(?:\n|$)")
 _REPORT = re.compile(r'\A\s*\{\s*"formatVersion"\s*:')
+_JUNIT = re.compile(r'\A<\?xml[^>]*\?>\s*<testsuites name="agentform test"')
 
 
 def root_file(root: Path) -> Path | None:
@@ -56,7 +57,7 @@ def ignore_spec(root: Path) -> pathspec.PathSpec[Any]:
 
 def is_artifact(text: str) -> bool:
     """A cassette, saved plan or report agentform wrote (never a workspace file)."""
-    return bool(_CASSETTE.match(text) or _REPORT.match(text))
+    return bool(_CASSETTE.match(text) or _REPORT.match(text) or _JUNIT.match(text))
 
 
 def workspace_files(

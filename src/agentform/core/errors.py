@@ -6,10 +6,7 @@ here to a message and an exit code.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agentform.core.diagnostics import Diagnostic
+from agentform.core.diagnostic_types import Diagnostic
 
 
 class AgentformError(Exception):

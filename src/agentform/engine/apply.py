@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
+from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.core.errors import AgentformError, ApiError
 from agentform.engine.goals import earlier_attempt, reached
 from agentform.engine.model import Change, Plan
@@ -159,7 +160,7 @@ async def _execute(
 async def apply_plan(
     plan: Plan,
     api: Any,
-    parallelism: int = 8,
+    parallelism: int = DEFAULT_PARALLELISM,
     hooks: ApplyHooks | None = None,
     values: Mapping[str, Any] | None = None,
     stop: ApplyStop | None = None,

@@ -3,6 +3,9 @@ with the live id beside each address), and a versioned JSON document for program
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from agentform.core.words import counted
 from agentform.engine.inventory import Inventory
 
@@ -30,3 +33,17 @@ def inventory_text(inventory: Inventory) -> str:
 
 def inventory_json(inventory: Inventory) -> str:
     return inventory.model_dump_json(indent=2) + "\n"
+
+
+@dataclass(frozen=True)
+class Inventoried:
+    """The inventory as each view of `agentform list` shows it, scrubbed by `scrub`."""
+
+    inventory: Inventory
+    scrub: Callable[[str], str]  # the workspace's secrets.scrub_shown
+
+    def text(self, view: object) -> str:
+        return self.scrub(inventory_text(self.inventory))
+
+    def json(self, view: object) -> str:
+        return self.scrub(inventory_json(self.inventory))

@@ -5,14 +5,17 @@ Sensitive values are masked by their type, as in every view: no text is searched
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentform.core.frozen import thaw
 from agentform.core.sensitive import masked
-from agentform.engine.apply import ApplyReport
 from agentform.engine.drift import DRIFT_CLASSES, DriftReport
 from agentform.engine.model import Plan
 from agentform.engine.planfile import dump_plan
+from agentform.output.view import View
+
+if TYPE_CHECKING:  # the apply engine imports httpx: an offline view must not
+    from agentform.engine.apply import ApplyReport
 
 REPORT_FORMAT_VERSION = 1
 
@@ -100,3 +103,18 @@ def drift_document(drift: DriftReport) -> dict[str, Any]:
 
 def drift_json(drift: DriftReport) -> str:
     return json.dumps(drift_document(drift), indent=2, ensure_ascii=False, default=masked) + "\n"
+
+
+class JsonView(View):
+    """For programs: stable, versioned documents; progress goes to stderr."""
+
+    name = "json"
+
+    def plan(self, plan: Plan) -> str:
+        return plan_json(plan)
+
+    def drift(self, drift: DriftReport) -> str:
+        return drift_json(drift)
+
+    def report(self, report: ApplyReport, workspace: str, environment: str | None = None) -> str:
+        return report_json(report, workspace, environment)

@@ -29,6 +29,7 @@ from agentform.output.values import (
     report_counts,
     warning_text,
 )
+from agentform.output.view import View
 
 if TYPE_CHECKING:  # the apply engine imports httpx: an offline view (env diff) must not
     from agentform.engine.apply import ApplyReport
@@ -128,7 +129,9 @@ def change_entry(
     return [scrub(line) for line in lines]
 
 
-class MarkdownView:
+class MarkdownView(View):
+    name = "markdown"
+
     def __init__(
         self,
         scrub: Callable[[str], str] = lambda s: s,

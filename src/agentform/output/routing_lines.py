@@ -10,6 +10,8 @@ answer cannot move the cursor or recolour a terminal.
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 from agentform.core.words import counted
@@ -74,3 +76,16 @@ def _duration(seconds: float) -> str:
     if left or rest or not parts:
         parts.append(f"{round(left + rest, 3):g}s")
     return "".join(parts)
+
+
+@dataclass(frozen=True)
+class Routing:
+    """`webhook explain`'s document: the service's explanation in words, or as it is."""
+
+    answer: dict[str, Any]
+
+    def text(self, view: object) -> str:
+        return "".join(line + "\n" for line in routing_lines(self.answer))
+
+    def json(self, view: object) -> str:
+        return json.dumps(self.answer, indent=2, ensure_ascii=False) + "\n"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
 from agentform.core.words import counted
-from agentform.engine.apply import ApplyReport, ChangeResult
 from agentform.engine.drift import DRIFT_CLASSES, DriftReport
 from agentform.engine.model import Change, Plan
 from agentform.engine.targets import PARTIAL
@@ -20,6 +20,10 @@ from agentform.output.values import (
     value,
     warning_text,
 )
+from agentform.output.view import View
+
+if TYPE_CHECKING:  # the apply engine imports httpx: an offline view (env diff) must not
+    from agentform.engine.apply import ApplyReport, ChangeResult
 
 SIGNS = {
     "create": ("+", "green"),
@@ -47,7 +51,12 @@ def _header(doc: Plan | DriftReport) -> str:
     )
 
 
-class TextView:
+class TextView(View):
+    """For a terminal: progress lines are part of the output."""
+
+    name = "text"
+    lines_on_stdout = True
+
     def __init__(
         self, color: bool = False, verbose: bool = False, scrub: Callable[[str], str] = lambda s: s
     ) -> None:
@@ -137,6 +146,9 @@ class TextView:
         text = f"  {change.action} {change.id}: {mark}"
         return self.scrub(text + (f" ({result.error})" if result.error else ""))
 
-    def report(self, report: ApplyReport) -> str:
+    def report(
+        self, report: ApplyReport, workspace: str = "", environment: str | None = None
+    ) -> str:
+        """The counts alone: the plan and the progress said the rest."""
         line = report_counts(report)
         return self.scrub(self._style(line, "green" if report.ok else "red", bold=True))

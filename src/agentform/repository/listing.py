@@ -4,6 +4,7 @@ offline, each pair loaded as `validate` loads it (no secret value needed)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,3 +91,16 @@ def listed_text(rows: list[Listed]) -> str:
         for line in table
     ]
     return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """`list --all`'s document in each of its views."""
+
+    rows: list[Listed]
+
+    def text(self, view: object) -> str:
+        return listed_text(self.rows)
+
+    def json(self, view: object) -> str:
+        return json.dumps([row.as_json() for row in self.rows], indent=2, ensure_ascii=False) + "\n"

@@ -22,11 +22,11 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+if TYPE_CHECKING:  # cryptography is imported when a key is used: the workspace's
+    # webhook rules read SIGNATURE_HEADER, and `validate` signs nothing
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 SIGNATURE_HEADER = "X-Service-Signature"
 ALGORITHM = "RSA-PKCS1v15-SHA256"
@@ -50,6 +50,8 @@ def _pem_bytes(pem: PemKey) -> bytes:
 
 def key_id_of(public_pem: PemKey) -> str:
     """A short, stable name of a public key: the start of its SHA-256 fingerprint."""
+    from cryptography.hazmat.primitives import serialization
+
     public = _load_public(_pem_bytes(public_pem))
     der = public.public_bytes(
         serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
@@ -59,6 +61,9 @@ def key_id_of(public_pem: PemKey) -> str:
 
 def generate_key_pair() -> SigningKeyPair:
     """A new RSA-2048 key pair (about 50 ms of CPU)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     private = rsa.generate_private_key(public_exponent=65537, key_size=KEY_SIZE)
     private_pem = private.private_bytes(
         serialization.Encoding.PEM,
@@ -76,6 +81,9 @@ def generate_key_pair() -> SigningKeyPair:
 # Parsing a PEM key costs more than a signature check; keys are few and reused.
 @lru_cache(maxsize=64)
 def _load_private(pem: bytes) -> rsa.RSAPrivateKey:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     key = serialization.load_pem_private_key(pem, password=None)
     if not isinstance(key, rsa.RSAPrivateKey):
         raise ValueError("the signing key is not an RSA private key")
@@ -84,6 +92,9 @@ def _load_private(pem: bytes) -> rsa.RSAPrivateKey:
 
 @lru_cache(maxsize=64)
 def _load_public(pem: bytes) -> rsa.RSAPublicKey:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     try:
         key = serialization.load_pem_public_key(pem)
     except ValueError:
@@ -100,6 +111,9 @@ def load_public_key(pem: PemKey) -> rsa.RSAPublicKey:
 
 def sign(body: bytes, private_key_pem: PemKey) -> str:
     """The `X-Service-Signature` value of `body`: Base64(RSA PKCS#1 v1.5, SHA-256)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+
     signature = _load_private(_pem_bytes(private_key_pem)).sign(
         body, padding.PKCS1v15(), hashes.SHA256()
     )
@@ -119,6 +133,10 @@ def verify(body: bytes, signature: str | None, public_key_pem: PemKey) -> bool:
         raw = base64.b64decode(signature.strip(), validate=True)
     except (binascii.Error, ValueError):
         return False
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+
     try:
         key.verify(raw, body, padding.PKCS1v15(), hashes.SHA256())
     except InvalidSignature:

@@ -2,19 +2,21 @@
 manual clock moves on, and the work that falls due on the way runs in due order.
 
 The words are the clock's own (`rules.clock`: one duration and one condition
-grammar for `agentform test` and `service advance`), and so is the moving
-(`service.runtime.advancing.advance`). A test names its executions by their
-`as:` names: `until executions/big is failed`. An `until` that has not come true
-within a day of the test's clock fails the step, saying the subject's status.
+grammar for `agentform test` and `service advance`), and so is the moving: the
+service's own `POST /agentform/v1/clock/advance`, which `service advance` calls.
+A test names its executions by their `as:` names: `until executions/big is
+failed`. An `until` that has not come true within a day of the test's clock fails
+the step, saying the subject's status.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from agentform.core.errors import ApiError
 from agentform.core.problems import did_you_mean
 from agentform.rules.clock import ClockWordsError, Condition, parse_condition, parse_duration
-from agentform.service.runtime.advancing import DEFAULT_WITHIN, NothingToWaitFor, advance
+from agentform.service.runtime.advancing import DEFAULT_WITHIN
 from agentform.testing.results import StepFailed
 from agentform.testing.session import TestService
 
@@ -49,28 +51,25 @@ def advance_problem(
     return None
 
 
-async def advance_clock(
-    service: TestService, text: str, executions: Mapping[str, str], organization_id: str
-) -> None:
+async def advance_clock(service: TestService, text: str, executions: Mapping[str, str]) -> None:
+    """Moves the test's clock as `agentform service advance` moves a service's: by
+    its `POST /clock/advance`, which runs the work that falls due on the way."""
     written = text.strip()
-    if not written.startswith(UNTIL):
-        await advance(service.app.state, seconds=parse_duration(written))
-        return
-    condition = parse_condition(written.removeprefix(UNTIL))
-    if condition.kind == "executions":  # the test's name for it, to the service's id
-        condition = Condition(condition.kind, (executions[condition.key[0]],), condition.status)
+    body = {"duration": written}
+    if written.startswith(UNTIL):
+        condition = parse_condition(written.removeprefix(UNTIL))
+        if condition.kind == "executions":  # the test's name for it, to the service's id
+            condition = Condition(condition.kind, (executions[condition.key[0]],), condition.status)
+        body = {"until": str(condition)}
     try:
-        result = await advance(
-            service.app.state,
-            until=condition,
-            within=DEFAULT_WITHIN,
-            organization_id=organization_id,
-        )
-    except NothingToWaitFor as exc:
-        raise StepFailed(str(exc)) from None
-    if not result.met:
-        now = result.status or "not there"
-        shown = text.strip().removeprefix(UNTIL)
+        result = await service.own.request("POST", "/clock/advance", json=body, idempotent=False)
+    except ApiError as exc:
+        if exc.status == 404:  # nothing to wait for: no such batch or execution
+            raise StepFailed(exc.message) from None
+        raise
+    if result.get("met") is False:
+        now = result.get("status") or "not there"
+        shown = written.removeprefix(UNTIL)
         raise StepFailed(
             f"{shown}: not within {DEFAULT_WITHIN / 3600:g} h of the clock (it is {now})"
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import groupby
 
 from agentform.output.markdown import marker
@@ -112,3 +113,24 @@ def json_report(result: RunResult, scrub: Scrub) -> str:
         ],
     }
     return scrub(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
+
+
+@dataclass(frozen=True)
+class Tested:
+    """`agentform test`'s document in each of its formats, scrubbed."""
+
+    result: RunResult
+    scrub: Scrub
+    workspace: str
+
+    def text(self, view: object) -> str:
+        return self.result.summary + "\n"
+
+    def junit(self, view: object) -> str:
+        return junit(self.result, self.scrub)
+
+    def markdown(self, view: object) -> str:
+        return markdown(self.result, self.scrub, self.workspace)
+
+    def json(self, view: object) -> str:
+        return json_report(self.result, self.scrub)

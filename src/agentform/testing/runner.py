@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.engine.apply import ApplyStop, NoHooks, apply_plan
@@ -152,7 +153,7 @@ async def apply_workspace(workspace: Workspace, service: TestService) -> None:
     options = PlanOptions(now=service.clock.now())
     plan = await make_plan(workspace, service.api, ENDPOINT_SHOWN, options)
     report = await apply_plan(
-        plan, service.api, 8, NoHooks(), workspace.sensitive_values(), ApplyStop()
+        plan, service.api, DEFAULT_PARALLELISM, NoHooks(), workspace.sensitive_values(), ApplyStop()
     )
     if not report.ok:
         failed = [

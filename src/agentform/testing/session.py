@@ -24,7 +24,8 @@ import httpx
 from fastapi import FastAPI
 
 from agentform.api.client import ApiClient
-from agentform.api.connect import Endpoint, connect
+from agentform.api.connect import Endpoint, SharedTransport, connect
+from agentform.api.endpoint_url import API_PATH, own_url
 from agentform.core.errors import AgentformError
 from agentform.core.sensitive import Sensitive
 from agentform.service import create_app
@@ -33,7 +34,7 @@ from agentform.service.http.inprocess import InProcessTransport
 from agentform.service.startup.seed import Seed
 from agentform.testing.receivers import Receivers
 
-BASE_URL = "http://agentform.test/agents/v2"
+BASE_URL = f"http://agentform.test{API_PATH}"
 """The base URL of a test's service: never resolved, the transport answers it."""
 ENDPOINT_SHOWN = "local (agentform test)"
 
@@ -59,7 +60,9 @@ class RecordingTransport(InProcessTransport):
 
 @dataclass
 class TestService:
-    """A running test service: its clock, receivers, client and the calls made."""
+    """A running test service: its clock, receivers, the clients of its API and of
+    agentform's own operations (its clock, its routing explanations: reached as
+    `agentform service advance` and `webhook explain` reach them), the calls made."""
 
     __test__ = False  # not a pytest class
 
@@ -67,6 +70,7 @@ class TestService:
     clock: ManualClock
     receivers: Receivers
     api: ApiClient
+    own: ApiClient  # shares the api's transport: closing the api closes the service
     calls: list[Call] = field(default_factory=list)
 
 
@@ -121,9 +125,8 @@ def open_service(db_path: Path, seed: Seed, start: datetime | None, key: str) ->
     receivers = Receivers()
     app = create_app(db_path, seed=None, clock=clock, webhook_transport=receivers)
     calls: list[Call] = []
-    api = connect(
-        Endpoint("local", Sensitive(key)),
-        transport=RecordingTransport(app, calls),
-        base_url=BASE_URL,
-    )
-    return TestService(app, clock, receivers, api, calls)
+    endpoint = Endpoint("local", Sensitive(key))
+    transport = RecordingTransport(app, calls)
+    api = connect(endpoint, transport=transport, base_url=BASE_URL)
+    own = connect(endpoint, transport=SharedTransport(transport), base_url=own_url(BASE_URL))
+    return TestService(app, clock, receivers, api, own, calls)

@@ -25,14 +25,6 @@ class Context:
     service: TestService
     ids: dict[str, dict[str, str]] = field(default_factory=dict)  # list path -> name -> id
     executions: dict[str, str] = field(default_factory=dict)  # `as:` name -> id
-    _organization: str | None = None
-
-    async def organization(self) -> str:
-        """The id of the organization the test's key belongs to."""
-        if self._organization is None:
-            context = await self.service.api.request("GET", "/context")
-            self._organization = str(context["organizationId"])
-        return self._organization
 
     async def id_of(self, path: str, name: str) -> str:
         """The id of the object called `name` in the list at `path` (`/agents`)."""
@@ -62,8 +54,7 @@ async def run_action(ctx: Context, step: Step) -> None:
         if step.execute is not None:
             await _execute(ctx, step.execute)
         elif step.advance is not None:
-            org = await ctx.organization()
-            await advance_clock(ctx.service, step.advance, ctx.executions, org)
+            await advance_clock(ctx.service, step.advance, ctx.executions)
         elif step.receiver is not None:
             _receiver(ctx, step.receiver)
         elif step.message is not None:

@@ -3,21 +3,18 @@ receiving end of webhooks, and for operating their deliveries."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from agentform.cli.common import Options, endpoint_of, guarded, load, workspace_options
-from agentform.cli.safety import run_secrets
+from agentform.cli.common import guarded, workspace_options
+from agentform.cli.context import RunContext
+from agentform.cli.views import format_option
 from agentform.core.errors import AgentformError
 
 if TYPE_CHECKING:
     from agentform.api.connect import Endpoint
-
-T = TypeVar("T")
 
 
 @click.group("webhook")
@@ -78,44 +75,16 @@ def verify_cmd(public_key: Path, signature: str | None, bodyfile: IO[bytes]) -> 
     return 0 if ok else 1
 
 
-def _service(opts: Options) -> tuple[Endpoint, Path]:
-    """The endpoint and key of the workspace (with --endpoint, no workspace is needed:
-    these commands manage nothing), and the directory of a local service's state."""
-    from agentform.api.connect import Endpoint
-    from agentform.cli.endpoint import api_key_for
-
-    if opts.endpoint:
-        key = api_key_for(opts.endpoint, opts.api_key_file)
-        return Endpoint(opts.endpoint, key).register(run_secrets()), opts.workspace_dir.resolve()
-    if not (opts.workspace_dir / "agentform.yaml").is_file():
-        raise AgentformError(
-            f"no agentform.yaml in {opts.workspace_dir.resolve()}: run this in a workspace "
-            "(-C DIR) or give the service with --endpoint URL (or 'local')"
-        )
-    workspace = load(opts, unset_secrets_allowed=True)  # no secret's value is needed here
-    return endpoint_of(opts, workspace), workspace.root
+NO_SERVICE = (
+    "no agentform.yaml in {where}: run this in a workspace (-C DIR) or give the service "
+    "with --endpoint URL (or 'local')"
+)
 
 
-def _with_client(
-    opts: Options,
-    endpoint: Endpoint,
-    root: Path,
-    fn: Callable[[Any], Awaitable[T]],
-    run_due_work: bool = False,
-) -> T:
-    from agentform.cli.endpoint import open_client
-
-    async def go() -> T:
-        client = open_client(endpoint, root, run_due_work=run_due_work, **opts.client_settings())
-        async with client as api:
-            return await fn(api)
-
-    if opts.record_cassette:  # scrubbed of the run's secrets, as every command's
-        from agentform.cli.cassette import recording
-
-        with recording(opts.record_cassette, run_secrets(), endpoint.api_key):
-            return asyncio.run(go())
-    return asyncio.run(go())
+def _service(run: RunContext) -> Endpoint:
+    """The endpoint of the workspace (with --endpoint, no workspace is needed: these
+    commands manage nothing)."""
+    return run.service(NO_SERVICE.format(where=run.opts.workspace_dir.resolve()))
 
 
 def _check_save(save_dir: Path | None, save_unverified: bool) -> None:
@@ -154,7 +123,7 @@ def _check_save(save_dir: Path | None, save_unverified: bool) -> None:
 @workspace_options
 @guarded
 def listen(
-    opts: Options,
+    run: RunContext,
     host: str,
     port: int,
     forward_to: str | None,
@@ -163,7 +132,8 @@ def listen(
     save_unverified: bool,
 ) -> int:
     """Receive notifications locally: verify, print one line each, optionally forward."""
-    from agentform.cli.webhook.listen import Listener, bind, run
+    from agentform.cli.webhook.listen import Listener, bind
+    from agentform.cli.webhook.listen import run as serve
     from agentform.output.webhook_lines import listening_lines
     from agentform.rules.signatures import load_public_key
 
@@ -184,15 +154,13 @@ def listen(
         if public_key is not None:
             pem, source = _read_key(public_key), str(public_key)
         else:
-            endpoint, root = _service(opts)
-            key = _with_client(
-                opts, endpoint, root, lambda api: api.request("GET", "/webhook-signing-key")
-            )
+            endpoint = _service(run)
+            key = run.with_api(lambda api: api.request("GET", "/webhook-signing-key"))
             pem, source = key["publicKeyPem"], f"signing key {key['keyId']}"
             if endpoint.url == "local":
                 from agentform.service.store.database import DEFAULT_DB_PATH
 
-                local_db = root / DEFAULT_DB_PATH
+                local_db = run.root / DEFAULT_DB_PATH
         try:
             load_public_key(pem)
         except ValueError as exc:
@@ -207,7 +175,7 @@ def listen(
     except BaseException:
         sock.close()
         raise
-    run(listener, sock)
+    serve(listener, sock)
     return 0
 
 
@@ -223,7 +191,7 @@ def listen(
 )
 @workspace_options
 @guarded
-def test_cmd(opts: Options, name: str, wait: float) -> int:
+def test_cmd(run: RunContext, name: str, wait: float) -> int:
     """Send the integration NAME's test event (EXECUTION_TEST) and show the delivery.
 
     Exit 0 when it was delivered (the receiver answered 2xx), 1 otherwise.
@@ -232,11 +200,9 @@ def test_cmd(opts: Options, name: str, wait: float) -> int:
     from agentform.output.delivery_lines import failing_line
     from agentform.output.webhook_lines import WAIT_HINT, delivery_line
 
-    endpoint, root = _service(opts)
+    _service(run)
     # On `local` the in-process service's runtime makes the attempt (and any other due work).
-    outcome = _with_client(
-        opts, endpoint, root, lambda api: send_test(api, name, wait), run_due_work=True
-    )
+    outcome = run.with_api(lambda api: send_test(api, name, wait), runtime=True)
     click.echo(delivery_line(outcome.name, outcome.url, outcome.delivery))
     notice = failing_line(outcome.name, outcome.health)
     if notice:
@@ -248,40 +214,24 @@ def test_cmd(opts: Options, name: str, wait: float) -> int:
 
 @webhook.command("explain")
 @click.argument("execution_id")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text for a terminal, json for programs (the service's answer as it is).",
+@format_option(
+    ("text", "json"), "text for a terminal, json for programs (the service's answer as it is)."
 )
 @workspace_options
 @guarded
-def explain_cmd(opts: Options, execution_id: str, fmt: str) -> int:
+def explain_cmd(run: RunContext, execution_id: str, fmt: str) -> int:
     """Say, for each event of EXECUTION_ID and each webhook integration attached to its
     agent, whether a notification was sent and which rule decided.
 
     Needs the embedded agentform service (it records each decision as it makes it).
     """
-    import json
-
-    from agentform.cli.agentform_ops import own_client
     from agentform.cli.webhook.explain import explain
-    from agentform.output.routing_lines import routing_lines
+    from agentform.output.routing_lines import Routing
 
-    endpoint, root = _service(opts)
-
-    async def go() -> dict[str, Any]:
-        async with own_client(endpoint, root, **opts.client_settings()) as api:
-            return await explain(api, execution_id, endpoint.shown)
-
-    answer = asyncio.run(go())
-    if fmt == "json":
-        click.echo(json.dumps(answer, indent=2, ensure_ascii=False))
-    else:
-        for line in routing_lines(answer):
-            click.echo(line)
+    view = run.view(fmt)
+    shown = _service(run).shown
+    answer = run.with_own(lambda own: explain(own, execution_id, shown))
+    click.echo(view.show(Routing(answer)), nl=False)
     return 0
 
 
@@ -295,7 +245,7 @@ def explain_cmd(opts: Options, execution_id: str, fmt: str) -> int:
 @workspace_options
 @guarded
 def deliveries_cmd(
-    opts: Options, name: str, status: str | None, since: str | None, limit: int
+    run: RunContext, name: str, status: str | None, since: str | None, limit: int
 ) -> int:
     """List the integration NAME's newest deliveries, with their attempts (time, answer,
     duration, the answer's first bytes)."""
@@ -304,10 +254,13 @@ def deliveries_cmd(
 
     if since:
         since_time(since)  # a typo is said before any call
-    endpoint, root = _service(opts)
-    integration, found = _with_client(
-        opts, endpoint, root, lambda api: list_deliveries(api, name, status, since, limit)
-    )
+    _service(run)
+
+    async def listed() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        async with run.api() as api, run.own() as own:
+            return await list_deliveries(api, own, name, status, since, limit)
+
+    integration, found = run.call(listed)
     notice = failing_line(integration["name"], integration.get("health"))
     for line in [*([notice] if notice else []), *deliveries_lines(integration["name"], found)]:
         click.echo(line)
@@ -323,7 +276,7 @@ def deliveries_cmd(
 @workspace_options
 @guarded
 def resend_cmd(
-    opts: Options, delivery_id: str | None, failed_since: str | None, name: str | None
+    run: RunContext, delivery_id: str | None, failed_since: str | None, name: str | None
 ) -> int:
     """Send DELIVERY_ID's event again (a new delivery, signed anew), or every failed
     delivery since a time with --failed-since."""
@@ -334,18 +287,19 @@ def resend_cmd(
         raise click.UsageError("give a DELIVERY_ID or --failed-since T (one of them)")
     if delivery_id is not None and name is not None:
         raise click.UsageError("--integration goes with --failed-since")
-    endpoint, root = _service(opts)
+    _service(run)
     if delivery_id is not None:
-        ids = _with_client(
-            opts, endpoint, root, lambda api: resend_one(api, delivery_id), run_due_work=True
-        )
+        ids = run.with_own(lambda own: resend_one(own, delivery_id), runtime=True)
         what = f"of {delivery_id}"
     else:
         since = failed_since or ""
         since_time(since, option="--failed-since")  # a typo is said before any call
-        after, ids = _with_client(
-            opts, endpoint, root, lambda api: resend_failed(api, name, since), run_due_work=True
-        )
+
+        async def resent() -> tuple[str, list[str]]:
+            async with run.api() as api, run.own() as own:
+                return await resend_failed(api, own, name, since)
+
+        after, ids = run.call(resent, runtime=True)
         what = f"failed since {after}" + (f" to {name}" if name else "")
     for line in resent_lines(ids, what):
         click.echo(line)

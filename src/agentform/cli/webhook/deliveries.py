@@ -1,8 +1,8 @@
 """`agentform webhook deliveries NAME` and `webhook resend`: what was sent, and sending again.
 
 Both use the service's own delivery routes, which sit beside the API at
-`<root>/agentform/v1` while the endpoint names `<root>/agents/v2`: the paths
-below climb out of the API's base first. `--since` takes an ISO time with a
+`<root>/agentform/v1` (the run context's `own()` client, here `own`), and the API
+(`api`) to find the integration by its name. `--since` takes an ISO time with a
 zone, or an age (`30m`, `2h`, `7d`) counted back from now, as `gh` and
 `kubectl logs --since` do: the service's now (`GET /agentform/v1/clock`), since
 the deliveries are stamped by its clock, and a manual clock (`service run --clock
@@ -20,8 +20,7 @@ from agentform.api.client import ApiClient
 from agentform.cli.webhook.test import find_integration
 from agentform.core.errors import AgentformError
 
-OWN = "/../../agentform/v1/webhook-deliveries"
-CLOCK = "/../../agentform/v1/clock"
+DELIVERIES = "/webhook-deliveries"
 AGE = re.compile(r"^(\d{1,6})([smhd])$")
 UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
@@ -46,16 +45,16 @@ def since_time(text: str, now: datetime | None = None, option: str = "--since") 
     return parsed.isoformat()
 
 
-async def service_since(api: ApiClient, text: str) -> str:
+async def service_since(own: ApiClient, text: str) -> str:
     """`since_time`, an age counted back from the service's clock (a call only for an age)."""
     if not AGE.match(text.strip()):
         return since_time(text)
-    answer = await api.request("GET", CLOCK)
+    answer = await own.request("GET", "/clock")
     return since_time(text, datetime.fromisoformat(str(answer["now"])))
 
 
 async def list_deliveries(
-    api: ApiClient, name: str, status: str | None, since: str | None, limit: int
+    api: ApiClient, own: ApiClient, name: str, status: str | None, since: str | None, limit: int
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The integration named `name`, and its newest deliveries with their attempts."""
     integration = await find_integration(api, name)
@@ -63,26 +62,28 @@ async def list_deliveries(
     if status:
         params["status"] = status
     if since:
-        params["since"] = await service_since(api, since)
-    answer = await api.request("GET", OWN, params=params)
+        params["since"] = await service_since(own, since)
+    answer = await own.request("GET", DELIVERIES, params=params)
     return integration, list(answer["items"])
 
 
-async def resend_one(api: ApiClient, delivery_id: str) -> list[str]:
+async def resend_one(own: ApiClient, delivery_id: str) -> list[str]:
     try:
         delivery_id = str(uuid.UUID(delivery_id))
     except ValueError:
         raise AgentformError(
             f"{delivery_id[:80]!r} is not a delivery id (a UUID, as `webhook deliveries` shows)"
         ) from None
-    answer = await api.request("POST", f"{OWN}/{delivery_id}/resend", idempotent=False)
+    answer = await own.request("POST", f"{DELIVERIES}/{delivery_id}/resend", idempotent=False)
     return list(answer["deliveryIds"])
 
 
-async def resend_failed(api: ApiClient, name: str | None, since: str) -> tuple[str, list[str]]:
+async def resend_failed(
+    api: ApiClient, own: ApiClient, name: str | None, since: str
+) -> tuple[str, list[str]]:
     """The time `since` means on the service's clock, and the new deliveries' ids."""
-    body: dict[str, Any] = {"since": await service_since(api, since)}
+    body: dict[str, Any] = {"since": await service_since(own, since)}
     if name:
         body["integrationId"] = (await find_integration(api, name))["id"]
-    answer = await api.request("POST", f"{OWN}/resend", json=body, idempotent=False)
+    answer = await own.request("POST", f"{DELIVERIES}/resend", json=body, idempotent=False)
     return body["since"], list(answer["deliveryIds"])

@@ -1,14 +1,17 @@
-"""The views of `env diff`: text for a terminal, markdown for a pull request (within
-the comment size cap the plan's markdown keeps), JSON for programs."""
+"""The views of `agentform env`: the environments listed (text, JSON), and `env
+diff` as text for a terminal, markdown for a pull request (within the comment size
+cap the plan's markdown keeps), JSON for programs."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from agentform.core.words import counted
 from agentform.engine.env_diff import FORMAT_VERSION, EnvDiff, FieldDifference, ObjectDifference
 from agentform.output.markdown import MarkdownView, Section, cell, code, marker
+from agentform.output.view import View
 
 SHOWN_CHARS = 200  # a value longer than this is cut, unless -v
 WHY = {
@@ -88,7 +91,9 @@ def markdown(diff: EnvDiff, verbose: bool = False) -> str:
             title = f"{counted(len(mine), 'object')} {WHY[status].removeprefix('differs ')}"
             sections.append(Section(status, title, len(mine), entries))
     view = MarkdownView(whole=f"run `agentform env diff {diff.a} {diff.b}`", verbose=verbose)
-    return view.document(head, sections, "difference")
+    text = view.document(head, sections, "difference")
+    assert view.limit is not None and len(text) <= view.limit
+    return text
 
 
 def document(diff: EnvDiff) -> dict[str, Any]:
@@ -114,3 +119,44 @@ def document(diff: EnvDiff) -> dict[str, Any]:
 
 def as_json(diff: EnvDiff) -> str:
     return json.dumps(document(diff), indent=2, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class Compared:
+    """`env diff`'s document in each view."""
+
+    diff: EnvDiff
+
+    def text(self, view: View) -> str:
+        return text(self.diff, view.verbose)
+
+    def markdown(self, view: View) -> str:
+        return markdown(self.diff, view.verbose)
+
+    def json(self, view: View) -> str:
+        return as_json(self.diff)
+
+
+@dataclass(frozen=True)
+class Environments:
+    """`env list`'s document: each environment's endpoint, organization and key
+    variable, as agentform.yaml writes them."""
+
+    rows: list[dict[str, Any]]
+    root_file: str
+
+    def text(self, view: View) -> str:
+        if not self.rows:
+            return f"{self.root_file} declares no environments.\n"
+        lines = []
+        for row in self.rows:
+            organization = row["organizationId"] or "(the only one the key reaches)"
+            files = f", var files {', '.join(row['varFiles'])}" if row["varFiles"] else ""
+            lines.append(
+                f"{row['name']}: {row['endpoint']}, organization {organization}, "
+                f"key from ${row['apiKeyEnv']}{files}"
+            )
+        return "\n".join(lines) + "\n"
+
+    def json(self, view: View) -> str:
+        return json.dumps({"environments": self.rows}, indent=2, ensure_ascii=False) + "\n"
