@@ -36,9 +36,6 @@ OVERRIDABLE: dict[str, tuple[str, Callable[[Any], Any]]] = {
 """Workspace settings an environment may override: the root file's key -> the
 attribute of the loaded Settings and how its validated value becomes one."""
 
-OWN_SETTINGS = ("vars", "varFiles", "apiKeyEnv")
-"""What only an environment declares: its variables, var files and key variable."""
-
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$"
 KEY_VARIABLE_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 MAX_ENVIRONMENTS = 100

@@ -8,7 +8,7 @@ a delete of an object declared absent one that exists all the same.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from agentform.core.frozen import FrozenJson
 from agentform.engine.model import Change, Plan, PlanWarning
@@ -90,9 +90,3 @@ def drift_of(plan: Plan) -> DriftReport:
         items=items,
         warnings=plan.warnings,
     )
-
-
-def _object(change: Change, cls: DriftClass) -> Any:
-    if cls == "missing":
-        return change.after
-    return None if cls == "changed" else change.before

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 import secrets
-from typing import Literal
 
 KNOWN_AFTER_CREATE = "(known after create)"
 SENSITIVE = "(sensitive)"
@@ -23,7 +22,6 @@ OWN_ID = "{id}"
 
 _NONCE = secrets.token_hex(8)
 SENTINEL = re.compile("\x00(id|sensitive):" + _NONCE + ":([^\x00]*)\x00")
-SlotKind = Literal["id", "sensitive"]
 
 
 def pending_id(address: str) -> str:

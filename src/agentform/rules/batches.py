@@ -36,7 +36,6 @@ from agentform.rules.values import NAME_SCHEMA, OUT_OF_RANGE, PlainName, moment_
 
 # -- the request --------------------------------------------------------------
 
-CONFIG_TYPE = "timeBatching"
 BATCH_SIZE_MIN, BATCH_SIZE_MAX = 1, 1_000
 BATCH_INTERVAL_MIN, BATCH_INTERVAL_MAX = 1, 86_400
 NAME_MIN, NAME_MAX = 1, 200

@@ -3,7 +3,7 @@
 
 Header values are accepted (`IntegrationCreate`, `IntegrationUpdate`) and never
 answered: an `Integration` carries their digests. The field rules are the
-shared ones of `agentform.rules.webhooks`.
+shared ones of `agentform.rules.webhook_integrations` and `webhook_attachments`.
 """
 
 from __future__ import annotations
