@@ -108,9 +108,9 @@ def strings_holding(text: str) -> list[str]:
 
 
 def test_the_own_operations_path_is_written_once() -> None:
-    lines = (SRC / "api" / "endpoint_url.py").read_text().splitlines()
+    lines = (SRC / "rules" / "paths.py").read_text().splitlines()
     line = next(i for i, text in enumerate(lines, 1) if text.startswith("OWN_PATH = "))
-    assert strings_holding("/agentform/v1") == [f"agentform/api/endpoint_url.py:{line}"]
+    assert strings_holding("/agentform/v1") == [f"agentform/rules/paths.py:{line}"]
 
 
 def test_no_path_climbs_out_of_the_clients_base() -> None:

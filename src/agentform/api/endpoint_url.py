@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
-API_PATH = "/agents/v2"
-OWN_PATH = "/agentform/v1"
+from agentform.rules.paths import API_PATH, OWN_PATH
 
 
 def own_url(base_url: str) -> str:

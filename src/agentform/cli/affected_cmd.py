@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import click
 
-from agentform.cli.common import Options, guarded, refuse_unused_offline, workspace_options
+from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
+from agentform.cli.context import RunContext
 from agentform.cli.conventions import SuggestingChoice
 from agentform.config.repository_file import REPOSITORY_FILE, find_repository
 from agentform.core.errors import AgentformError
@@ -32,7 +33,7 @@ from agentform.core.gcpause import collector_paused
 @click.option("--why", is_flag=True, help="Say per pair which objects, settings or tests differ.")
 @workspace_options
 @guarded
-def affected_pairs(opts: Options, base: str, fmt: str, why: bool) -> int:
+def affected_pairs(run: RunContext, base: str, fmt: str, why: bool) -> int:
     """List the workspace x environment pairs whose rendered objects, settings or
     tests differ between REF and the working tree, new pairs and deleted ones.
 
@@ -41,22 +42,16 @@ def affected_pairs(opts: Options, base: str, fmt: str, why: bool) -> int:
     refuse_unused_offline("affected", "or run plan on each affected pair")
     from agentform.repository.affected import affected
     from agentform.repository.git_tree import resolve, tree_at
-    from agentform.repository.views import affected_json, affected_matrix, affected_text
+    from agentform.repository.views import AffectedShown
 
-    repository = find_repository(opts.workspace_dir)
+    repository = find_repository(run.opts.workspace_dir)
     if repository is None:
         raise AgentformError(
-            f"no {REPOSITORY_FILE} in {opts.workspace_dir.resolve()} or above it: affected "
+            f"no {REPOSITORY_FILE} in {run.opts.workspace_dir.resolve()} or above it: affected "
             "compares the workspaces of a repository"
         )
     commit = resolve(repository.root, base)
     with tree_at(repository.root, commit) as base_root, collector_paused():
         found = affected(repository, base_root)
-    if fmt == "json":
-        text = affected_json(found, commit)
-    elif fmt == "github-matrix":
-        text = affected_matrix(found)
-    else:
-        text = affected_text(found, base, why)
-    opts.echo(text, nl=False)
+    run.echo(run.view(fmt).show(AffectedShown(found, base, commit, why)), nl=False)
     return 0

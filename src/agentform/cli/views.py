@@ -43,8 +43,8 @@ def view_of(
     """The view of a --format: colour and -v as the options say; a markdown document
     cut at GitHub's comment size says where the whole of it is (`whole`; `saved`:
     the plan file that holds it)."""
-    if fmt == "junit":
-        return DocumentsOnly()
+    if fmt not in FORMATS:  # a command's own format (junit, github-matrix)
+        return DocumentsOnly(fmt)
     if fmt == "json":
         from agentform.output.json_view import JsonView
 

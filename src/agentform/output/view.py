@@ -63,16 +63,19 @@ class View(ABC):
 
 
 class DocumentsOnly(View):
-    """A format only some commands' own documents have (`test --format junit`): it
-    shows them, and never a plan, a drift report or an apply report."""
+    """A format only some commands' own documents have (`test --format junit`,
+    `affected --format github-matrix`): it shows them, and never a plan, a drift
+    report or an apply report. The document's method is the format's name with `_`
+    for `-` (`github_matrix`)."""
 
-    name = "junit"
+    def __init__(self, fmt: str) -> None:
+        self.name = fmt.replace("-", "_")  # type: ignore[misc]  # per instance here
 
     def plan(self, plan: Plan) -> str:
-        raise TypeError("a plan has no junit form")
+        raise TypeError(f"a plan has no {self.name} form")
 
     def drift(self, drift: DriftReport) -> str:
-        raise TypeError("a drift report has no junit form")
+        raise TypeError(f"a drift report has no {self.name} form")
 
     def report(self, report: ApplyReport, workspace: str, environment: str | None = None) -> str:
-        raise TypeError("an apply report has no junit form")
+        raise TypeError(f"an apply report has no {self.name} form")

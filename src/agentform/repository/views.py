@@ -5,6 +5,7 @@ the matrix a GitHub Actions workflow's `strategy.matrix` takes with `fromJSON`
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from agentform.repository.affected import Affected
 
@@ -27,3 +28,22 @@ def affected_matrix(found: list[Affected]) -> str:
     """One line of JSON (a workflow writes it to $GITHUB_OUTPUT as `name=value`)."""
     include = [item.pair.as_json() for item in found]
     return json.dumps({"include": include}, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+@dataclass(frozen=True)
+class AffectedShown:
+    """The affected pairs as each view of `agentform affected` shows them."""
+
+    found: list[Affected]
+    base: str  # as the user named it
+    commit: str  # the commit it resolved to
+    why: bool
+
+    def text(self, _: object) -> str:
+        return affected_text(self.found, self.base, self.why)
+
+    def json(self, _: object) -> str:
+        return affected_json(self.found, self.commit)
+
+    def github_matrix(self, _: object) -> str:
+        return affected_matrix(self.found)

@@ -25,9 +25,10 @@ from fastapi import FastAPI
 
 from agentform.api.client import ApiClient
 from agentform.api.connect import Endpoint, SharedTransport, connect
-from agentform.api.endpoint_url import API_PATH, own_url
+from agentform.api.endpoint_url import own_url
 from agentform.core.errors import AgentformError
 from agentform.core.sensitive import Sensitive
+from agentform.rules.paths import API_PATH
 from agentform.service import create_app
 from agentform.service.clock import MANUAL_START, ManualClock
 from agentform.service.http.inprocess import InProcessTransport
