@@ -97,7 +97,7 @@ def test_only_the_run_context_opens_a_client() -> None:
 
 
 def strings_holding(text: str) -> list[str]:
-    """Where code outside the service spells `text` (the service serves the paths)."""
+    """Where code outside the service spells `text` (the service has its own routers)."""
     return [
         shown(path, node)
         for path in modules(SRC)

@@ -49,10 +49,18 @@ def test_version_imports_nothing_heavy() -> None:
     assert modules.isdisjoint(HEAVY), modules & set(HEAVY)
 
 
+# What `validate` has no use for beyond HEAVY: the event loop (it calls nothing),
+# signing keys (it signs nothing), the live progress display (it applies nothing).
+UNUSED_OFFLINE = ("asyncio", "cryptography", "rich")
+
+
 def test_validate_imports_nothing_heavy(small_workspace: Path) -> None:
+    """bench/startup.py measures what this keeps: validate within 1.5x the import
+    line of the libraries it needs (docs/performance.md)."""
     code, modules = imported_by("validate", "-C", str(small_workspace))
     assert code == 0
-    assert modules.isdisjoint(HEAVY), modules & set(HEAVY)
+    unused = {*HEAVY, *UNUSED_OFFLINE}
+    assert modules.isdisjoint(unused), modules & unused
     assert "yaml" in modules and "pydantic" in modules  # it did load the workspace
 
 

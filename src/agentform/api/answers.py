@@ -15,8 +15,9 @@ import httpx
 
 from agentform.api.endpoint_url import shown_endpoint
 from agentform.core.errors import UnexpectedAnswer
+from agentform.rules.paths import API_PATH
 
-BASE_PATH = "/agents/v2"
+BASE_PATH = API_PATH  # where the API is served (rules/paths.py)
 
 
 def decoded(response: httpx.Response, method: str) -> Any:

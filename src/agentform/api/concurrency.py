@@ -19,10 +19,9 @@ import asyncio
 from collections import deque
 from dataclasses import dataclass
 
+from agentform.api import DEFAULT_PARALLELISM as DEFAULT_PARALLELISM  # read from here too
 from agentform.api.clock import Clock
 from agentform.api.waiting import wait_in_line
-
-DEFAULT_PARALLELISM = 16  # the ceiling of requests in flight (--parallelism)
 
 
 @dataclass(frozen=True)

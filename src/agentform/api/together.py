@@ -8,7 +8,6 @@ ExceptionGroup, which every boundary would have to unwrap.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable
 from typing import TypeVar
 
@@ -18,6 +17,8 @@ T = TypeVar("T")
 async def all_or_none(*awaitables: Awaitable[T]) -> list[T]:
     """The results, in order; on the first error the others are cancelled (and
     awaited, so nothing is left under way) and that error is raised."""
+    import asyncio  # here: the kinds import this module, and `validate` runs no loop
+
     tasks = [asyncio.ensure_future(a) for a in awaitables]
     try:
         return await asyncio.gather(*tasks)

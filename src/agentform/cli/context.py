@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # imported when a command calls the service: validate never l
 
     from agentform.api.client import ApiClient
     from agentform.api.connect import Endpoint
+    from agentform.api.ratelimit import RateLimiter
     from agentform.config.loader import Workspace
     from agentform.core.secrets import Secrets
     from agentform.output.text import TextView
@@ -47,7 +48,7 @@ class RunContext:
         self._endpoint: Endpoint | None = None
         self._runtime = False
         self._local: httpx.AsyncBaseTransport | None = None  # `local`: the run's service
-        self._limiter: Any = None  # one rate for the run's clients together
+        self._limiter: RateLimiter | None = None  # one --rate-limit for the call's clients together
 
     # -- the workspace --------------------------------------------------------
     def environment_names(self) -> list[str]:
@@ -191,6 +192,7 @@ class RunContext:
             try:
                 return await fn()
             finally:
+                self._limiter = None  # of this event loop's clients only
                 if self._local is not None:
                     local, self._local = self._local, None
                     await local.aclose()

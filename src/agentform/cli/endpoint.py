@@ -29,12 +29,13 @@ from agentform.api.retries import RetryPolicy
 from agentform.core.errors import AgentformError
 from agentform.core.secrets import API_KEY_VARIABLE
 from agentform.core.sensitive import Sensitive
+from agentform.rules.paths import API_PATH
 
 if TYPE_CHECKING:
     from agentform.service.http.inprocess import InProcessTransport
 
 LOCAL = "local"
-LOCAL_BASE_URL = "http://agentform.local/agents/v2"
+LOCAL_BASE_URL = f"http://agentform.local{API_PATH}"
 """The base URL of the in-process service: never resolved, the transport answers it."""
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from agentform.api.concurrency import DEFAULT_PARALLELISM
+from agentform.api import DEFAULT_PARALLELISM
 from agentform.core.errors import AgentformError
 
 # Not envvars of their options: click would check them for every command, --help,

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentform.core.errors import UnresolvedSecret
 from agentform.core.problems import did_you_mean
 from agentform.core.sensitive import Sensitive
+
+if TYPE_CHECKING:  # the event loop's modules: `validate` reads no reference
+    import asyncio
 
 
 @dataclass
@@ -66,9 +68,13 @@ class References:
         self._reads: dict[str, asyncio.Task[None]] = {}
 
     async def load(self, names: set[str] | tuple[str, ...]) -> None:
+        import asyncio
+
         await asyncio.gather(*(self._read(n) for n in sorted(set(names))))
 
     def _read(self, name: str) -> asyncio.Task[None]:
+        import asyncio
+
         if name not in self._reads:
             self._reads[name] = asyncio.ensure_future(self._fetch(name))
         return self._reads[name]

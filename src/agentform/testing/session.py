@@ -54,8 +54,8 @@ class RecordingTransport(InProcessTransport):
         self.calls = calls
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        path = request.url.path.removeprefix("/agents/v2")
-        self.calls.append(Call(request.method, path))
+        if request.url.path.startswith(API_PATH):  # the API's calls, not agentform's own
+            self.calls.append(Call(request.method, request.url.path.removeprefix(API_PATH)))
         return await super().handle_async_request(request)
 
 
