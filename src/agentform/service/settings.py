@@ -10,6 +10,8 @@ its options (docs/service/running.md); tests set the rest.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,6 +40,9 @@ class ServiceSettings(BaseModel):
     None: the attempt's timeout and a margin (`test_wait`)."""
     webhook_transport: httpx.AsyncBaseTransport | None = None
     """Carries webhook deliveries instead of the network (`agentform test`'s receivers)."""
+    webhook_resolver: Callable[[str, int], Awaitable[list[str]]] | None = None
+    """Resolves a delivery's host to the addresses checked and connected to
+    (delivery/connecting.py); None: the machine's resolver. Tests inject theirs."""
     allow_private_webhooks: bool = False
     """Webhook URLs may name link-local and cloud-metadata addresses."""
     read_timeout_seconds: float = Field(READ_TIMEOUT_SECONDS, gt=0)
