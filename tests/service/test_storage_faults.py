@@ -73,7 +73,8 @@ def _damage_table(path: Path, table: str) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+        query = "SELECT rootpage FROM sqlite_master WHERE name = ?"
+        root = conn.execute(query, (table,)).fetchone()
     conn.close()
     with path.open("r+b") as file:
         file.seek((root[0] - 1) * page_size)
