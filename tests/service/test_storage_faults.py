@@ -33,7 +33,7 @@ def _full(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
     connect = db._connection
 
     def limited() -> Conn:
-        conn = connect()
+        conn: Conn = connect()
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         conn.execute(f"PRAGMA max_page_count = {pages}")
         return conn
