@@ -32,6 +32,7 @@ from agentform.service.startup.seed import DEMO_SEED, Seed, load_seed
 from agentform.service.store import jobs
 from agentform.service.store.database import Database
 from agentform.service.store.organizations import load_keys
+from agentform.service.upkeep.retention import schedule_retention
 
 BASE_PATH = "/agents/v2"
 
@@ -71,10 +72,12 @@ def create_app(
     )
     app.state.db = db
     app.state.clock = clock
-    settings = settings or ServiceSettings()
     if webhook_transport is not None:
         settings = settings.model_copy(update={"webhook_transport": webhook_transport})
     app.state.settings = settings
+    if runtime:
+        with db.write() as conn:
+            schedule_retention(conn, settings.retain)
     app.state.runner = Runner(db, clock, handlers, settings=settings)
     app.state.runtime = runtime
     _include_routes(app)

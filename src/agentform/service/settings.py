@@ -11,6 +11,7 @@ its options (docs/service/running.md); tests set the rest.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,6 +24,9 @@ TEST_WAIT_MARGIN_SECONDS = 2.0
 """`POST .../test` waits for the attempt's timeout and this margin (recording it)."""
 READ_TIMEOUT_SECONDS = 30.0
 """For a request's headers, and between two parts of a body (docs/service/limits.md)."""
+RETAIN = timedelta(days=30)
+"""How long finished history (deliveries, routing decisions, events, executions) is
+kept unless configured (`service run --retain`; docs/service/choices.md#retention)."""
 TEMP_FILES_QUOTA_BYTES = 1024 * 1024 * 1024
 """The bytes of staged files one organization may keep: 1 GiB unless configured."""
 
@@ -47,6 +51,8 @@ class ServiceSettings(BaseModel):
     """Webhook URLs may name link-local and cloud-metadata addresses."""
     read_timeout_seconds: float = Field(READ_TIMEOUT_SECONDS, gt=0)
     temp_files_quota_bytes: int = Field(TEMP_FILES_QUOTA_BYTES, ge=0)
+    retain: timedelta | None = RETAIN
+    """Finished history older than this is forgotten (upkeep/retention.py); None: kept."""
 
     @property
     def test_wait(self) -> float:
