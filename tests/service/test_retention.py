@@ -1,4 +1,4 @@
-"""Retention (docs/security.md#retention): finished history older than the service's
+"""Retention (docs/guide/security.md#retention): finished history older than the service's
 `retain` is forgotten by a runner job on the clock, a small batch a transaction, and
 on demand (`POST /agentform/v1/prune`, `agentform service prune`); a pending
 delivery and an unfinished execution never are. On the manual clock.

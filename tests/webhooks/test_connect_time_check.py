@@ -1,5 +1,5 @@
 """The sender checks the address it connects to, not only the URL as saved
-(docs/security.md#what-the-service-checks-when-it-connects): a host name is resolved
+(docs/guide/security.md#what-the-service-checks-when-it-connects): a host name is resolved
 once, each address is checked (rules/webhook_targets.py), and the connection goes
 to that address with the Host header and the TLS server name unchanged.
 

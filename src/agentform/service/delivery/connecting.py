@@ -1,5 +1,5 @@
 """Where a delivery connects: a host name resolved once, each address checked, and the
-connection made to that address (docs/security.md#what-the-service-checks-when-it-connects).
+connection made to that address (docs/guide/security.md#what-the-service-checks-when-it-connects).
 
 An integration's URL is checked when it is saved (rules/webhook_targets.py), but a
 name can resolve elsewhere by the time a delivery is sent (DNS rebinding: a

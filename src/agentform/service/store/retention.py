@@ -1,4 +1,4 @@
-"""What the service forgets: history older than the retention (docs/security.md#retention).
+"""What the service forgets: history older than the retention (docs/guide/security.md#retention).
 
 Deliveries (with their attempts), routing decisions, events and executions (with
 their files) grow with every execution and every resend; a service that runs for

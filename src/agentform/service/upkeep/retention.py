@@ -1,5 +1,5 @@
 """Retention on the clock: a runner job that forgets history older than the service's
-`retain` setting (docs/security.md#retention), a batch at a time.
+`retain` setting (docs/guide/security.md#retention), a batch at a time.
 
 The job deletes one batch of each kind (store/retention.py) in its own short
 transaction. When a batch came back full there is more: the job runs again at
