@@ -108,7 +108,13 @@ def test_a_url_the_sender_would_read_otherwise_is_refused(url: str) -> None:
 
 
 def test_an_idna_valid_host_and_ascii_port_are_accepted() -> None:
-    for url in ("http://bücher.example:8080/x", "https://xn--bcher-kva.example/"):
+    for url in (
+        "http://bücher.example:8080/x",
+        "https://xn--bcher-kva.example/",
+        "http://[::1]:8080/x",
+        "http://[fd00::1]/",
+        "http://h.example:/",
+    ):
         assert Integration(name="n", url=url).url == url
 
 

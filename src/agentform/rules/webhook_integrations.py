@@ -69,17 +69,16 @@ def url_problem(url: str) -> str | None:
     return connect_problem(url)
 
 
-_ASCII_PORT = re.compile(r"(?:\]|[^:\]]*)(?::[0-9]*)?")
-
-
 def connect_problem(url: str) -> str | None:
     """Why the sender (httpx) would not connect to `url`'s host and port as they are
     written, or None. Python's URL parser keeps a host of circled or full-width digits
     (`127.0.0.1` in NFKC) as a name, and some of its versions read full-width port
     digits; httpx refuses them (IDNA 2008): stored, every delivery of such a URL stayed
     pending. A URL is accepted only when what is checked is what is connected to."""
-    netloc = urlsplit(url).netloc
-    if not _ASCII_PORT.fullmatch(netloc.rpartition("@")[2].rsplit("[", 1)[-1]):
+    host_port = urlsplit(url).netloc.rpartition("@")[2]
+    after_host = host_port.rpartition("]")[2] if host_port.startswith("[") else host_port
+    colon, port = after_host.rpartition(":")[1:]
+    if colon and port and not (port.isascii() and port.isdigit()):
         return "cannot be connected to: its port must be written in ASCII digits"
     try:
         httpx.URL(url).host  # noqa: B018 - decoding an A-label may fail too
