@@ -19,8 +19,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agentform.cli.main import cli
-from agentform.core.errors import MigrationError
 from agentform.service import create_app
+from agentform.service.start_errors import MigrationError
 from agentform.service.store.database import Conn
 from tests.service.conftest import TEST_SEED, Api, assert_error
 

@@ -72,6 +72,7 @@ def create_app(
     )
     app.state.db = db
     app.state.clock = clock
+    settings = settings or ServiceSettings()
     if webhook_transport is not None:
         settings = settings.model_copy(update={"webhook_transport": webhook_transport})
     app.state.settings = settings

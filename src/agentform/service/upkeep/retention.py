@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timedelta
 
-from agentform.service.runtime import job_handler
+from agentform.service.runtime import RunContext
 from agentform.service.store import jobs, retention
 from agentform.service.store.database import Conn, Database
 from agentform.service.store.jobs import Job
@@ -29,21 +29,22 @@ EVERY = timedelta(hours=1)
 
 def schedule_retention(conn: Conn, retain: timedelta | None) -> None:
     """Starts the job now (or stops it, when nothing is to be forgotten): one pending
-    job, whose payload says the retention of the service that started it."""
+    job at most."""
     if retain is None:
         jobs.cancel(conn, KEY)
+    else:
+        jobs.schedule(conn, RETENTION_JOB, conn.now(), key=KEY)
+
+
+def forget_old_history(job: Job, conn: Conn, context: RunContext) -> None:
+    """The handler of RETENTION_JOB: one batch, then the next run."""
+    retain = context.settings.retain
+    if retain is None:  # a service started since without retention
         return
-    payload = {"retainSeconds": retain.total_seconds()}
-    jobs.schedule(conn, RETENTION_JOB, conn.now(), payload, key=KEY)
-
-
-@job_handler(RETENTION_JOB)
-def forget_old_history(job: Job, conn: Conn) -> None:
-    retain = timedelta(seconds=float(job.payload["retainSeconds"]))
     counts = prune_batch(conn, conn.now() - retain)
     jobs.mark_done(conn, job.id)  # first, so the next run can take the key
     again = conn.now() if max(counts.values()) >= retention.BATCH else conn.now() + EVERY
-    jobs.schedule(conn, RETENTION_JOB, again, job.payload, key=KEY)
+    jobs.schedule(conn, RETENTION_JOB, again, key=KEY)
 
 
 def prune_now(db: Database, before: datetime, organization_id: str) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""010: indexes that let retention find old rows without reading every row
+"""009: indexes that let retention find old rows without reading every row
 (store/retention.py): each of its short transactions walks one index from the
 oldest row and stops at its batch, whatever the size of the table."""
 
