@@ -91,6 +91,33 @@ def test_url_must_be_an_absolute_http_url(url: str, detail: str) -> None:
     assert detail in error_of(url=url)
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://①②⑦.0.0.①:8080/",  # NFKC reads 127.0.0.1; IDNA refuses it
+        "http://127.0.0.1:\uff18\uff10\uff18\uff10/",  # full-width digits
+        "http://\uff45xample.com/",
+        "http://xn--zz.example/",  # an A-label that decodes to nothing
+        "http://exa mple.com/",
+    ],
+)
+def test_a_url_the_sender_would_read_otherwise_is_refused(url: str) -> None:
+    """Before: 201, then every delivery stayed pending with 0 attempts."""
+    detail = error_of(url=url)
+    assert detail.startswith("1 validation error") and "url\n" in detail, detail
+
+
+def test_an_idna_valid_host_and_ascii_port_are_accepted() -> None:
+    for url in (
+        "http://bücher.example:8080/x",
+        "https://xn--bcher-kva.example/",
+        "http://[::1]:8080/x",
+        "http://[fd00::1]/",
+        "http://h.example:/",
+    ):
+        assert Integration(name="n", url=url).url == url
+
+
 def test_http_and_https_urls_are_kept_as_written() -> None:
     for url in ("http://127.0.0.1:8787", "HTTPS://hooks.example.com/a?b=c"):
         assert Integration(name="n", url=url).url == url

@@ -20,6 +20,18 @@ REFUSED = [
     "http://[fe80::1]/",
     "https://metadata.google.internal/computeMetadata/v1/",
     "http://169.254.169.254./",
+    # IPv6 embeddings of 169.254.169.254 (before: accepted)
+    "http://[::169.254.169.254]/",  # IPv4-compatible
+    "http://[::a9fe:a9fe]/",
+    "http://[::ffff:0:a9fe:a9fe]/",  # SIIT (IPv4-translated)
+    "http://[64:ff9b::a9fe:a9fe]/",  # NAT64, the well-known prefix
+    "http://[64:ff9b:1::a9fe:a9fe]/",  # NAT64, local-use prefix /96
+    "http://[64:ff9b:1:a9fe:a9:fe00::]/",  # ... a /48 of it (RFC 6052: bits 64-71 skipped)
+    "http://[64:ff9b:1:a9:fe:a9fe::]/",  # ... a /56 of it
+    "http://[2002:a9fe:a9fe::]/",  # 6to4
+    "http://[2001:0:4136:e378:8000:63bf:5601:5601]/",  # Teredo, the client obfuscated
+    "http://[2001:0:a9fe:a9fe::1]/",  # Teredo, the server
+    "http://[::ffff:a9fe:1]/",
 ]
 
 ALLOWED = [
@@ -32,6 +44,10 @@ ALLOWED = [
     "http://10.0.0.5/hook",
     "http://1234.example.com/",
     "http://deadbeef.com/",
+    "http://[::ffff:127.0.0.1]/",  # loopback, however embedded
+    "http://[64:ff9b::7f00:1]/",
+    "http://[2002:c000:0201::1]/",  # 6to4 of 192.0.2.1, an ordinary address
+    "http://[2606:4700::1111]/",
 ]
 
 
@@ -54,3 +70,4 @@ def test_loopback_and_ordinary_hosts_are_allowed(url: str) -> None:
 def test_a_name_that_resolves_to_a_metadata_address_is_refused_when_sent() -> None:
     assert resolved_problem(["93.184.216.34", "169.254.169.254"]) is not None
     assert resolved_problem(["127.0.0.1", "::1"]) is None
+    assert resolved_problem(["64:ff9b::a9fe:a9fe"]) is not None

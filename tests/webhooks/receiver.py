@@ -37,6 +37,7 @@ class Receiver:
 
     def __init__(self, default: int = 204) -> None:
         self.default = default
+        self.keep_alive = True  # False: every answer closes its connection
         self.script: list[int] = []
         self.received: list[Received] = []
         self.lock = threading.Lock()
@@ -62,6 +63,9 @@ class Receiver:
                     if 300 <= status < 400:
                         self.send_header("Location", "/redirected")
                     self.send_header("Content-Length", "0")
+                    if not receiver.keep_alive:
+                        self.send_header("Connection", "close")
+                        self.close_connection = True
                     self.end_headers()
                 except OSError:
                     pass  # the sender gave up and closed the connection

@@ -1,8 +1,9 @@
-"""`agentform service run|advance`: the embedded Agent Service over HTTP, and
-moving the clock of one started with `--clock manual`."""
+"""`agentform service run|advance|prune`: the embedded Agent Service over HTTP,
+moving the clock of one started with `--clock manual`, and forgetting old history."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import click
@@ -11,6 +12,7 @@ from agentform.cli.common import guarded, workspace_options
 from agentform.cli.context import RunContext
 from agentform.cli.conventions import parse_rate_option
 from agentform.core.errors import AgentformError
+from agentform.rules.clock import ClockWordsError, parse_duration
 from agentform.service.store.database import DEFAULT_DB_PATH
 
 
@@ -70,6 +72,15 @@ def service() -> None:
     help="Let webhook URLs point at link-local and cloud-metadata addresses (169.254.0.0/16, "
     "fe80::/10, fd00:ec2::254); loopback is always allowed.",
 )
+@click.option(
+    "--retain",
+    default="30d",
+    show_default=True,
+    metavar="AGE|never",
+    callback=lambda _ctx, _param, value: parse_retain(value),
+    help="Forget finished history (deliveries and their attempts, routing decisions, "
+    "events, executions) older than this, on the service's clock; never: keep it all.",
+)
 def run(
     host: str,
     port: int,
@@ -79,6 +90,7 @@ def run(
     clock_kind: str,
     read_timeout: float,
     allow_private_webhooks: bool,
+    retain: timedelta | None,
 ) -> None:
     """Serve the Agent Service API until stopped (Ctrl-C)."""
     from agentform.service import SeedError
@@ -95,12 +107,26 @@ def run(
             manual=clock_kind == "manual",
             read_timeout=read_timeout,
             allow_private_webhooks=allow_private_webhooks,
+            retain=retain,
         )
     except SeedError as exc:  # its lines are diagnostics already (file:line:col: error: ...)
         click.echo(str(exc), err=True)
         raise SystemExit(1) from None
     except AgentformError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def parse_retain(value: str) -> timedelta | None:
+    """`--retain`'s value: a duration longer than 0, or `never` (None)."""
+    if value.strip().lower() == "never":
+        return None
+    try:
+        seconds = parse_duration(value)
+    except ClockWordsError as exc:
+        raise click.BadParameter(f"{exc}, or never") from None
+    if seconds <= 0:
+        raise click.BadParameter("give a duration longer than 0 (30d), or never")
+    return timedelta(seconds=seconds)
 
 
 @service.command("advance")
@@ -129,3 +155,27 @@ def advance(run: RunContext, words: tuple[str, ...], within: str) -> int:
 
     click.echo(advance_line(answer))
     return 0 if answer.get("met") is not False else 1
+
+
+@service.command("prune")
+@click.option(
+    "--older-than",
+    "older_than",
+    required=True,
+    metavar="AGE",
+    help="Forget what finished longer ago than this: 30d, 12h, 90m.",
+)
+@workspace_options
+@guarded
+def prune(run: RunContext, older_than: str) -> int:
+    """Forget the organization's finished history older than AGE, now.
+
+    Deliveries (with their attempts), routing decisions, events and executions that
+    finished before then; never a pending delivery or an unfinished execution. A
+    service forgets on its own what is older than its `--retain`. Needs an admin API
+    key; on the `local` endpoint it prunes the workspace's state file.
+    """
+    from agentform.cli.service_prune import prune_history, prune_line
+
+    click.echo(prune_line(prune_history(run, older_than)))
+    return 0

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Annotated
 from urllib.parse import urlsplit
 
+import httpx
 from pydantic import AfterValidator, StrictStr, StringConstraints, WithJsonSchema
 
 from agentform.core.problems import rule_error
@@ -65,6 +66,24 @@ def url_problem(url: str) -> str | None:
         return "must be an absolute http or https URL with a host"
     if parts.username is not None or parts.password is not None:
         return "must not carry credentials; send them in a custom header instead"
+    return connect_problem(url)
+
+
+def connect_problem(url: str) -> str | None:
+    """Why the sender (httpx) would not connect to `url`'s host and port as they are
+    written, or None. Python's URL parser keeps a host of circled or full-width digits
+    (`127.0.0.1` in NFKC) as a name, and some of its versions read full-width port
+    digits; httpx refuses them (IDNA 2008): stored, every delivery of such a URL stayed
+    pending. A URL is accepted only when what is checked is what is connected to."""
+    host_port = urlsplit(url).netloc.rpartition("@")[2]
+    after_host = host_port.rpartition("]")[2] if host_port.startswith("[") else host_port
+    colon, port = after_host.rpartition(":")[1:]
+    if colon and port and not (port.isascii() and port.isdigit()):
+        return "cannot be connected to: its port must be written in ASCII digits"
+    try:
+        httpx.URL(url).host  # noqa: B018 - decoding an A-label may fail too
+    except (httpx.InvalidURL, UnicodeError) as exc:  # idna's errors are UnicodeErrors
+        return f"cannot be connected to ({exc})"
     return None
 
 

@@ -6,7 +6,9 @@ cloud's metadata address (169.254.169.254, fd00:ec2::254) it would make the
 service read the machine's credentials for them. So link-local and metadata
 addresses are refused, whatever form the host is written in: `0xa9fea9fe`,
 `2852039166`, `169.254.43518` and `::ffff:169.254.169.254` are all that address,
-as a resolver or a browser reads them. Loopback stays allowed: it is how the
+as a resolver or a browser reads them, and so is every IPv6 address that carries
+a refused IPv4 address for a translator or a tunnel to reach (`embedded_ipv4`:
+IPv4-compatible, IPv4-mapped, SIIT, NAT64, 6to4, Teredo). Loopback stays allowed: it is how the
 embedded service is used, with receivers on the same machine.
 
 The service can be told to allow them (`agentform service run
@@ -62,18 +64,47 @@ def host_address(host: str) -> Address | None:
     return None
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052, the well-known prefix
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")  # RFC 8215, local use
+_COMPATIBLE = ipaddress.IPv6Network("::/96")  # RFC 4291 §2.5.5.1 (deprecated, still routed)
+_SIIT = ipaddress.IPv6Network("::ffff:0:0:0/96")  # RFC 2765, IPv4-translated
+_NAT64_LENGTHS = (32, 40, 48, 56, 64, 96)
+"""Where RFC 6052 puts the IPv4 address after a prefix of each length (bits 64 to
+71 stay zero): a local-use network may choose any of them, so every one is read."""
+
+
+def _nat64_at(value: int, length: int) -> ipaddress.IPv4Address:
+    bits = f"{value:0128b}"
+    rest = bits[length:64] + bits[72:] if length < 64 else bits[length:]
+    return ipaddress.IPv4Address(int(rest[:32], 2))
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries to a translator or a tunnel."""
+    value, found = int(address), []
+    if address.ipv4_mapped is not None:
+        found.append(address.ipv4_mapped)
+    if address in _COMPATIBLE or address in _SIIT or address in _NAT64:
+        found.append(ipaddress.IPv4Address(value & 0xFFFFFFFF))
+    if address in _NAT64_LOCAL:
+        found.extend(_nat64_at(value, length) for length in _NAT64_LENGTHS)
+    if address.sixtofour is not None:
+        found.append(address.sixtofour)
+    if address.teredo is not None:  # (server, client), the client de-obfuscated
+        found.extend(address.teredo)
+    return found
+
+
 def address_problem(address: Address) -> str | None:
     """Why a webhook may not be sent to `address` (None: it may)."""
-    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
-    if mapped is not None:
-        address = mapped
-    if address.is_loopback:
-        return None
-    if address.is_link_local or address in METADATA_ADDRESSES:
-        return (
-            f"points at {address}, a link-local or cloud-metadata address "
-            f"(allowed only by a service started with {ALLOW_FLAG})"
-        )
+    carried = embedded_ipv4(address) if isinstance(address, ipaddress.IPv6Address) else []
+    for inner in [address, *carried]:
+        if not inner.is_loopback and (inner.is_link_local or inner in METADATA_ADDRESSES):
+            what = f"{address}, which carries {inner}," if inner != address else f"{address},"
+            return (
+                f"points at {what} a link-local or cloud-metadata address "
+                f"(allowed only by a service started with {ALLOW_FLAG})"
+            )
     return None
 
 

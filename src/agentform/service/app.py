@@ -8,6 +8,7 @@ the client's own event loop.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -31,6 +32,7 @@ from agentform.service.startup.seed import DEMO_SEED, Seed, load_seed
 from agentform.service.store import jobs
 from agentform.service.store.database import Database
 from agentform.service.store.organizations import load_keys
+from agentform.service.upkeep.retention import schedule_retention
 
 BASE_PATH = "/agents/v2"
 
@@ -74,6 +76,9 @@ def create_app(
     if webhook_transport is not None:
         settings = settings.model_copy(update={"webhook_transport": webhook_transport})
     app.state.settings = settings
+    if runtime:
+        with db.write() as conn:
+            schedule_retention(conn, settings.retain)
     app.state.runner = Runner(db, clock, handlers, settings=settings)
     app.state.runtime = runtime
     _include_routes(app)
@@ -89,8 +94,18 @@ def _open_database(
 ) -> Database:
     """The database with its presets, seed and keys loaded and, with the runtime's
     `handlers`, every pending job's kind checked and the work that fell due while
-    the service was down started."""
+    the service was down started. A page SQLite cannot read on the way (a damaged
+    file) stops start-up in one line."""
     db = Database(db_path, now=clock.now)
+    try:
+        _load(db, seed, handlers)
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise db.unreadable(exc) from None
+    return db
+
+
+def _load(db: Database, seed: Seed | None, handlers: JobHandlers | None) -> None:
     with db.write() as conn:
         install_presets(conn)
     if seed is not None:
@@ -101,7 +116,6 @@ def _open_database(
         with db.write() as conn:
             dispatch_everywhere(conn)
             fill_everywhere(conn)
-    return db
 
 
 def _check_kinds(db: Database, handlers: JobHandlers) -> None:

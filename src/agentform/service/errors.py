@@ -49,6 +49,21 @@ class RefusedBody(StarletteHTTPException):
         self.problems = list(problems)
 
 
+STORAGE_FULL = (
+    "the service's storage is full, so nothing was written; reads still work. "
+    "Its operator frees space on its disk (or removes old data: agentform service "
+    "prune --older-than AGE), then the request can be sent again"
+)
+
+
+class StorageFull(ServiceError):
+    """A write refused because the disk (or the database's size limit) is full: 507
+    (RFC 4918 §11.5), the transaction rolled back whole."""
+
+    def __init__(self) -> None:
+        super().__init__(507, STORAGE_FULL)
+
+
 def not_found(what: str) -> ServiceError:
     return ServiceError(404, f"{what} not found")
 

@@ -11,6 +11,7 @@ from agentform.service.batches import scheduler
 from agentform.service.delivery import outbox, sending
 from agentform.service.executions import lifecycle, stepping
 from agentform.service.runtime import JobHandlers
+from agentform.service.upkeep import retention
 
 
 def service_handlers() -> JobHandlers:
@@ -20,4 +21,5 @@ def service_handlers() -> JobHandlers:
     handlers.add(lifecycle.TIMEOUT_JOB, stepping.timeout_job)
     handlers.add(scheduler.RELEASE_JOB, scheduler.release_job)
     handlers.add(outbox.DELIVERY_JOB, sending.DeliveryJob())
+    handlers.add(retention.RETENTION_JOB, retention.forget_old_history)
     return handlers

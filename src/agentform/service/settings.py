@@ -10,6 +10,9 @@ its options (docs/service/running.md); tests set the rest.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,6 +24,9 @@ TEST_WAIT_MARGIN_SECONDS = 2.0
 """`POST .../test` waits for the attempt's timeout and this margin (recording it)."""
 READ_TIMEOUT_SECONDS = 30.0
 """For a request's headers, and between two parts of a body (docs/service/limits.md)."""
+RETAIN = timedelta(days=30)
+"""How long finished history (deliveries, routing decisions, events, executions) is
+kept unless configured (`service run --retain`; docs/service/choices.md#retention)."""
 TEMP_FILES_QUOTA_BYTES = 1024 * 1024 * 1024
 """The bytes of staged files one organization may keep: 1 GiB unless configured."""
 
@@ -38,10 +44,15 @@ class ServiceSettings(BaseModel):
     None: the attempt's timeout and a margin (`test_wait`)."""
     webhook_transport: httpx.AsyncBaseTransport | None = None
     """Carries webhook deliveries instead of the network (`agentform test`'s receivers)."""
+    webhook_resolver: Callable[[str, int], Awaitable[list[str]]] | None = None
+    """Resolves a delivery's host to the addresses checked and connected to
+    (delivery/connecting.py); None: the machine's resolver. Tests inject theirs."""
     allow_private_webhooks: bool = False
     """Webhook URLs may name link-local and cloud-metadata addresses."""
     read_timeout_seconds: float = Field(READ_TIMEOUT_SECONDS, gt=0)
     temp_files_quota_bytes: int = Field(TEMP_FILES_QUOTA_BYTES, ge=0)
+    retain: timedelta | None = RETAIN
+    """Finished history older than this is forgotten (upkeep/retention.py); None: kept."""
 
     @property
     def test_wait(self) -> float:

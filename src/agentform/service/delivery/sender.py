@@ -5,11 +5,14 @@ followed), a connection error, or no answer before the deadline is a failed
 attempt. A response body is read (so the connection is reused) and thrown
 away; one larger than 64 KiB is not read to its end, and its connection is
 dropped. What is recorded of a failure (`error`) names what happened, never
-a header value.
+a header value. A host the sender may not connect to (`connecting`) is a failed
+attempt saying why; a URL it cannot read at all (stored before the URL rule
+refused it) fails the delivery at once (`final`), with its reason.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 import httpx
 
 from agentform.rules.signatures import SIGNATURE_HEADER
+from agentform.service.delivery.connecting import Unreachable, checked_transport
 from agentform.service.settings import WEBHOOK_TIMEOUT_SECONDS
 
 USER_AGENT = "AgentService-Webhooks/2"
@@ -33,21 +37,26 @@ class Attempt:
     error: str | None = None
     head: str = ""  # the answer's first bytes, as text
     seconds: float = 0.0  # how long it took, on the runtime's clock
+    final: bool = False  # no later attempt can do better: the delivery fails now
+
+
+LIMITS = httpx.Limits(max_connections=64, max_keepalive_connections=8)
+"""Few idle connections: httpx checks each of them on every request."""
 
 
 def new_http_client(
     timeout: float = WEBHOOK_TIMEOUT_SECONDS, transport: httpx.AsyncBaseTransport | None = None
 ) -> httpx.AsyncClient:
-    """The runner's client: no redirects, no environment proxies, bounded time.
-    `transport` (create_app's `webhook_transport`) replaces the network: `agentform
-    test` hands in its in-process receivers."""
+    """The runner's client: no redirects, no environment proxies, bounded time, each
+    connection's address checked (`connecting.checked_transport`, which the runner
+    hands in with the service's settings). Another `transport` (create_app's
+    `webhook_transport`) replaces the network: `agentform test` hands in its
+    in-process receivers."""
     return httpx.AsyncClient(
-        transport=transport,
+        transport=transport or checked_transport(limits=LIMITS),
         follow_redirects=False,
         trust_env=False,
         timeout=httpx.Timeout(timeout),
-        # Few idle connections: httpx checks each of them on every request.
-        limits=httpx.Limits(max_connections=64, max_keepalive_connections=8),
     )
 
 
@@ -84,10 +93,20 @@ async def post(
         attempt = Attempt(False, None, f"no answer within {timeout:g} s")
     except httpx.TimeoutException:
         attempt = Attempt(False, None, f"no answer within {client.timeout.read or 0:g} s")
+    except httpx.ConnectError as exc:
+        reason = exc.__cause__ if isinstance(exc.__cause__, Unreachable) else None
+        attempt = Attempt(False, None, f"could not deliver: {reason}" if reason else _plain(exc))
     except httpx.HTTPError as exc:
-        attempt = Attempt(False, None, f"could not deliver ({type(exc).__name__})")
+        attempt = Attempt(False, None, _plain(exc))
+    except (httpx.InvalidURL, UnicodeError) as exc:  # idna's errors are UnicodeErrors
+        attempt = Attempt(False, None, f"cannot be sent to this URL ({exc})", final=True)
     took = seconds() - started if seconds else 0.0
-    return Attempt(attempt.ok, attempt.status, attempt.error, attempt.head, max(0.0, took))
+    return dataclasses.replace(attempt, seconds=max(0.0, took))
+
+
+def _plain(exc: httpx.HTTPError) -> str:
+    """A failure by its kind alone: httpx's messages may quote the request."""
+    return f"could not deliver ({type(exc).__name__})"
 
 
 async def _send(

@@ -31,13 +31,23 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import httpx
+
 from agentform.rules.signatures import sign
 from agentform.rules.webhook_events import COMPLETED_EVENT
 from agentform.service.delivery import backoff, fairness
 from agentform.service.delivery.backoff import BACKOFF_SECONDS, MAX_ATTEMPTS
+from agentform.service.delivery.connecting import checked_transport
 from agentform.service.delivery.envelope import encode
 from agentform.service.delivery.outbox import DELIVERY_JOB, delivered_topic, schedule_lane
-from agentform.service.delivery.sender import Attempt, new_http_client, post, request_headers
+from agentform.service.delivery.scrub import scrub
+from agentform.service.delivery.sender import (
+    LIMITS,
+    Attempt,
+    new_http_client,
+    post,
+    request_headers,
+)
 from agentform.service.models.deliveries import DeliveryStatus
 from agentform.service.runtime import Done, IoJobHandler, RunContext
 from agentform.service.store import deliveries, jobs
@@ -88,6 +98,16 @@ class Sent:
     at: datetime
 
 
+def _client(context: RunContext) -> httpx.AsyncClient:
+    """The runner's client: the settings' transport, or the network with each
+    connection's address checked (`connecting`)."""
+    settings = context.settings
+    transport = settings.webhook_transport or checked_transport(
+        settings.webhook_resolver, settings.allow_private_webhooks, LIMITS
+    )
+    return new_http_client(transport=transport)
+
+
 def prepare_batch(conn: Conn, lane: str, turn: fairness.Turn, platform_url: str) -> Prepared | None:
     """The lane's next deliveries (at most `fairness.BATCH`), signed, their links
     under `platform_url`; None when there are none, or their integration is gone."""
@@ -118,8 +138,7 @@ class DeliveryJob(IoJobHandler[Prepared, list[Sent]]):
         return prepare_batch(conn, job.payload["lane"], turn, context.settings.platform_url)
 
     async def perform(self, job: Job, prepared: Prepared, context: RunContext) -> list[Sent]:
-        transport = context.settings.webhook_transport
-        client = context.resource("webhook-http", lambda: new_http_client(transport=transport))
+        client = context.resource("webhook-http", lambda: _client(context))
         timeout = context.settings.webhook_timeout_seconds
         sent: list[Sent] = []
         for outbound in prepared.batch:
@@ -175,7 +194,7 @@ class DeliveryJob(IoJobHandler[Prepared, list[Sent]]):
         due = conn.now()
         if outcome.ok:
             status = "delivered"
-        elif number >= MAX_ATTEMPTS:
+        elif number >= MAX_ATTEMPTS or outcome.final:
             status = "failed"
         else:
             due += timedelta(seconds=BACKOFF_SECONDS[number - 1])
@@ -196,7 +215,7 @@ class DeliveryJob(IoJobHandler[Prepared, list[Sent]]):
             number,
             outcome.status,
             outcome.error,
-            outcome.head,
+            scrub(outcome.head, prepared.headers.values()),  # a receiver may echo them
             outcome.seconds,
             sent.at,
         )

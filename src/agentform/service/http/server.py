@@ -8,6 +8,7 @@ import signal
 import socket
 import threading
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from types import FrameType
 
@@ -17,7 +18,7 @@ from agentform.service.app import BASE_PATH, create_app
 from agentform.service.clock import ManualClock, wall_now
 from agentform.service.http.timeouts import TimedConfig
 from agentform.service.runtime import Runner
-from agentform.service.settings import READ_TIMEOUT_SECONDS, ServiceSettings
+from agentform.service.settings import READ_TIMEOUT_SECONDS, RETAIN, ServiceSettings
 from agentform.service.start_errors import PortInUse
 from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
 
@@ -47,6 +48,7 @@ def serve(
     manual: bool = False,
     read_timeout: float = READ_TIMEOUT_SECONDS,
     allow_private_webhooks: bool = False,
+    retain: timedelta | None = RETAIN,
 ) -> None:
     """Loads the seed (raising SeedError) and takes the port (raising PortInUse),
     both before saying anything or creating the database, then serves until
@@ -61,6 +63,7 @@ def serve(
                 platform_url=base_url(host, port),  # links in notifications point here
                 read_timeout_seconds=read_timeout,
                 allow_private_webhooks=allow_private_webhooks,
+                retain=retain,
             )
             # Whole seconds: the times it shows (and `service advance` prints) read cleanly.
             clock = ManualClock(start=wall_now().replace(microsecond=0)) if manual else None

@@ -11,6 +11,7 @@ Every timestamp the service writes comes from the database's clock
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -23,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from agentform.service.errors import StorageFull
 from agentform.service.start_errors import MigrationError
 from agentform.service.store.migrations import upgrade
 
@@ -31,6 +33,7 @@ DEFAULT_DB_PATH = Path(".agentform") / "service.db"
 `service run --db` defaults to and what `endpoint: local` opens."""
 
 T = TypeVar("T")
+log = logging.getLogger("agentform.service")
 
 
 class OrderCache:
@@ -137,10 +140,18 @@ class Database:
             self.applied_steps = upgrade(self._connection(), now=now)
         except sqlite3.DatabaseError as exc:  # not a SQLite file, or a damaged one
             self.close()
-            raise MigrationError(f"{self.path}: cannot open the database: {exc}") from None
+            raise self.unreadable(exc) from None
         except MigrationError as exc:
             self.close()
             raise MigrationError(f"{self.path}: {exc}") from None
+
+    def unreadable(self, exc: sqlite3.DatabaseError) -> MigrationError:
+        """The one line start-up says of a file SQLite cannot read: where, what SQLite
+        said, what to do."""
+        return MigrationError(
+            f"{self.path}: cannot open the database (SQLite says: {exc}); restore it from "
+            "a backup, or move it aside to start with an empty one"
+        )
 
     def _connection(self) -> Conn:
         conn: Conn | None = getattr(self._local, "conn", None)
@@ -208,7 +219,9 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[Conn]:
-        """A write transaction; takes the write lock up front to avoid upgrade deadlocks."""
+        """A write transaction; takes the write lock up front to avoid upgrade deadlocks.
+        A full disk (SQLITE_FULL, in a statement or at commit) rolls it back whole and
+        raises StorageFull (507)."""
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         conn._after_commit = []
@@ -216,11 +229,15 @@ class Database:
         try:
             try:
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:  # SQLite may have rolled back already
+                    conn.execute("ROLLBACK")
                 conn._after_commit = []
+                if isinstance(exc, sqlite3.Error) and exc.sqlite_errorcode == sqlite3.SQLITE_FULL:
+                    log.error("%s: %s; the write was rolled back", self.path, exc)
+                    raise StorageFull() from None
                 raise
-            conn.execute("COMMIT")
         finally:
             self._bump()
         callbacks, conn._after_commit = conn._after_commit, []
