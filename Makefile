@@ -40,7 +40,7 @@ cassettes: $(STAMP)
 
 schemas: $(STAMP)
 	$(BIN)/agentform schema --out schemas
-	$(BIN)/python -m agentform.service.http.openapi_export schemas/agent-service.openapi.json
+	$(BIN)/python -m agentform.service.openapi_export schemas/agent-service.openapi.json
 
 docs: $(STAMP)
 	$(BIN)/python -m agentform.cli.reference docs/reference

@@ -94,7 +94,7 @@ def run(
 ) -> None:
     """Serve the Agent Service API until stopped (Ctrl-C)."""
     from agentform.service import SeedError
-    from agentform.service.http.server import serve
+    from agentform.service.server import serve
 
     try:
         serve(

@@ -32,10 +32,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agentform.service.runtime.runner import Runner
+from typing import Protocol
 
 log = logging.getLogger("agentform.service.runtime")
 
@@ -46,6 +43,22 @@ def wall_now() -> datetime:
     """Real time, timezone-aware UTC: the wall clock's `now`, and the time of what
     is written with no clock at hand (a database opened by a tool, a migration)."""
     return datetime.now(UTC)
+
+
+class Driven(Protocol):
+    """What a clock drives: the runtime's runner (runtime/runner.py), known here only
+    by what the clocks ask of it, so the clock sits below the runtime."""
+
+    stopping: asyncio.Event
+    wake: asyncio.Event
+    looked_at: datetime
+
+    @property
+    def io_tasks(self) -> list[asyncio.Task[None]]: ...
+
+    async def run_due(self) -> int: ...
+
+    async def next_due_after(self, moment: datetime) -> datetime | None: ...
 
 
 class Clock(ABC):
@@ -68,7 +81,7 @@ class Clock(ABC):
         raised, once `s` seconds have passed on this clock (like asyncio.timeout)."""
 
     @abstractmethod
-    async def drive(self, runner: Runner) -> None:
+    async def drive(self, runner: Driven) -> None:
         """Runs the runner's due work as time passes, until cancelled."""
 
 
@@ -85,7 +98,7 @@ class WallClock(Clock):
     def deadline(self, seconds: float) -> AbstractAsyncContextManager[object]:
         return asyncio.timeout(max(0.0, seconds))
 
-    async def drive(self, runner: Runner) -> None:
+    async def drive(self, runner: Driven) -> None:
         while not runner.stopping.is_set():
             runner.wake.clear()
             try:
@@ -113,7 +126,7 @@ class ManualClock(Clock):
             raise ValueError("start must be timezone-aware")
         self._now = start.astimezone(UTC)
         self.settle = settle  # real seconds of unfinished I/O after which a sleeper may fire
-        self._runners: list[Runner] = []
+        self._runners: list[Driven] = []
         self._sleepers: list[tuple[datetime, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
 
@@ -152,7 +165,7 @@ class ManualClock(Clock):
                 inside = False
                 reached.cancel()
 
-    async def drive(self, runner: Runner) -> None:
+    async def drive(self, runner: Driven) -> None:
         self._runners.append(runner)
         try:
             await asyncio.Event().wait()  # the work is done by `advance`

@@ -9,7 +9,6 @@ operation lists its error statuses with the `{code, message}` body.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -95,15 +94,3 @@ def install_openapi(app: FastAPI) -> None:
 
 def render_openapi(app: FastAPI) -> str:
     return json.dumps(app.openapi(), indent=2, sort_keys=True) + "\n"
-
-
-def write_openapi(path: str | Path) -> None:
-    """Writes the document of a fresh app (the checked-in schemas/ copy)."""
-    import tempfile
-
-    from agentform.service.app import create_app
-
-    with tempfile.TemporaryDirectory() as tmp:
-        app = create_app(Path(tmp) / "service.db")
-        Path(path).write_text(render_openapi(app))
-        app.state.db.close()

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from agentform.service.clock import wall_now
 from agentform.service.errors import StorageFull
 from agentform.service.start_errors import MigrationError
 from agentform.service.store.migrations import upgrade
@@ -73,14 +74,6 @@ def iso(moment: datetime) -> str:
 
 def parse_iso(text: str) -> datetime:
     return datetime.fromisoformat(text)
-
-
-def wall_now() -> datetime:
-    """The runtime's wall clock, for a database opened with no clock (a tool's)."""
-    # Imported here: the runtime package imports the store, which imports this module.
-    from agentform.service.clock import wall_now as runtime_wall_now
-
-    return runtime_wall_now()
 
 
 def new_id() -> str:

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from importlib import import_module
 from types import ModuleType
 
+from agentform.service.clock import wall_now
 from agentform.service.start_errors import MigrationError
 
 STEP_NAME = re.compile(r"^m(\d{3})_(\w+)$")
@@ -112,9 +113,6 @@ def _applied(
 
 def _stamp(now: Callable[[], datetime] | None) -> str:
     """When a step was applied: by the database's clock, else the wall clock."""
-    # Imported here: the runtime package imports the store, which imports this module.
-    from agentform.service.clock import wall_now
-
     return (now or wall_now)().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
