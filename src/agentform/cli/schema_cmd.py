@@ -18,12 +18,13 @@ from agentform.config.document import document_model
 from agentform.core.errors import AgentformError
 from agentform.kinds import kinds_in_order
 from agentform.kinds.base import FieldDocs
+from agentform.rules.paths import API_PATH
 
 SCHEMA_FILE = "agentform.schema.json"
 SCHEMA_ID = "urn:agentform:workspace-schema:1"
 EXAMPLE = {
     "workspace": "payments-prod",
-    "endpoint": "https://agents.example.com/agents/v2",
+    "endpoint": f"https://agents.example.com{API_PATH}",
     "prune": ["profilePools"],
     "profilePools": [
         {

@@ -13,6 +13,7 @@ from agentform.cli.context import RunContext
 from agentform.cli.conventions import parse_rate_option
 from agentform.core.errors import AgentformError
 from agentform.rules.clock import ClockWordsError, parse_duration
+from agentform.rules.paths import DEFAULT_PORT
 from agentform.service.store.database import DEFAULT_DB_PATH
 
 
@@ -25,7 +26,7 @@ def service() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option(
     "--port",
-    default=8700,
+    default=DEFAULT_PORT,
     show_default=True,
     type=click.IntRange(0, 65535),
     help="0: any free port (the banner shows it).",

@@ -33,6 +33,7 @@ from agentform.config.environments import (
     OVERRIDABLE,
 )
 from agentform.kinds.base import top_level_kinds
+from agentform.rules.values import NAME_MAX_LENGTH
 
 EXTENSION_SCHEMA: dict[str, JsonValue] = {
     "description": "Ignored: a place for YAML anchors that the file's lists merge "
@@ -80,7 +81,7 @@ Endpoint = Annotated[str, AfterValidator(_endpoint)]
 
 MAX_GLOBS = 100  # per kind in owns: validate --all compares them pairwise
 MAX_MOVES = 1000
-Glob = Annotated[str, Field(min_length=1, max_length=255)]
+Glob = Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH)]
 
 
 def _environment_name(name: str) -> str:

@@ -47,7 +47,7 @@ from agentform.kinds.model import (
     State,
 )
 from agentform.kinds.references import References
-from agentform.rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
+from agentform.rules.batches import CONFIG_TYPE, ITEMS_LENGTH, BatchConfig, BatchName, StartAt
 
 COLLECTION = "/execution-batches"
 STARTED = ("running", "paused", "completed")
@@ -63,7 +63,7 @@ class BatchDesired(DesiredModel):
         description="When executions start (RFC 3339 with an offset: 2026-12-01T02:00:00Z)",
     )
     config: BatchConfig | None = Field(
-        None, description="How items are spread: {type: timeBatching, batchSize, batchInterval}"
+        None, description=f"How items are spread: {{type: {CONFIG_TYPE}, batchSize, batchInterval}}"
     )
     concurrencyGroupId: uuid.UUID | None = Field(
         None, description="Batches sharing it share one concurrency budget (default: its own)"

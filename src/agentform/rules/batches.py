@@ -36,6 +36,8 @@ from agentform.rules.values import NAME_SCHEMA, OUT_OF_RANGE, PlainName, moment_
 
 # -- the request --------------------------------------------------------------
 
+ConfigType = Literal["timeBatching"]
+CONFIG_TYPE: ConfigType = get_args(ConfigType)[0]
 BATCH_SIZE_MIN, BATCH_SIZE_MAX = 1, 1_000
 BATCH_INTERVAL_MIN, BATCH_INTERVAL_MAX = 1, 86_400
 NAME_MIN, NAME_MAX = 1, 200
@@ -51,7 +53,7 @@ class BatchConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    type: Literal["timeBatching"] = Field(
+    type: ConfigType = Field(
         description="The only batching type the service knows; any other value is refused."
     )
     batchSize: int = Field(

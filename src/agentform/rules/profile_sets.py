@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from agentform.rules.profiles import NAME_MAX_LENGTH, Name
+from agentform.rules.profiles import Name
+from agentform.rules.values import NAME_MAX_LENGTH
 
 SelectionStrategy = Literal["least_recently_used", "most_recently_used"]
 

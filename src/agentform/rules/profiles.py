@@ -8,11 +8,10 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
-from agentform.rules.values import NAME_SCHEMA, PlainName
+from agentform.rules.values import NAME_MAX_LENGTH, NAME_SCHEMA, PlainName
 
-NAME_MAX_LENGTH = 255
-"""A profile's, a credential's, a pool's and a group's name: 1 to 255 characters,
-not blank, no control characters (rules/values.py)."""
+# A profile's, a credential's, a pool's and a group's name: 1 to NAME_MAX_LENGTH
+# characters, not blank, no control characters (rules/values.py).
 
 Name = Annotated[
     str, StringConstraints(min_length=1, max_length=NAME_MAX_LENGTH), PlainName, NAME_SCHEMA

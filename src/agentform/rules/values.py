@@ -41,6 +41,8 @@ LATEST = datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC)
 # Control characters (Unicode category Cc: C0, DEL, C1); the pattern the OpenAPI
 # document states says the same for a generator.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+NAME_MAX_LENGTH = 255
+"""The most characters any name has (a profile's, a pool's, an agent's...)."""
 NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
 
 

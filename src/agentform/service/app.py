@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 from fastapi import FastAPI
 
+from agentform.rules.paths import API_PATH
 from agentform.service.batches.scheduler import fill_everywhere
 from agentform.service.errors import install_error_handlers
 from agentform.service.executions.lifecycle import dispatch_everywhere
@@ -34,7 +35,7 @@ from agentform.service.store.database import Database
 from agentform.service.store.organizations import load_keys
 from agentform.service.upkeep.retention import schedule_retention
 
-BASE_PATH = "/agents/v2"
+BASE_PATH = API_PATH
 
 
 def create_app(

@@ -1,8 +1,9 @@
 """Which delivery lanes to send next: fair across organizations and integrations.
 
-The runner has `SLOTS` concurrent I/O jobs; every delivery attempt holds one
-until its receiver answers or the attempt times out. Handing free slots out
-oldest-first let one organization whose receivers never answer hold them all.
+The runner has `IO_SLOTS` concurrent I/O jobs (service/runtime/runner.py); every
+delivery attempt holds one until its receiver answers or the attempt times out.
+Handing free slots out oldest-first let one organization whose receivers never
+answer hold them all.
 Instead, each time slots are free:
 
 - an organization holds at most `ORGANIZATION_SHARE` slots, an integration at
@@ -38,7 +39,6 @@ from agentform.service.store.database import Conn
 from agentform.service.store.delivery_lanes import LaneJob
 from agentform.service.store.jobs import Job
 
-SLOTS = 128  # the runner's I/O concurrency (service.runtime.runner)
 ORGANIZATION_SHARE = 32
 INTEGRATION_SHARE = 16
 FAILING_SHARE = 1

@@ -24,6 +24,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive
 
+from agentform.rules.paths import OWN_PATH
 from agentform.rules.requests import MAX_BODY, described
 from agentform.rules.values import unencodable_at, unencodable_problem
 from agentform.rules.webhook_targets import private_webhooks_allowed
@@ -119,7 +120,7 @@ def _counted(receive: Receive, limit: int) -> Receive:
     return counted
 
 
-AGENTFORM_PATH = "/agentform/v1"
+AGENTFORM_PATH = OWN_PATH
 """Where agentform's own operations serve (the clock, routing explanations): beside
 the Agent Service API, not part of it, and left out of its OpenAPI document."""
 

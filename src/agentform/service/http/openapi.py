@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from agentform.rules.paths import API_PATH
 from agentform.service.models.errors import ErrorBody
 
 ERROR_STATUSES = {
@@ -51,7 +52,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     return doc
 
 
-EXECUTIONS_PATH = "/agents/v2/executions"
+EXECUTIONS_PATH = f"{API_PATH}/executions"
 METADATA_PAIR = ("metadataKey", "metadataValue")
 
 

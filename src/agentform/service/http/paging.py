@@ -12,6 +12,7 @@ from typing import Literal
 
 from fastapi import Depends, Query
 
+from agentform.rules.values import NAME_MAX_LENGTH
 from agentform.service.http.auth import Caller, caller
 from agentform.service.models.pages import Page
 from agentform.service.store.pages import (
@@ -29,7 +30,7 @@ SortDirection = Literal["asc", "desc"]
 SortField = Literal["name", "created_at", "updated_at"]
 AgentSortField = Literal["name", "created_at"]
 # A name filter longer than any name could match nothing: bounded like the names.
-SearchName = Query(None, max_length=255)
+SearchName = Query(None, max_length=NAME_MAX_LENGTH)
 
 
 async def page_params(

@@ -33,6 +33,8 @@ log = logging.getLogger("agentform.service.runtime")
 T = TypeVar("T")
 _NOTHING = object()
 READ_AHEAD = 256
+IO_SLOTS = 128
+"""I/O jobs running at once, by default (delivery/fairness.py shares them out)."""
 PRUNE_EVERY = timedelta(hours=1)
 
 
@@ -43,7 +45,7 @@ class Runner:
         clock: Clock,
         handlers: JobHandlers,
         *,
-        io_concurrency: int = 128,
+        io_concurrency: int = IO_SLOTS,
         settings: ServiceSettings | None = None,
         retention: timedelta = timedelta(days=1),
     ) -> None:

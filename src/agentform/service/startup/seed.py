@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from agentform.core.problems import problems_from, rule_error
 from agentform.core.yamlpos import parse, problem_of
-from agentform.rules.values import unencodable_at
+from agentform.rules.values import NAME_MAX_LENGTH, unencodable_at
 from agentform.service.executions.script import Script, prepare
 from agentform.service.store import (
     agent_scripts,
@@ -47,7 +47,7 @@ class SeedKey(_Strict):
 
 
 class SeedAgent(_Strict):
-    name: Annotated[str, Field(min_length=1, max_length=255)]
+    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH)]
     id: uuid.UUID | None = None
     versions: Annotated[list[int], Field(min_length=1)] = [1]
     publishedVersion: int | None = None
@@ -63,7 +63,7 @@ class SeedAgent(_Strict):
 
 
 class SeedProfile(_Strict):
-    name: Annotated[str, Field(min_length=1, max_length=255)]
+    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH)]
     id: uuid.UUID | None = None
     description: Annotated[str, Field(max_length=1000)] | None = None
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from agentform.rules.batches import (
+    CONFIG_TYPE,
     COUNTER_OF_ITEM_STATUS,
     ITEM_EDGES,
     BatchConfig,
@@ -66,7 +67,7 @@ class BatchRow:
 
 def _config(row: sqlite3.Row) -> BatchConfig:
     return BatchConfig(
-        type="timeBatching", batchSize=row["batch_size"], batchInterval=row["batch_interval"]
+        type=CONFIG_TYPE, batchSize=row["batch_size"], batchInterval=row["batch_interval"]
     )
 
 
