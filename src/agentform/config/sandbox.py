@@ -33,6 +33,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from agentform.core.bounds import Bounds
+from agentform.core.errors import AgentformError
 from agentform.core.secrets import API_KEY_VARIABLE
 
 MAX_STEPS = 1_000_000  # loop iterations and calls in one file's rendering
@@ -62,7 +63,7 @@ def _refuse_transform(how: str) -> None:
     raise NotAllowed(f"a secret() value can only be placed in text, not {how}")
 
 
-class NotAllowed(SecurityError):
+class NotAllowed(AgentformError, SecurityError):
     """Something a workspace file may not do; the message says what."""
 
     def __init__(self, what: str) -> None:

@@ -16,6 +16,8 @@ from typing import Any, get_args
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticCustomError
 
+from agentform.core.errors import AgentformError
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -33,7 +35,7 @@ class Problem:
         return Problem(joined, self.detail)
 
 
-class RuleViolation(ValueError):
+class RuleViolation(AgentformError, ValueError):
     """One or more problems; nothing was done."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:

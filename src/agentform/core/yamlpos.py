@@ -31,6 +31,7 @@ import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from agentform.core.errors import AgentformError
 from agentform.core.gcpause import collector_paused
 
 PathKey = tuple[str | int, ...]
@@ -96,7 +97,7 @@ def problem_of(exc: yaml.YAMLError) -> tuple[str, tuple[int, int] | None]:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__, None
 
 
-class TooDeep(ConstructorError):
+class TooDeep(AgentformError, ConstructorError):
     """Nesting past MAX_DEPTH, however it was found (libyaml's limit, the pure
     parser's recursion, the builder's count)."""
 

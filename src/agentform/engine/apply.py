@@ -110,7 +110,7 @@ class ApplyStop:
         return task.result()
 
 
-class NotUnderWay(Exception):
+class NotUnderWay(AgentformError):
     """A change stopped before its first request went out."""
 
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agentform.core.errors import AgentformError
 from agentform.core.problems import did_you_mean
 from agentform.core.yamlpos import MAX_DEPTH
 
@@ -23,7 +24,7 @@ _INTEGER = re.compile(r"[-+]?[0-9]+")
 _NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
 
-class CellError(ValueError):
+class CellError(AgentformError, ValueError):
     """A cell that does not read as its column's type; the message says why."""
 
 

@@ -24,6 +24,7 @@ from annotated_types import Len
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
+from agentform.core.errors import AgentformError
 from agentform.core.problems import Problem, RuleViolation
 from agentform.rules.execute import (
     AgentVersions,
@@ -221,7 +222,7 @@ ALL_BATCH_EDGES: frozenset[tuple[BatchStatus, BatchStatus]] = frozenset().union(
 )
 
 
-class TransitionRefused(Exception):
+class TransitionRefused(AgentformError):
     """The action is not allowed in the batch's current status (the service's 409)."""
 
     def __init__(self, status: str, action: str) -> None:

@@ -18,12 +18,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from agentform.core.errors import AgentformError
 from agentform.core.problems import Problem, own_errors, problems_of
 
 log = logging.getLogger("agentform.service")
 
 
-class ServiceError(Exception):
+class ServiceError(AgentformError):
     """Raised by handlers; becomes an error response with this status."""
 
     def __init__(

@@ -8,14 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agentform.core.errors import AgentformError
+
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
 
-class StepFailed(Exception):
+class StepFailed(AgentformError):
     """An expectation did not hold (or the apply failed): the test fails with `message`."""
 
 
-class StepError(Exception):
+class StepError(AgentformError):
     """A step could not be carried out (the service refused an execute, say)."""
 
 

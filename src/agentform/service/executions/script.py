@@ -34,6 +34,7 @@ from pydantic import (
 
 from agentform.core.budget import BudgetExceeded
 from agentform.core.budget_worker import Worker
+from agentform.core.errors import AgentformError
 
 _ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 _MISSING_NAME = re.compile(r"has no attribute '([^']+)'|'([^']+)' is undefined")
@@ -57,7 +58,7 @@ When = Annotated[str | None, AfterValidator(_expression)]
 """A Jinja2 expression over `inputs` (`inputs.card == 'declined'`): keep this only when true."""
 
 
-class ScriptError(Exception):
+class ScriptError(AgentformError):
     """The script cannot be rendered with these inputs (an input it needs is missing)."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import get_args
 
+from agentform.core.errors import AgentformError
 from agentform.service.models.executions import Status
 
 STATUSES: tuple[Status, ...] = get_args(Status)
@@ -35,7 +36,7 @@ CANCELLABLE: frozenset[Status] = frozenset(MOVES) - TERMINAL
 MESSAGEABLE: frozenset[Status] = frozenset(MOVES) - TERMINAL
 
 
-class StatusMoveError(Exception):
+class StatusMoveError(AgentformError):
     """A move the status machine does not allow; nothing was changed."""
 
     def __init__(self, current: str, wanted: str) -> None:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from agentform.core.errors import AgentformError
 from agentform.core.problems import problems_from, rule_error
 from agentform.core.yamlpos import parse, problem_of
 from agentform.rules.values import NAME_MAX_LENGTH, unencodable_at
@@ -32,7 +33,7 @@ DEMO_ORGANIZATION_ID = "0b7f3c1e-0000-4000-8000-000000000001"
 DEMO_ADMIN_KEY = "demo-admin-key"
 
 
-class SeedError(Exception):
+class SeedError(AgentformError):
     """The seed file cannot be loaded: one line a problem, `FILE[:LINE:COL]: error: ...`."""
 
 
