@@ -1,23 +1,27 @@
 """The embedded Agent Service: the contract (docs/service/contract.md) served by FastAPI
 over SQLite.
 
-Its layout, bottom up (a package imports only those below it):
+Its layout, bottom up (a package imports only those below it; tests/
+test_layering.py's SERVICE_LAYERS checks it, imports in functions included):
 
 - `models/`: the wire models, one module per resource; only pydantic, core/
   and rules/ (the contract both halves enforce) below them.
 - `errors.py`: `ServiceError`, the one exception every layer raises, and its
-  translation into the error body; a root module because every layer uses it.
-- `store/`: SQLite. `store/database.py` (connections, transactions, the
-  default path), the migrations, one module per table family. The only place
-  SQL is written or executed (tests/service/test_layers.py checks it).
+  translation into the error body; `start_errors.py`: what stops the start.
+- `settings.py`: `ServiceSettings`, every setting, typed, with its default.
 - `clock.py`: the injected clock, the only wall-clock reader (also checked).
-- `runtime/`: time-driven work: the runner, its job handlers.
-- `executions/`, `batches/`, `delivery/`: the behaviour of each of them.
+- `store/`: SQLite. `store/database.py` (connections, transactions, the
+  default path), the migrations, one module per table family, typed rows out.
+  The only place SQL is written or executed (tests/service/test_layers.py).
+- `runtime/`: time-driven work: the runner, its context, the handler forms.
+- `delivery/`, `executions/`, `batches/`: the behaviour of each of them.
 - `startup/`: what is written before serving: the seed file, the presets.
-- `http/`: how the service meets HTTP: auth and the gate, paging, the rate
-  limit, the OpenAPI document, the server and the in-process transport.
+- `http/`: how the service meets HTTP: auth and the gate, paging, the read
+  timeouts, the rate limit, the OpenAPI document, the in-process transport.
 - `routes/`: the operations, one module per resource, found automatically.
+- `job_handlers.py`: every job kind's handler, in one place.
 - `app.py`: `create_app`, the one place all of it is put together.
+- `openapi_export.py`, `server.py`: what runs an app (`make schemas`, uvicorn).
 
 The names below are imported on first use, so that a command that only needs
 a constant of the service (the database's default path) does not load FastAPI.
