@@ -14,7 +14,8 @@ test_layering.py's SERVICE_LAYERS checks it, imports in functions included):
   default path), the migrations, one module per table family, typed rows out.
   The only place SQL is written or executed (tests/service/test_layers.py).
 - `runtime/`: time-driven work: the runner, its context, the handler forms.
-- `delivery/`, `executions/`, `batches/`: the behaviour of each of them.
+- `delivery/`, `executions/`, `batches/`, `upkeep/` (retention): the
+  behaviour of each of them.
 - `startup/`: what is written before serving: the seed file, the presets.
 - `http/`: how the service meets HTTP: auth and the gate, paging, the read
   timeouts, the rate limit, the OpenAPI document, the in-process transport.
