@@ -39,6 +39,7 @@ from agentform.config.secret_tokens import substitute
 from agentform.core.bounds import Bounds
 from agentform.core.budget import BudgetExceeded, metered
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
+from agentform.core.errors import DiagnosticsError, InvalidWorkspace
 from agentform.core.gcpause import collector_paused
 from agentform.core.problems import did_you_mean
 from agentform.core.secrets import API_KEY_VARIABLE, MIN_SEARCHED, Secrets
@@ -81,6 +82,7 @@ class Workspace:
     # every file the load read (workspace files, includes, var files, itemsFiles),
     # resolved: what `affected` compares between two commits
     inputs: frozenset[Path] = frozenset()
+    unset_secrets: frozenset[str] = frozenset()  # secret() names this workspace reads, not set
 
     def sensitive_values(self) -> dict[str, str | Sensitive]:
         """The sensitive values a plan's slots name (webhook header values), by name;
@@ -148,6 +150,7 @@ def _load(
     workspace.variables, workspace.var_overrides = variables, overrides
     chosen = every_var_file(bounds, {spec.name: spec}) if spec is not None else []
     workspace.inputs = loading.inputs(files, [*inputs.var_files, *chosen])
+    workspace.unset_secrets = frozenset(renderer.unset)
     return workspace
 
 
@@ -289,7 +292,10 @@ class _Loading:
                 self.renderer.secrets.add(name, value, marks=False)
         self._warn_of_secrets_shown_elsewhere()
         self._name_the_workspace()
-        self.diags.raise_if_errors()
+        try:
+            self.diags.raise_if_errors()
+        except DiagnosticsError as exc:
+            raise InvalidWorkspace(exc.diagnostics, self.settings) from None
 
     def _name_the_workspace(self) -> None:
         """A problem in a file of the repository outside the workspace (a shared
