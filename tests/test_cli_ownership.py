@@ -170,3 +170,21 @@ def test_validate_all_refuses_two_workspaces_owning_one_name(tmp_path: Path) -> 
     refused = run("validate", "--all", str(tmp_path))
     assert refused.exit_code == 1
     assert "both own names" in refused.output and "'ov-a-*' and 'ov-*'" in refused.output
+
+
+def test_import_into_a_file_every_environment_reads_says_which_will_create_it(
+    endpoint: str, tmp_path: Path
+) -> None:
+    """It said "`agentform plan` shows no change for them" of every environment,
+    while prod's plan would now create what staging imported."""
+    maker = team(tmp_path / "maker", endpoint, "envimp", ["envimp-eu"])
+    assert run("apply", "--auto-approve", *maker, env=KEY).exit_code == 0
+    environments = "environments:\n  staging: {}\n  prod: {}\n  dev: {}\n"
+    ws = team(tmp_path / "ws", endpoint, "envimp", [], extra=environments)
+    done = run("import", "--env", "staging", "profilePools/envimp-eu", *ws, env=KEY)
+    assert done.exit_code == 0, done.output
+    assert done.output.splitlines()[0].endswith(
+        "imported.yaml; `agentform plan --env staging` shows no change for them. "
+        "Every environment reads the file: in dev and prod, plan creates them "
+        "where they do not exist"
+    )

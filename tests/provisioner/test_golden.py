@@ -63,7 +63,7 @@ def _ids(service: Service) -> dict[str, str]:
 
 def golden_json(plan_json: str, ids: dict[str, str]) -> str:
     data = json.loads(plan_json)
-    for key in ("inputsDigest", "fingerprints", "secretSalt", "secretDigests"):
+    for key in ("inputsDigest", "inputDigests", "fingerprints", "secretSalt", "secretDigests"):
         data.pop(key, None)
     text = json.dumps(data, indent=2, sort_keys=True)
     for live_id, name in ids.items():

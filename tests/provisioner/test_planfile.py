@@ -316,3 +316,26 @@ def test_a_format_version_that_is_not_the_number_2_says_so(version: str) -> None
     with pytest.raises(AgentformError, match="it must be the number 2") as info:
         load_plan('{"formatVersion": ' + version + ', "changes": []}')
     assert "has format" not in str(info.value)
+
+
+def test_a_stale_plan_names_the_files_that_changed(service: Service, ws: Path) -> None:
+    """It said only "the workspace files changed"."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: saved\n",
+            "pools.yaml": "profilePools:\n  - {name: a}\n",
+            "more/extra.yaml": "profilePools:\n  - {name: c}\n",
+            "same.yaml": "profilePools:\n  - {name: d}\n",
+        },
+    )
+    text = saved_plan(service, ws, {})
+    (ws / "pools.yaml").write_text("profilePools:\n  - {name: b}\n")
+    (ws / "more/extra.yaml").unlink()
+    (ws / "new.yaml").write_text("profilePools:\n  - {name: e}\n")
+    with pytest.raises(StalePlanError) as info:
+        apply_saved(service, ws, text, {})
+    assert str(info.value) == (
+        "plan is stale: the workspace files changed since the plan was made "
+        "(changed: pools.yaml; added: new.yaml; removed: more/extra.yaml)"
+    )

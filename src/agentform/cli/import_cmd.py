@@ -2,7 +2,8 @@
 
 Their YAML (as `export` writes it: header values as secret() calls) goes into a
 new workspace file, `imported.yaml` at the workspace root unless `--out` names
-another; the next plan shows no change for them. An existing file is never
+another; the next plan shows no change for them (in another environment that reads
+the file, the plan creates them where they do not exist: said). An existing file is never
 replaced (whoever wrote it: replacing an earlier import would drop objects the
 workspace manages), and the file is read back as part of the workspace before
 the command succeeds: on any problem it is removed, so nothing is written.
@@ -83,6 +84,26 @@ def _check_read_back(run: RunContext, path: Path, wanted: list[tuple[Kind, Key]]
         )
 
 
+def _elsewhere(run: RunContext, wanted: list[tuple[Kind, Key]]) -> str:
+    """The other environments that now declare the imported objects too (the file is
+    read in every environment): their plans create them where they do not exist."""
+    others = []
+    for name in sorted(set(run.environment_names()) - {run.opts.env}):
+        try:
+            declared = run.load_environment(name, unset_secrets_allowed=True).declared
+        except AgentformError:
+            continue  # its own problems are for its own plan
+        if any(key in {kind.key_of(d) for d in declared[kind.name]} for kind, key in wanted):
+            others.append(name)
+    if not others:
+        return ""
+    listed = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
+    return (
+        f". Every environment reads the file: in {listed}, plan creates them "
+        "where they do not exist"
+    )
+
+
 @click.command("import")
 @click.argument("addresses", nargs=-1, required=True)
 @click.option(
@@ -113,9 +134,10 @@ def import_objects(run: RunContext, addresses: tuple[str, ...], out: Path | None
     except BaseException:
         path.unlink(missing_ok=True)
         raise
+    plan = "agentform plan" + (f" --env {run.opts.env}" if run.opts.env else "")
     click.echo(
         f"wrote {counted(len(wanted), 'object')} to {path}; "
-        "`agentform plan` shows no change for them"
+        f"`{plan}` shows no change for them{_elsewhere(run, wanted)}"
     )
     needed = secrets_named(documents)
     if needed:

@@ -10,6 +10,7 @@ existing one gets the missing lines added). It never overwrites a file unless
 
 from __future__ import annotations
 
+import re
 import shlex
 import uuid
 from pathlib import Path
@@ -20,7 +21,11 @@ import yaml
 from agentform.cli.conventions import check_endpoint_option
 from agentform.cli.options import merged_globals
 from agentform.cli.schema_cmd import SCHEMA_FILE, render_schema
+from agentform.config.environments import NAME_PATTERN
 from agentform.config.files import IGNORE_FILE, ROOT_NAMES, workspace_files
+from agentform.config.repository_file import find_repository
+from agentform.core.errors import AgentformError
+from agentform.repository.new_workspace import check_new, root_text
 
 MODELINE = f"# yaml-language-server: $schema={SCHEMA_FILE}\n"
 
@@ -90,6 +95,18 @@ def _organization(value: str | None) -> str | None:
         raise click.BadParameter(f"must be a UUID, not {value!r}") from None
 
 
+def _environment_names(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str]:
+    names = [n.strip() for n in (value or "").split(",") if n.strip()]
+    for name in names:
+        if not re.fullmatch(NAME_PATTERN, name):
+            raise click.BadParameter(
+                f"{name!r} is not an environment's name (letters, digits, _, . and -, up to 63)"
+            )
+    if len(set(names)) != len(names):
+        raise click.BadParameter("an environment is named twice")
+    return names
+
+
 @click.command("init")
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option(
@@ -101,23 +118,37 @@ def _organization(value: str | None) -> str | None:
 )
 @click.option("--organization-id", help="The organization the workspace manages (a UUID).")
 @click.option("--force", is_flag=True, help="Overwrite files that exist already.")
-def init(directory: Path | None, endpoint: str, organization_id: str | None, force: bool) -> None:
+@click.option(
+    "--env",
+    "environments",
+    callback=_environment_names,
+    metavar="NAMES",
+    help="Environments to declare, comma-separated (staging,prod).",
+)
+def init(
+    directory: Path | None,
+    endpoint: str,
+    organization_id: str | None,
+    force: bool,
+    environments: list[str],
+) -> None:
     """Scaffold a workspace (agentform.yaml, pools.yaml, the JSON Schema, .gitignore,
-    tests/smoke.yaml)."""
+    tests/smoke.yaml).
+
+    Inside a repository (agentform-repository.yaml), the workspace is wired to it: its
+    settings inherited, owns made from its name; a directory the repository's globs do
+    not name, or a name whose globs overlap another workspace's, is refused."""
     if directory is None:
         directory = merged_globals({}).get("workspace_dir") or Path(".")
     org = _organization(organization_id)
     name = directory.resolve().name or "workspace"
-    organization = (
-        f"organizationId: {org}\n"
-        if org
-        else "# organizationId: ...    # optional when the key has one organization\n"
-    )
+    root = _root_text(directory, name, endpoint, org, environments)
     pools = POOLS if endpoint == "local" else EXAMPLE_POOLS
     smoke = SMOKE if endpoint == "local" else EXAMPLE_SMOKE
+    if find_repository(directory) is not None:  # its pools are named as it owns them
+        pools, smoke = (text.replace("example-pool", f"{name}-pool") for text in (pools, smoke))
     files = {
-        "agentform.yaml": MODELINE
-        + ROOT.format(name=name, endpoint=endpoint, organization=organization),
+        "agentform.yaml": MODELINE + root,
         "pools.yaml": MODELINE + pools,
         SCHEMA_FILE: render_schema(),
         ".gitignore": "\n".join(GITIGNORE_LINES) + "\n",
@@ -152,6 +183,28 @@ def init(directory: Path | None, endpoint: str, organization_id: str | None, for
     click.echo(
         f"Next: {shlex.join(['agentform', *([] if here else ['-C', str(directory)]), 'plan'])}"
     )
+
+
+def _root_text(
+    directory: Path, name: str, endpoint: str, org: str | None, environments: list[str]
+) -> str:
+    """agentform.yaml: wired to the repository the directory is in, if any."""
+    repository = find_repository(directory)
+    if repository is not None:
+        try:
+            check_new(repository, directory, name)
+        except AgentformError as exc:
+            raise click.ClickException(str(exc)) from None
+        return root_text(repository, directory, name, environments, endpoint)
+    organization = (
+        f"organizationId: {org}\n"
+        if org
+        else "# organizationId: ...    # optional when the key has one organization\n"
+    )
+    text = ROOT.format(name=name, endpoint=endpoint, organization=organization)
+    if environments:
+        text += "environments:\n" + "".join(f"  {e}: {{}}\n" for e in environments)
+    return text
 
 
 def _foreign_yaml(directory: Path, written: set[str]) -> list[str]:

@@ -35,10 +35,10 @@ def load_for_tests(run: RunContext) -> Workspace:
     """The workspace as `load` reads it (in the environment --env chooses: its var
     files are what the files render with), unset secrets given their stand-ins."""
     first = run.load(unset_secrets_allowed=True)
-    if not first.secrets.unset:
+    if not first.unset_secrets:
         return first
     environ = dict(os.environ)
-    environ.update({name: stand_in(name) for name in first.secrets.unset})
+    environ.update({name: stand_in(name) for name in first.unset_secrets})
     return run.load(environ=environ)
 
 

@@ -16,18 +16,18 @@ from agentform.cli.common import SHOWN_PROBLEMS
 from agentform.cli.context import RunContext
 from agentform.cli.options import Options
 from agentform.config.files import root_file
-from agentform.config.loader import Workspace
+from agentform.config.loader import Settings, Workspace
 from agentform.config.repository import Member, find_workspaces, overlaps
 from agentform.config.repository_file import REPOSITORY_FILE, find_repository
 from agentform.core.diagnostics import Diagnostic, Position
-from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.core.errors import AgentformError, DiagnosticsError, InvalidWorkspace
 from agentform.core.words import counted
 from agentform.repository.pairs import left_out, workspace_dirs
 
 
 def say_unset_and_warnings(workspace: Workspace, prefix: str = "") -> None:
     """The secrets not set here (plan checks them) and the warnings, on stderr."""
-    unset = sorted(workspace.secrets.unset)
+    unset = sorted(workspace.unset_secrets)
     if unset:
         said = (
             ("secret", "is", "its value") if len(unset) == 1 else ("secrets", "are", "their values")
@@ -55,25 +55,38 @@ def _rebased(diagnostic: Diagnostic, name: str) -> Diagnostic:
     return dataclasses.replace(diagnostic, position=dataclasses.replace(where, file=file))
 
 
+def _shown(name: str, environment: str | None) -> str:
+    return name if environment is None else f"{name} (environment {environment})"
+
+
 def _load_one(opts: Options, folder: Path, name: str) -> tuple[list[Member], list[Diagnostic]]:
     """One workspace: each of its environments' settings for the overlap check (an
-    environment may name its own organization and owns), or its problems."""
+    environment may name its own organization and owns, and one with other problems
+    is still checked), and the problems of each environment, each said once."""
     here = RunContext(dataclasses.replace(opts, workspace_dir=folder))
     members: list[Member] = []
+    problems: list[Diagnostic] = []
     found = root_file(folder)
     root = f"{name}/{found.name}" if found and name != "." else (found.name if found else name)
     try:
         environments: list[str | None] = [*here.environment_names()] or [None]
-        for environment in environments:
-            workspace = here.load_environment(environment, True)
-            shown = name if environment is None else f"{name} (environment {environment})"
-            say_unset_and_warnings(workspace, prefix=f"{shown}: ")
-            members.append(Member(shown, root, workspace.settings))
-    except DiagnosticsError as exc:
-        return [], [_rebased(d, name) for d in exc.diagnostics]
     except AgentformError as exc:
         return [], [Diagnostic(str(exc), Position(name))]
-    return members, []
+    for environment in environments:
+        shown = _shown(name, environment)
+        try:
+            workspace = here.load_environment(environment, True)
+        except DiagnosticsError as exc:
+            if isinstance(exc, InvalidWorkspace) and isinstance(exc.settings, Settings):
+                members.append(Member(shown, root, exc.settings))
+            problems += [_rebased(d, name) for d in exc.diagnostics]
+            continue
+        except AgentformError as exc:
+            problems.append(Diagnostic(f"{shown}: {exc}", Position(name)))
+            continue
+        say_unset_and_warnings(workspace, prefix=f"{shown}: ")
+        members.append(Member(shown, root, workspace.settings))
+    return members, list(dict.fromkeys(problems))
 
 
 def _workspaces(opts: Options, dirs: list[Path]) -> tuple[dict[Path, str], list[Diagnostic]]:

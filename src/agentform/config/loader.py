@@ -39,6 +39,7 @@ from agentform.config.secret_tokens import substitute
 from agentform.core.bounds import Bounds
 from agentform.core.budget import BudgetExceeded, metered
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
+from agentform.core.errors import DiagnosticsError, InvalidWorkspace
 from agentform.core.gcpause import collector_paused
 from agentform.core.problems import did_you_mean
 from agentform.core.secrets import API_KEY_VARIABLE, MIN_SEARCHED, Secrets
@@ -81,6 +82,9 @@ class Workspace:
     # every file the load read (workspace files, includes, var files, itemsFiles),
     # resolved: what `affected` compares between two commits
     inputs: frozenset[Path] = frozenset()
+    unset_secrets: frozenset[str] = frozenset()  # secret() names this workspace reads, not set
+    # each file's part of inputs_digest, by name: a stale plan names the files changed
+    input_digests: dict[str, str] = field(default_factory=dict)
 
     def sensitive_values(self) -> dict[str, str | Sensitive]:
         """The sensitive values a plan's slots name (webhook header values), by name;
@@ -148,6 +152,7 @@ def _load(
     workspace.variables, workspace.var_overrides = variables, overrides
     chosen = every_var_file(bounds, {spec.name: spec}) if spec is not None else []
     workspace.inputs = loading.inputs(files, [*inputs.var_files, *chosen])
+    workspace.unset_secrets = frozenset(renderer.unset)
     return workspace
 
 
@@ -188,6 +193,7 @@ class _Loading:
         self.settings: Settings | None = None
         self.digest = hashlib.sha256()
         self.items_files: set[Path] = set()
+        self.file_digests: dict[str, str] = {}
 
     def read(self, path: Path, variables: Mapping[str, Any]) -> None:
         """One file: rendered, parsed, its secrets substituted, validated, declared,
@@ -205,8 +211,10 @@ class _Loading:
         if rendered is None:
             return  # values rendered from missing variables would only add noise
         tokens = self.renderer.tokens
-        self.digest.update(name.encode() + b"\0" + tokens.replace(rendered.text).encode())
+        part = name.encode() + b"\0" + tokens.replace(rendered.text).encode()
+        self.digest.update(part)
         self.digest.update(b"\0")
+        self.file_digests[name] = hashlib.sha256(part).hexdigest()
         where = Where(name, rendered.source_line, rendered.text)
         doc = parse_document(rendered.text, where, self.diags)
         if doc is None:
@@ -271,7 +279,9 @@ class _Loading:
                 parent, read = kind.expand(written, path.parent, self.bounds, self.diags)
                 for extra, content in read:
                     self.items_files.add(extra.resolve())
-                    self.digest.update(self.bounds.name(extra).encode() + b"\0" + content + b"\0")
+                    part = self.bounds.name(extra).encode() + b"\0" + content
+                    self.digest.update(part + b"\0")
+                    self.file_digests[self.bounds.name(extra)] = hashlib.sha256(part).hexdigest()
                 self.declared[kind.name].append(parent)
                 declare_children(kind, parent, (kind.name, i), where, self.declared, self.diags)
 
@@ -289,7 +299,10 @@ class _Loading:
                 self.renderer.secrets.add(name, value, marks=False)
         self._warn_of_secrets_shown_elsewhere()
         self._name_the_workspace()
-        self.diags.raise_if_errors()
+        try:
+            self.diags.raise_if_errors()
+        except DiagnosticsError as exc:
+            raise InvalidWorkspace(exc.diagnostics, self.settings) from None
 
     def _name_the_workspace(self) -> None:
         """A problem in a file of the repository outside the workspace (a shared
@@ -344,6 +357,7 @@ class _Loading:
             self.digest.hexdigest(),
             files,
             self.diags.warnings,
+            input_digests=dict(self.file_digests),
         )
 
 

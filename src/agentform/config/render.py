@@ -66,6 +66,9 @@ class Renderer:
         self.secrets = secrets if secrets is not None else Secrets()
         self.tokens = SecretTokens(self.secrets)
         self.unset_secrets_allowed = unset_secrets_allowed  # export: a placeholder is enough
+        # the secrets this load's files read that are not set (the run's registry,
+        # shared by every load of a run for masking, gathers every workspace's)
+        self.unset: set[str] = set()
         self.env = WorkspaceSandbox(self.bounds, RecordingUndefined)
         self.marked_env: WorkspaceSandbox | None = None  # renders with line marks
         self.cycles_said: set[frozenset[Step]] = set()  # include cycles reported
@@ -256,6 +259,7 @@ class _FileRendering:
         value = renderer.environ.get(var)
         if value is None:
             renderer.secrets.unset.add(var)
+            renderer.unset.add(var)
             if not renderer.unset_secrets_allowed:
                 # The run stops before any call, but the file is still read with the
                 # value unknown (as export reads it), so its other problems show too.

@@ -21,6 +21,16 @@ class DiagnosticsError(AgentformError):
         super().__init__("\n".join(d.render() for d in diagnostics))
 
 
+class InvalidWorkspace(DiagnosticsError):
+    """A workspace's problems, with the settings its root file gave when it gave them
+    valid: checks across workspaces (ownership overlaps) still see it, so every
+    problem is listed at once."""
+
+    def __init__(self, diagnostics: list[Diagnostic], settings: object = None) -> None:
+        super().__init__(diagnostics)
+        self.settings = settings
+
+
 class ApiError(AgentformError):
     """The service answered with an error, or could not be reached."""
 

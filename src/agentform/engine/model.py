@@ -116,6 +116,7 @@ class Plan(Frozen):
     warnings: tuple[PlanWarning, ...] = ()
     summary: Summary
     inputsDigest: str
+    inputDigests: StrMap = {}  # file -> its part of inputsDigest (names the files changed)
     fingerprints: StrMap  # "KIND/KEY" -> hash of the live object read, or "absent"
     # kind -> keys read in depth (members, attachments, items), for re-reads; only
     # the kinds the workspace declares (a kind left out is read in depth nowhere)

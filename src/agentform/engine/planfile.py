@@ -10,6 +10,7 @@ come first.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -145,12 +146,29 @@ def _refuse_elsewhere(saved: Plan, workspace: Workspace, endpoint: str) -> None:
         )
     _refuse_changed_vars(saved, workspace)
     if saved.inputsDigest != workspace.inputs_digest:
-        raise StalePlanError("plan is stale: the workspace files changed since the plan was made")
+        raise StalePlanError(
+            "plan is stale: the workspace files changed since the plan was made"
+            + _files_changed(saved.inputDigests, workspace.input_digests)
+        )
     if saved.endpoint != endpoint:
         raise StalePlanError(
             f"the plan is for endpoint {saved.endpoint}, not {endpoint}: apply it where it "
             f"was made (--endpoint {saved.endpoint})"
         )
+
+
+def _files_changed(then: Mapping[str, str], now: Mapping[str, str]) -> str:
+    """` (changed: a.yaml; added: b.yaml; removed: c.yaml)`, or "" for a plan saved
+    before plans recorded each file's digest."""
+    if not then:
+        return ""
+    found = {
+        "changed": [n for n in now if n in then and then[n] != now[n]],
+        "added": [n for n in now if n not in then],
+        "removed": [n for n in then if n not in now],
+    }
+    said = [f"{how}: {', '.join(sorted(names)[:10])}" for how, names in found.items() if names]
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def _refuse_changed_vars(saved: Plan, workspace: Workspace) -> None:
@@ -169,7 +187,7 @@ def _refuse_changed_vars(saved: Plan, workspace: Workspace) -> None:
 
 _CHECKED_APART = frozenset(
     {
-        *("workspace", "environment", "endpoint", "organizationId", "inputsDigest"),
+        *("workspace", "environment", "endpoint", "organizationId", "inputsDigest", "inputDigests"),
         *("fingerprints", "secretDigests", "secretSalt", "vars", "varOverrides"),
         *("changes", "cannotApply", "targets", "excludes", "allowPastStart"),
         "allowCancelRunning",

@@ -295,6 +295,7 @@ def diff_plan(
             unmanaged=sum(out.unmanaged.values()),
         ),
         inputsDigest=workspace.inputs_digest,
+        inputDigests=workspace.input_digests,
         fingerprints={c.id: fingerprint(out.read_as[c.id]) for c in ordered},
         reads=_reads(workspace, live),
         secretDigests={

@@ -1,0 +1,54 @@
+"""Defects seen when a company tried a repository of two teams x two environments
+(issue 26 §5), each shown failing first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from agentform.cli.main import cli
+from tests.repository.layout import company, write
+
+
+def run(*args: str, env: dict[str, str | None] | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), env=env)
+
+
+WEBHOOK = """\
+webhooks:
+  - name: payments-hook
+    url: https://hooks.example.com/payments
+    headers: {Authorization: "Bearer {{ secret('PAYMENTS_WEBHOOK_TOKEN') }}"}
+"""
+
+
+def test_validate_all_says_a_workspace_unset_secrets_only_of_that_workspace(
+    tmp_path: Path,
+) -> None:
+    """It said "teams/support: secrets PAYMENTS_WEBHOOK_TOKEN … not set": the run's
+    one registry of secrets gathered every workspace's unset names."""
+    root = company(tmp_path)
+    write(root, {"teams/payments/hooks.yaml": WEBHOOK})
+    owns = root / "teams/payments/agentform.yaml"
+    owns.write_text(
+        owns.read_text().replace("profilePools: [", "webhooks: ['payments-*'], profilePools: [")
+    )
+    result = run("-C", str(root), "validate", "--all", env={"PAYMENTS_WEBHOOK_TOKEN": None})
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.output.splitlines() if "note:" in line]
+    assert notes and all(line.startswith("teams/payments") for line in notes), notes
+
+
+def test_an_ownership_overlap_is_listed_with_the_workspace_other_problems(tmp_path: Path) -> None:
+    """The overlap was said only once the widening workspace had no other problem."""
+    root = company(tmp_path)
+    support = root / "teams/support/agentform.yaml"
+    support.write_text(support.read_text().replace("['support-*']", "['support-*', 'pay*']"))
+    typo = "profilePools:\n  - name: support-x\n    membres: []\n"
+    write(root, {"teams/support/typo.yaml": typo})
+    result = run("-C", str(root), "validate", "--all")
+    assert result.exit_code == 1
+    found = [line for line in result.output.splitlines() if "error:" in line]
+    assert any("typo.yaml:3:5: error: profilePools.0.membres: unknown key" in f for f in found)
+    assert any("both own names on" in f for f in found), result.output
