@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/order.py
 	$(BIN)/python bench/deliveries.py
 	$(BIN)/python bench/workspace_tests.py
+	$(BIN)/python bench/policies.py
 	$(BIN)/python bench/stuck_executions.py
 	$(BIN)/python bench/environments.py
 

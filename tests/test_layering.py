@@ -50,13 +50,35 @@ class Layers:
 AGENTFORM = Layers(
     # config sits above api: the files' `endpoint:` is checked by the client's own rule
     # of what an endpoint is (api/endpoint_url.py, which parses it as httpx does).
-    stack=("core", "rules", "api", "kinds", "config", "engine", "output", "repository", "cli"),
+    # policies judge a plan the engine made; the views show the verdicts the plan holds.
+    stack=(
+        "core",
+        "rules",
+        "api",
+        "kinds",
+        "config",
+        "engine",
+        "policies",
+        "output",
+        "repository",
+        "cli",
+    ),
     # The embedded service enforces the shared rules and never the provisioner's code.
     # `agentform test` drives the provisioner's engine against the embedded service:
     # below the command line, above both halves.
     beside={
         "service": ("core", "rules"),
-        "testing": ("core", "rules", "api", "kinds", "config", "engine", "output", "service"),
+        "testing": (
+            "core",
+            "rules",
+            "api",
+            "kinds",
+            "config",
+            "engine",
+            "policies",
+            "output",
+            "service",
+        ),
     },
     # `agentform` itself holds the version and imports nothing; `python -m` runs the CLI.
     entry={"": (), "__main__": ("cli",)},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -15,7 +16,7 @@ from agentform.cli.context import RunContext
 from agentform.cli.interrupts import stopping_on_signals
 from agentform.cli.lock import lock_timeout_option, workspace_lock
 from agentform.cli.options import stdout_is_terminal
-from agentform.cli.plan_options import plan_options
+from agentform.cli.plan_options import override_options, plan_options
 from agentform.cli.views import format_option
 from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError
@@ -23,7 +24,10 @@ from agentform.engine.apply import ApplyReport, ApplyStop, apply_plan
 from agentform.engine.model import Plan
 from agentform.engine.planfile import read_plan, verified_plan
 from agentform.engine.planner import make_plan
+from agentform.engine.verdicts import Verdicts
 from agentform.kinds.context import PlanOptions
+from agentform.policies.changes import Judging, judging
+from agentform.policies.judge import overridden
 from agentform.output.progress import LiveProgress, PlainProgress
 from agentform.output.view import View
 
@@ -60,6 +64,7 @@ def progress_for(run: RunContext, view: View, total: int) -> Any:
 )
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
 @format_option()
+@override_options
 @plan_options
 @lock_timeout_option
 @workspace_options
@@ -69,6 +74,7 @@ def apply(
     planfile: Path | None,
     auto_approve: bool,
     fmt: str,
+    overrides: dict[str, str],
     options: PlanOptions,
     lock_timeout: float,
 ) -> int:
@@ -87,8 +93,10 @@ def apply(
     with run.failing_as(view, "apply"):
         saved = read_plan(planfile) if planfile else None
         workspace = load_for(run, saved)
+        policies = judging(workspace.root)  # checked before any call
         endpoint = run.endpoint().shown
         applying = _Applying(run, view, options, auto_approve)
+        applying.policies, applying.overrides = policies, overrides
 
         async def go(api: ApiClient) -> ApplyReport | None:
             return await applying.run(api, endpoint, saved)
@@ -129,6 +137,17 @@ def load_for(run: RunContext, saved: Plan | None) -> Workspace:
     return run.load_environment(saved.environment)
 
 
+def _say_policies_moved(saved: Plan, fresh: Plan) -> None:
+    before = saved.policies.files if saved.policies else {}
+    now = fresh.policies.files if fresh.policies else {}
+    if before != now:
+        click.echo(
+            "The policy files changed since the plan was made: the plan is judged by "
+            "the policies as they are now.",
+            err=True,
+        )
+
+
 class _Applying:
     """One apply: the plan (a saved one checked fresh, or a new one shown for
     approval), its calls with progress, and the report in the chosen format."""
@@ -141,19 +160,27 @@ class _Applying:
         self.view = view  # the report's
         self.options = options
         self.auto_approve = auto_approve
+        self.policies = Judging(None)
+        self.overrides: dict[str, str] = {}  # rule -> reason (--override-policy)
 
     async def run(self, api: ApiClient, endpoint: str, saved: Plan | None) -> ApplyReport | None:
         """The apply's report; None when the plan was not approved."""
         if saved is not None:
-            the_plan = await verified_plan(saved, self.workspace, api, endpoint, self.options)
+            fresh = await verified_plan(saved, self.workspace, api, endpoint, self.options)
+            the_plan = self.policies.judged(fresh, self.workspace)
+            _say_policies_moved(saved, the_plan)
+            allowed = overridden(the_plan.policies or Verdicts(), self.overrides)
         else:
-            the_plan = await make_plan(self.workspace, api, endpoint, self.options)
+            made = await make_plan(self.workspace, api, endpoint, self.options)
+            the_plan = self.policies.judged(made, self.workspace)
             self._show_plan(the_plan)
+            allowed = overridden(the_plan.policies or Verdicts(), self.overrides)
             if not the_plan.has_changes:
                 return ApplyReport()
             if not self.auto_approve and not confirm(the_plan):
                 return None
-        return await self._carry_out(the_plan, api)
+        report = await self._carry_out(the_plan, api)
+        return dataclasses.replace(report, overrides=allowed)
 
     def _show_plan(self, the_plan: Plan) -> None:
         """On stdout in text; else, as text, on stderr to approve it by (the report is

@@ -35,6 +35,7 @@ COMMANDS: Mapping[str, str] = {
     "service": "agentform.cli.service_cmd:service",
     "webhook": "agentform.cli.webhook.command:webhook",
     "test": "agentform.cli.test_cmd:test",
+    "policy": "agentform.cli.policy_cmd:policy",
 }
 
 

@@ -15,6 +15,7 @@ from agentform.cli.views import format_option
 from agentform.engine.planfile import dump_plan
 from agentform.engine.planner import make_plan
 from agentform.kinds.context import PlanOptions
+from agentform.policies.changes import judging
 
 
 @click.command("plan")
@@ -29,20 +30,34 @@ from agentform.kinds.context import PlanOptions
     is_flag=True,
     help="Exit 2 when the plan has changes, 0 when it has none.",
 )
+@click.option(
+    "--policies-from",
+    metavar="REF",
+    help="Judge the plan by the policies of this git ref (a pull request's base branch) "
+    "and show how the working tree's policies differ.",
+)
 @plan_options
 @workspace_options
 @guarded
 def plan(
-    run: RunContext, out: Path | None, fmt: str, detailed_exitcode: bool, options: PlanOptions
+    run: RunContext,
+    out: Path | None,
+    fmt: str,
+    detailed_exitcode: bool,
+    policies_from: str | None,
+    options: PlanOptions,
 ) -> int:
-    """Show the calls that would make the live workspace match the files."""
+    """Show the calls that would make the live workspace match the files, and what
+    the policies (policies/*.yaml) say of them."""
     view = run.view(fmt, saved=out)
     with run.failing_as(view, "plan"):
         if out:
             refuse_overwriting(out, "the plan")  # before any call
         workspace = run.load()
+        policies = judging(workspace.root, policies_from)  # checked before any call
         shown = run.endpoint().shown
-        result = run.with_api(lambda api: make_plan(workspace, api, shown, options))
+        made = run.with_api(lambda api: make_plan(workspace, api, shown, options))
+        result = policies.judged(made, workspace)
     if out:
         save_file(out, dump_plan(result), "the plan")
     run.echo(view.plan(result), nl=False)

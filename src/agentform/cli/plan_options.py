@@ -50,3 +50,35 @@ def plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
         help="Create a batch whose startAt has passed (otherwise a warning).",
     )(wrapper)
     return wrapper
+
+
+MAX_REASON_CHARS = 1_000
+
+
+def override_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Adds --override-policy NAME (repeatable) and --reason TEXT; the command gets
+    `overrides`, each rule's name with the reason."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, override_policy: tuple[str, ...], reason: str | None, **kw: Any) -> Any:
+        if override_policy and not (reason or "").strip():
+            raise click.UsageError("--override-policy needs --reason TEXT: it is recorded")
+        if reason is not None and not override_policy:
+            raise click.UsageError("--reason is the reason of an --override-policy NAME")
+        text = " ".join((reason or "").split())
+        if len(text) > MAX_REASON_CHARS:
+            raise click.UsageError(f"--reason is longer than {MAX_REASON_CHARS:,} characters")
+        return command(*args, overrides=dict.fromkeys(override_policy, text), **kw)
+
+    wrapper = click.option(
+        "--reason",
+        metavar="TEXT",
+        help="Why the mandatory policies of --override-policy may be broken (recorded).",
+    )(wrapper)
+    return click.option(
+        "--override-policy",
+        multiple=True,
+        metavar="NAME",
+        help="Let this mandatory policy's violations through (repeatable; needs --reason). "
+        "A blocking policy cannot be overridden.",
+    )(wrapper)

@@ -19,6 +19,7 @@ from agentform.core.diagnostics import Diagnostic
 from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.core.gcpause import collector_paused
 from agentform.core.words import counted
+from agentform.policies.changes import judging
 
 
 @click.command("validate")
@@ -53,9 +54,22 @@ def validate(run: RunContext, every: bool, dirs: tuple[Path, ...]) -> int:
     with collector_paused():  # each load's objects are freed by count: no cycles to find
         for name in names:
             found[name] = _validated(run, name)
-    if problems := _together(found):
+    if problems := _together(found) + _policy_problems(run.opts.workspace_dir):
         raise DiagnosticsError(problems)
     return 0
+
+
+def _policy_problems(root: Path) -> list[Diagnostic]:
+    """The problems of the policy files that judge the workspace's plans (none: the
+    rules are counted)."""
+    try:
+        policies = judging(root).proposed
+    except DiagnosticsError as exc:
+        return list(exc.diagnostics)
+    if policies is not None:
+        files = counted(len(policies.files), "policy file")
+        click.echo(f"Valid: {files}, {counted(len(policies.rules), 'rule')}.")
+    return []
 
 
 def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:

@@ -4,7 +4,8 @@
 file (`agentform.yaml`, or `agentform.yml`) first, minus:
 - anything under a hidden directory, and hidden files (`.agentform/`, `.github/`…);
 - the `tests/` directory at the root: it holds the workspace's tests (`agentform
-  test`), not objects;
+  test`), not objects; and the `policies/` directory at the root: it holds rules
+  that judge plans (`agentform.policies`), never objects;
 - what `.agentformignore` at the root names (gitignore syntax, read with pathspec);
 - agentform's own artifacts written inside the workspace: a vcrpy cassette
   (`--record-cassette run.yaml`) or a saved plan or report (JSON holding a
@@ -29,6 +30,7 @@ ROOT_NAMES = ("agentform.yaml", "agentform.yml")
 IGNORE_FILE = ".agentformignore"
 SUFFIXES = (".yaml", ".yml")
 TESTS_DIR = "tests"
+POLICIES_DIR = "policies"
 
 _CASSETTE = re.compile(r"\A(?:\s*#[^\n]*\n)*\s*interactions:\s*(?:\n|$)")
 _REPORT = re.compile(r'\A\s*\{\s*"formatVersion"\s*:')
@@ -76,7 +78,7 @@ def workspace_files(
         relative = path.relative_to(root)
         if path == first or any(part.startswith(".") for part in relative.parts):
             continue
-        if relative.parts[0] == TESTS_DIR:
+        if relative.parts[0] in (TESTS_DIR, POLICIES_DIR):
             continue
         if _in_nested_workspace(root, relative, nested):
             continue

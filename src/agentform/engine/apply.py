@@ -20,6 +20,7 @@ from agentform.engine.goals import earlier_attempt, reached
 from agentform.engine.model import Change, Plan
 from agentform.engine.order import stages
 from agentform.engine.slots import fill
+from agentform.engine.verdicts import Override
 from agentform.kinds import Kind
 from agentform.kinds.keys import Key
 
@@ -40,6 +41,7 @@ class ChangeResult:
 class ApplyReport:
     results: list[ChangeResult] = field(default_factory=list)
     interrupted: bool = False
+    overrides: tuple[Override, ...] = ()  # mandatory policies let pass, and why
 
     def count(self, status: Status) -> int:
         return sum(r.status == status for r in self.results)

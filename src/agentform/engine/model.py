@@ -10,11 +10,17 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, PlainSerializer
+from pydantic import (
+    AfterValidator,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from agentform.core.errors import AgentformError
 from agentform.core.frozen import FrozenJson, freeze
 from agentform.core.sensitive import json_safe
+from agentform.engine.verdicts import Verdicts
 from agentform.kinds.model import Action, ApiCall, FieldChange, Frozen
 
 FORMAT_VERSION = 2
@@ -135,6 +141,16 @@ class Plan(Frozen):
     # secret() values are not variables.
     vars: Vars = {}
     varOverrides: Vars = {}
+    # What the policies (policies/*.yaml) say of the plan; None when there are none
+    policies: Verdicts | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_policies(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A plan judged by no policy has no `policies` key (its JSON stays as before)."""
+        data = handler(self)
+        if self.policies is None and isinstance(data, dict):
+            data.pop("policies", None)
+        return data
 
     @property
     def has_changes(self) -> bool:

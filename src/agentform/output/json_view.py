@@ -36,6 +36,7 @@ def report_document(
         "failed": report.count("failed"),
         "notAttempted": report.count("not attempted"),
         "interrupted": report.interrupted,
+        "policyOverrides": [o.model_dump(mode="json") for o in report.overrides],
         "changes": [
             {
                 "id": r.change.id,

@@ -21,6 +21,13 @@ from urllib.parse import quote
 from agentform.core.words import counted
 from agentform.engine.drift import DRIFT_CLASSES, DriftReport
 from agentform.engine.model import Change, Plan
+from agentform.engine.verdicts import LEVELS, Verdicts
+from agentform.output.policy_lines import (
+    headline,
+    override_lines,
+    rule_change_lines,
+    violation_lines,
+)
 from agentform.output.values import (
     diff_lines,
     known_after_create,
@@ -38,6 +45,12 @@ GITHUB_LIMIT = 65_536
 SIGNS = {"create": "+", "update": "~", "rename": "~", "replace": "~", "delete": "-", "cancel": "-"}
 ACTIONS = ("create", "update", "rename", "replace", "delete", "cancel")
 NOTE_ROOM = 600  # kept free for the line saying what was cut
+SHOWN_VIOLATIONS = 20  # of each level, above the changes; the rest are counted
+SHOWN_CHARS = 500  # of a line of a violation
+
+
+def _short(line: str) -> str:
+    return line if len(line) <= SHOWN_CHARS else line[: SHOWN_CHARS - 1] + "…"
 
 
 def marker(what: str, workspace: str, environment: str | None = None) -> str:
@@ -152,6 +165,8 @@ class MarkdownView(View):
         bold, rest = plan_summary(plan)
         head.append(f"**{bold}**{rest}")
         head += ["", self._where(plan), ""]
+        if plan.policies is not None:
+            head += self._policies(plan, plan.policies)
         actions = _actions(plan.changes)
         kinds = list(dict.fromkeys(c.kind for c in plan.changes))
         head += _counts(((c.kind, c.action) for c in plan.changes), actions, actions)
@@ -172,6 +187,35 @@ class MarkdownView(View):
             sections.append(Section("no-ops", f"no-ops: {len(noops)}", len(noops), noops))
         return self._document(head, sections)
 
+    def _policies(self, plan: Plan, verdicts: Verdicts) -> list[str]:
+        """The verdicts above the changes: blocking and mandatory ones as a caution,
+        advisory ones as a warning, each at its address and field."""
+        lines = [f"**{headline(verdicts)}**", ""]
+        for level in reversed(LEVELS):
+            alert = "WARNING" if level == "advisory" else "CAUTION"
+            found = verdicts.at(level)
+            if not found:
+                continue
+            lines.append(f"> [!{alert}]")
+            for v in found[:SHOWN_VIOLATIONS]:
+                head, *detail = (_short(line) for line in violation_lines(plan, v, verdicts))
+                # names, values and messages come from the files: in code spans
+                lines.append(f"> - **{code(self.scrub(head))}**")
+                lines += [f">   {code(self.scrub(d))}" for d in detail[:-1]]
+                lines.append(f">   {_html(detail[-1])}")
+            if len(found) > SHOWN_VIOLATIONS:
+                more = counted(len(found) - SHOWN_VIOLATIONS, f"more {level} violation")
+                lines.append(f"> - **{more}**: to see all of them, {self.whole}")
+            lines.append("")
+        if verdicts.ruleChanges is not None:
+            head, *changes = rule_change_lines(verdicts.ruleChanges)
+            lines += ["#### Policy changes", "", _html(head), ""]
+            lines += [f"- {code(_short(line.strip()))}" for line in changes[:SHOWN_VIOLATIONS]]
+            if len(changes) > SHOWN_VIOLATIONS:
+                lines.append(f"- {len(changes) - SHOWN_VIOLATIONS} more: {self.whole}")
+            lines.append("")
+        return lines
+
     def _where(self, plan: Plan) -> str:
         return (
             f"Organization {code(plan.organizationName)} ({code(plan.organizationId)}) "
@@ -188,6 +232,8 @@ class MarkdownView(View):
         head += [title("apply", workspace, environment), ""]
         in_place = report.count("already in place")
         head += [f"**{report_counts(report)}**", ""]
+        head += [f"- {_html(self.scrub(line))}" for line in override_lines(report.overrides)]
+        head += [""] if report.overrides else []
         statuses = ["succeeded", *(["already in place"] if in_place else []), "failed"]
         statuses.append("not attempted")
         kinds = list(dict.fromkeys(r.change.kind for r in report.results))

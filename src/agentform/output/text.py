@@ -11,6 +11,13 @@ from agentform.core.words import counted
 from agentform.engine.drift import DRIFT_CLASSES, DriftReport
 from agentform.engine.model import Change, Plan
 from agentform.engine.targets import PARTIAL
+from agentform.engine.verdicts import Verdicts
+from agentform.output.policy_lines import (
+    headline,
+    override_lines,
+    rule_change_lines,
+    violation_lines,
+)
 from agentform.output.values import (
     describe,
     known_after_create,
@@ -72,6 +79,8 @@ class TextView(View):
         first = [w for w in plan.warnings if w.message.startswith(PARTIAL)]
         for warning in first:  # a partial plan says so in its header
             lines += [self._style(f"Warning: {warning_text(warning)}", "yellow", bold=True), ""]
+        if plan.policies is not None:
+            lines += self._policies(plan, plan.policies)
         for change in plan.changes:
             lines += self._change(change)
         if self.verbose and plan.noops:
@@ -86,6 +95,19 @@ class TextView(View):
         head, rest = plan_summary(plan)
         lines.append(self._style(head, bold=True) + rest)
         return self.scrub("\n".join(lines) + "\n")
+
+    def _policies(self, plan: Plan, verdicts: Verdicts) -> list[str]:
+        """The verdicts above the changes: each violation at its field."""
+        colour = "red" if verdicts.violations else "green"
+        lines = [self._style(headline(verdicts), colour, bold=True)]
+        for v in verdicts.violations:
+            head, *detail = violation_lines(plan, v, verdicts)
+            level_colour = "yellow" if v.level == "advisory" else "red"
+            lines.append(self._style(f"  ! {head}", level_colour, bold=True))
+            lines += [f"      {line}" for line in detail]
+        if verdicts.ruleChanges is not None:
+            lines += rule_change_lines(verdicts.ruleChanges)
+        return [*lines, ""]
 
     def _change(self, change: Change) -> list[str]:
         sign, colour = SIGNS[change.action]
@@ -149,6 +171,7 @@ class TextView(View):
     def report(
         self, report: ApplyReport, workspace: str = "", environment: str | None = None
     ) -> str:
-        """The counts alone: the plan and the progress said the rest."""
-        line = report_counts(report)
-        return self.scrub(self._style(line, "green" if report.ok else "red", bold=True))
+        """The counts alone (and the policies overridden): the plan and the progress
+        said the rest."""
+        line = self._style(report_counts(report), "green" if report.ok else "red", bold=True)
+        return self.scrub("\n".join([*override_lines(report.overrides), line]))

@@ -1,4 +1,5 @@
-"""The expectations on the service's state: an execution, a batch, the apply's calls.
+"""The expectations on the service's state: an execution, a batch, the apply's calls;
+and the policies' verdict on the plan the test applied.
 
 Each reads the test's service through the API and raises StepFailed with a
 message saying what was expected and what was found (deliveries have their own
@@ -12,9 +13,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from agentform.config.loader import Workspace
+from agentform.core.problems import did_you_mean
+from agentform.engine.model import Plan
+from agentform.policies.changes import judging
 from agentform.rules.webhook_attachments import json_equal
 from agentform.testing.model import CallExpect, Expect
-from agentform.testing.results import StepFailed
+from agentform.testing.results import StepError, StepFailed
 from agentform.testing.session import Call
 from agentform.testing.steps import Context
 
@@ -150,3 +155,18 @@ def expect_calls(calls: Sequence[Call], wanted: Sequence[CallExpect]) -> None:
             )
     if problems:
         raise StepFailed("\n".join(problems))
+
+
+def expect_policy(workspace: Workspace, plan: Plan, rule: str, violated: bool) -> None:
+    """Whether the plan the test applied violates `rule`, judged by the policies that
+    judge the workspace's plans (policies/*.yaml)."""
+    verdicts = judging(workspace.root).judged(plan, workspace).policies
+    names = [r.name for r in verdicts.rules] if verdicts else []
+    if verdicts is None or rule not in names:
+        raise StepError(f"no policy rule {rule}{did_you_mean(rule, names)}")
+    found = [v for v in verdicts.violations if v.rule == rule]
+    if violated and not found:
+        raise StepFailed(f"expected the plan to violate {rule}: it does not")
+    if not violated and found:
+        lines = [f"  {v.address or 'the plan'}: {v.message}" for v in found[:SHOWN]]
+        raise StepFailed(f"expected the plan not to violate {rule}:\n" + "\n".join(lines))

@@ -27,7 +27,7 @@ Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
 Metadata = Annotated[dict[Name, Annotated[str, StringConstraints(max_length=1000)]], Field()]
 DeliveryStatus = Literal["pending", "delivered", "failed"]
 STEP_KEYS = ("execute", "advance", "expect", "receiver", "message", "pause", "resume", "cancel")
-EXPECT_SUBJECTS = ("execution", "deliveries", "batch", "plan", "calls")
+EXPECT_SUBJECTS = ("execution", "deliveries", "batch", "plan", "calls", "policy")
 
 
 class _Strict(BaseModel):
@@ -129,6 +129,8 @@ class Expect(_Strict):
     executions: BatchExecutions | None = None
     plan: Literal["empty"] | None = None
     calls: Annotated[list[CallExpect], Field(min_length=1, max_length=MAX_LIST)] | None = None
+    policy: Name | None = None  # a rule of the policies, judging the plan the test applied
+    violated: bool | None = None  # with policy: whether that plan violates it (default true)
 
     @model_validator(mode="after")
     def _one_subject(self) -> Expect:
@@ -138,9 +140,12 @@ class Expect(_Strict):
         allowed = {
             "execution": {"status", "result", "pool"},
             "batch": {"status", "counts", "executions"},
+            "policy": {"violated"},
         }.get(given[0], set())
         extra = [
-            f for f in ("status", "result", "pool", "counts", "executions") if f not in allowed
+            f
+            for f in ("status", "result", "pool", "counts", "executions", "violated")
+            if f not in allowed
         ]
         stray = [f for f in extra if getattr(self, f) is not None]
         if stray:

@@ -19,14 +19,20 @@ from agentform.api.concurrency import DEFAULT_PARALLELISM
 from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.engine.apply import ApplyStop, NoHooks, apply_plan
+from agentform.engine.model import Plan
 from agentform.engine.planner import make_plan
 from agentform.kinds.context import PlanOptions
 from agentform.output.values import report_counts
 from agentform.service.clock import MANUAL_START
 from agentform.service.startup.seed import Seed
 from agentform.testing.deliveries import expect_deliveries
-from agentform.testing.expectations import expect_batch, expect_calls, expect_execution
-from agentform.testing.model import Case, Step, TestFile
+from agentform.testing.expectations import (
+    expect_batch,
+    expect_calls,
+    expect_execution,
+    expect_policy,
+)
+from agentform.testing.model import EXPECT_SUBJECTS, Case, Step, TestFile
 from agentform.testing.parse import LoadedFile
 from agentform.testing.results import CaseResult, Outcome, RunResult, StepError, StepFailed
 from agentform.testing.session import (
@@ -112,7 +118,7 @@ async def _steps(
     """None when every step passed, else (failed|error, where, step, message)."""
     test_at = str(loaded.at("tests", index))
     try:
-        await apply_workspace(workspace, service)
+        applied = await apply_workspace(workspace, service)
     except StepFailed as exc:
         return "failed", test_at, "apply", str(exc)
     except AgentformError as exc:
@@ -122,7 +128,7 @@ async def _steps(
     for s, step in enumerate(case.steps):
         where = str(loaded.at("tests", index, "steps", s))
         try:
-            await _step(ctx, workspace, step, apply_calls)
+            await _step(ctx, workspace, step, (apply_calls, applied))
         except StepFailed as exc:
             return "failed", where, _described(step), ctx.named(str(exc))
         except (StepError, AgentformError) as exc:
@@ -138,18 +144,15 @@ def _message(exc: Exception) -> str:
 
 def _described(step: Step) -> str:
     if step.expect is not None:
-        subject = next(
-            s
-            for s in ("execution", "deliveries", "batch", "plan", "calls")
-            if getattr(step.expect, s) is not None
-        )
+        subject = next(s for s in EXPECT_SUBJECTS if getattr(step.expect, s) is not None)
         return f"expect {subject}"
     return step.kind
 
 
-async def apply_workspace(workspace: Workspace, service: TestService) -> None:
+async def apply_workspace(workspace: Workspace, service: TestService) -> Plan:
     """The workspace applied to the test's service as `agentform apply` applies it;
-    then each webhook's URL routed to its receiver. A failed change fails the test."""
+    then each webhook's URL routed to its receiver. A failed change fails the test.
+    The plan it applied, for the policies' verdicts."""
     options = PlanOptions(now=service.clock.now())
     plan = await make_plan(workspace, service.api, ENDPOINT_SHOWN, options)
     report = await apply_plan(
@@ -164,9 +167,13 @@ async def apply_workspace(workspace: Workspace, service: TestService) -> None:
         raise StepFailed("the apply failed: " + report_counts(report) + "\n" + "\n".join(failed))
     for hook in await service.api.list_all("/webhook-integrations"):
         service.receivers.route(str(hook["url"]), str(hook["name"]))
+    return plan
 
 
-async def _step(ctx: Context, workspace: Workspace, step: Step, apply_calls: list[Call]) -> None:
+async def _step(
+    ctx: Context, workspace: Workspace, step: Step, applied: tuple[list[Call], Plan]
+) -> None:
+    apply_calls, plan = applied
     expect = step.expect
     if expect is None:
         await run_action(ctx, step)
@@ -178,6 +185,8 @@ async def _step(ctx: Context, workspace: Workspace, step: Step, apply_calls: lis
         await expect_deliveries(ctx, expect.deliveries)
     elif expect.calls is not None:
         expect_calls(apply_calls, expect.calls)
+    elif expect.policy is not None:
+        expect_policy(workspace, plan, expect.policy, expect.violated is not False)
     else:
         await _expect_plan_empty(ctx, workspace)
 

@@ -1,0 +1,99 @@
+"""`agentform policy test [DIR]`: the policies' own tests (DIR/tests/*.yaml), offline,
+reported in text, JUnit, markdown or JSON as `agentform test` reports; `--coverage`
+also fails when a rule lacks a violating or a passing case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agentform.cli.common import Options, guarded, refuse_unused_offline, workspace_options
+from agentform.cli.conventions import SuggestingChoice
+from agentform.cli.test_cmd import FORMATS, refuse_yaml, write_report
+from agentform.config.files import POLICIES_DIR, TESTS_DIR
+from agentform.core.errors import AgentformError
+from agentform.policies.loading import load_policies
+from agentform.policies.sources import folder_sources, policies_root
+from agentform.policies.testing import CaseOutcome, coverage, run_tests
+from agentform.testing import report
+from agentform.testing.results import CaseResult, RunResult
+
+
+@click.group("policy")
+def policy() -> None:
+    """The policies (policies/*.yaml) that judge every plan."""
+
+
+@policy.command("test")
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--coverage",
+    "with_coverage",
+    is_flag=True,
+    help="Also fail when a rule lacks a test that violates it or one that it passes.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=SuggestingChoice(FORMATS),
+    default="text",
+    show_default=True,
+    help="text for a terminal, junit for CI test reports, markdown for a pull request, json.",
+)
+@click.option(
+    "--junit-xml",
+    "junit_xml",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the results as JUnit XML to this file.",
+)
+@workspace_options
+@guarded
+def test(
+    opts: Options, folder: Path | None, with_coverage: bool, fmt: str, junit_xml: Path | None
+) -> int:
+    """Run the policies' tests: FOLDER (default: the workspace's policies/) holds the
+    policy files, FOLDER/tests/*.yaml their tests. No service is needed."""
+    refuse_unused_offline("policy test", "a policy test needs no service")
+    if junit_xml is not None:
+        refuse_yaml(junit_xml)
+    folder = folder if folder is not None else policies_root(opts.workspace_dir) / POLICIES_DIR
+    policies = load_policies(folder_sources(folder, folder.name))
+    tests = folder_sources(folder / TESTS_DIR, f"{folder.name}/{TESTS_DIR}")
+    if not tests:
+        raise AgentformError(f"no policy tests: write them in {folder / TESTS_DIR}/*.yaml")
+    outcomes = run_tests(policies, tests)
+    result = RunResult([_case(o) for o in outcomes])
+    lacking = coverage(policies, outcomes) if with_coverage else []
+    name = opts.workspace_dir.resolve().name
+
+    def same(text: str) -> str:
+        return text
+
+    if fmt == "text":
+        for case in result.cases:
+            opts.echo(report.text_line(case, same))
+        opts.echo(result.summary)
+    elif fmt == "junit":
+        opts.echo(report.junit(result, same), nl=False)
+    elif fmt == "markdown":
+        opts.echo(report.markdown(result, same, name), nl=False)
+    else:
+        opts.echo(report.json_report(result, same), nl=False)
+    if junit_xml is not None:
+        write_report(junit_xml, report.junit(result, same))
+    for line in lacking:
+        click.echo(f"coverage: {line}", err=True)
+    return 0 if result.ok and not lacking else 1
+
+
+def _case(outcome: CaseOutcome) -> CaseResult:
+    step = "expect" if outcome.outcome == "failed" else "load"
+    return CaseResult(
+        file=outcome.file,
+        name=outcome.name,
+        outcome=outcome.outcome,
+        where=outcome.where,
+        step=step if outcome.outcome != "passed" else "",
+        message=outcome.message,
+    )

@@ -1,0 +1,99 @@
+"""The names a rule may select, checked when its file is loaded: `change.afterr` or
+`change.after.urll` is an error at its position with a "did you mean", not a rule
+that is silently never violated.
+
+An object's fields (`change.before.X`, `change.after.X`) are those of the kinds
+the rule matches (every kind when it names none): the fields a kind's YAML writes,
+which are the fields of a change's `before` and `after`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agentform.core.problems import did_you_mean
+from agentform.engine.model import Summary
+from agentform.kinds.base import Kind
+from agentform.policies.expressions import selections
+
+CHANGE = ("kind", "name", "address", "action", "before", "after", "fields", "reason")
+ORGANIZATION = ("id", "name")
+OBJECTS = ("before", "after")
+
+
+def kind_fields(kinds: Iterable[str]) -> set[str]:
+    """The fields of the objects of `kinds` (every kind when empty)."""
+    chosen = [Kind.registry[k] for k in kinds if k in Kind.registry] or list(Kind.registry.values())
+    found: set[str] = set()
+    for kind in chosen:
+        found |= set(kind.desired_model.model_fields) - {"ensure", *kind.children}
+    return found
+
+
+def _plan_names(scope: str) -> tuple[str, ...]:
+    return ("summary", "changes") if scope == "plan" else ("summary",)
+
+
+def unknown_names(source: str, scope: str, kinds: Iterable[str]) -> list[tuple[str, int]]:
+    """Each name `source` selects that the values a rule sees do not have, with its
+    offset in `source`."""
+    fields = sorted(kind_fields(kinds))
+    which = ", ".join(kinds) or "any kind"
+    problems = []
+    for sel in selections(source):
+        found = _problem(sel.names, scope, fields, which)
+        if found is not None:
+            problems.append((found[0], sel.offsets[min(found[1], len(sel.offsets) - 1)]))
+    return problems
+
+
+def _problem(
+    names: tuple[str, ...], scope: str, fields: list[str], which: str
+) -> tuple[str, int] | None:
+    """What is wrong with a selection, and the index of the name at fault."""
+    root = names[0]
+    if root == "change" and scope == "plan":
+        return "a plan rule sees `plan.changes`, not `change`", 0
+    if len(names) < 2:
+        return None
+    second = names[1]
+    if root in ("workspace", "environment"):
+        return f"{root} is a name (a string): it has no field {second}", 1
+    known = {"change": CHANGE, "plan": _plan_names(scope), "organization": ORGANIZATION}[root]
+    if second not in known:
+        return f"{root} has no field {second}{did_you_mean(second, known)}", 1
+    if len(names) < 3:
+        return None
+    third = names[2]
+    if root == "plan" and second == "summary" and third not in Summary.model_fields:
+        hint = did_you_mean(third, Summary.model_fields)
+        return f"plan.summary has no count {third}{hint}", 2
+    if root == "change" and second in OBJECTS and third not in fields:
+        return f"the objects of {which} have no field {third}{did_you_mean(third, fields)}", 2
+    return None
+
+
+def fields_read(source: str) -> tuple[str, ...]:
+    """The object fields `source` reads (`change.after.url` reads url), in order."""
+    found = [
+        s.names[2]
+        for s in selections(source)
+        if s.names[0] == "change" and len(s.names) > 2 and s.names[1] in OBJECTS
+    ]
+    return tuple(dict.fromkeys(found))
+
+
+def object_reads(sources: Iterable[str]) -> frozenset[str] | None:
+    """The object fields the expressions read; None when one reads a whole object
+    (`change.after[...]`, `change.after.exists(...)`): a change's values are then
+    given whole, else only these fields (converting every value costs more than
+    most rules)."""
+    found: set[str] = set()
+    for source in sources:
+        for s in selections(source):
+            if s.names[0] != "change" or len(s.names) < 2 or s.names[1] not in OBJECTS:
+                continue
+            if len(s.names) == 2:
+                return None
+            found.add(s.names[2])
+    return frozenset(found)

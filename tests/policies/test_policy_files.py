@@ -1,0 +1,80 @@
+"""Policy files with problems (load_errors.yaml): every problem reported together,
+each at its file:line:column, with a "did you mean" where one helps; and the
+bounds that hold for a hostile file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.policies.expressions import MAX_EXPRESSION_CHARS
+from agentform.policies.loading import load_policies
+from agentform.policies.sources import MAX_FILES, Source, working_tree
+
+CASES = yaml.safe_load((Path(__file__).parent / "load_errors.yaml").read_text())["cases"]
+
+
+def problems(text: str) -> list[str]:
+    try:
+        load_policies([Source("policies/rules.yaml", text)])
+    except DiagnosticsError as exc:
+        return [d.render() for d in exc.diagnostics]
+    return []
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_problems_at_their_place(case: dict[str, Any]) -> None:
+    assert problems(case["text"]) == case["errors"]
+
+
+def rule(deny: str, message: str = "'m'") -> str:
+    return yaml.safe_dump(
+        {"rules": [{"name": "r", "level": "advisory", "deny": deny, "message": message}]}
+    )
+
+
+def test_a_valid_file_loads_with_its_rules_and_digest() -> None:
+    text = rule("change.after.url.startsWith('http:')", "'webhook {{ change.name }}'")
+    policies = load_policies([Source("policies/a.yaml", text)])
+    assert [r.name for r in policies.rules] == ["r"]
+    assert policies.rules[0].fields == ("url",)
+    assert len(policies.files["policies/a.yaml"]) == 64
+
+
+def test_an_expression_too_long_or_too_deep_is_refused_at_load() -> None:
+    long = " || ".join(["change.name == 'x'"] * (MAX_EXPRESSION_CHARS // 10))
+    assert "longer than 4,000 characters" in problems(rule(long))[0]
+    deep = "(" * 200 + "true" + ")" * 200
+    assert "recursion limit" in problems(rule(deep))[0]
+
+
+def test_the_files_are_bounded(tmp_path: Path) -> None:
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    for i in range(MAX_FILES + 1):
+        (folder / f"p{i}.yaml").write_text("rules: []\n")
+    with pytest.raises(AgentformError, match="over the 200 read"):
+        working_tree(tmp_path)
+
+
+def test_a_link_leaving_the_root_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(rule("true"))
+    (tmp_path / "ws" / "policies").mkdir(parents=True)
+    (tmp_path / "ws" / "policies" / "x.yaml").symlink_to(outside)
+    with pytest.raises(AgentformError, match="outside"):
+        working_tree(tmp_path / "ws")
+
+
+def test_a_billion_laughs_file_is_a_yaml_error() -> None:
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    for i in range(1, 9):
+        prev = chr(ord("a") + i - 1)
+        cur = chr(ord("a") + i)
+        bomb += f"{cur}: &{cur} [{', '.join([f'*{prev}'] * 10)}]\n"
+    found = problems(bomb)
+    assert len(found) == 1 and "invalid YAML" in found[0]
