@@ -26,10 +26,10 @@ from agentform.engine.planfile import read_plan, verified_plan
 from agentform.engine.planner import make_plan
 from agentform.engine.verdicts import Verdicts
 from agentform.kinds.context import PlanOptions
-from agentform.policies.changes import Judging, judging
-from agentform.policies.judge import overridden
 from agentform.output.progress import LiveProgress, PlainProgress
 from agentform.output.view import View
+from agentform.policies.changes import Judging, judging
+from agentform.policies.judge import overridden
 
 if TYPE_CHECKING:
     from agentform.api.client import ApiClient

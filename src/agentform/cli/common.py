@@ -50,7 +50,8 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
 # checked or recorded. (From the environment, as a pipeline sets AGENTFORM_ENDPOINT
 # for every step, they are simply not used.)
 UNUSED_OFFLINE = ("endpoint", "api_key_file", "organization_id", "record_cassette")
-OFFLINE_COMMANDS = ("validate", "show", "test", "affected", "policy test")  # test: a service of its own
+# test: a service of its own; policy test: none
+OFFLINE_COMMANDS = ("validate", "show", "test", "affected", "policy test")
 
 
 def _command_words(ctx: click.Context) -> str:

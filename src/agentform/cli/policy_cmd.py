@@ -8,15 +8,17 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import Options, guarded, refuse_unused_offline, workspace_options
-from agentform.cli.conventions import SuggestingChoice
-from agentform.cli.test_cmd import FORMATS, refuse_yaml, write_report
+from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
+from agentform.cli.context import RunContext
+from agentform.cli.files import refuse_overwriting, save_file
+from agentform.cli.test_cmd import FORMATS
+from agentform.cli.views import format_option
 from agentform.config.files import POLICIES_DIR, TESTS_DIR
 from agentform.core.errors import AgentformError
 from agentform.policies.loading import load_policies
 from agentform.policies.sources import folder_sources, policies_root
 from agentform.policies.testing import CaseOutcome, coverage, run_tests
-from agentform.testing import report
+from agentform.testing.report import Tested, junit, text_line
 from agentform.testing.results import CaseResult, RunResult
 
 
@@ -33,13 +35,8 @@ def policy() -> None:
     is_flag=True,
     help="Also fail when a rule lacks a test that violates it or one that it passes.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=SuggestingChoice(FORMATS),
-    default="text",
-    show_default=True,
-    help="text for a terminal, junit for CI test reports, markdown for a pull request, json.",
+@format_option(
+    FORMATS, "text for a terminal, junit for CI test reports, markdown for a pull request, json."
 )
 @click.option(
     "--junit-xml",
@@ -50,41 +47,39 @@ def policy() -> None:
 @workspace_options
 @guarded
 def test(
-    opts: Options, folder: Path | None, with_coverage: bool, fmt: str, junit_xml: Path | None
+    run: RunContext, folder: Path | None, with_coverage: bool, fmt: str, junit_xml: Path | None
 ) -> int:
-    """Run the policies' tests: FOLDER (default: the workspace's policies/) holds the
-    policy files, FOLDER/tests/*.yaml their tests. No service is needed."""
+    """Run the policies' tests: FOLDER (default: the policies/ that judges the
+    workspace) holds the policy files, FOLDER/tests/*.yaml their tests. No service
+    is needed."""
     refuse_unused_offline("policy test", "a policy test needs no service")
     if junit_xml is not None:
-        refuse_yaml(junit_xml)
-    folder = folder if folder is not None else policies_root(opts.workspace_dir) / POLICIES_DIR
+        refuse_overwriting(junit_xml, "the test report")
+    view = run.view(fmt)
+    folder = folder or policies_root(run.opts.workspace_dir) / POLICIES_DIR
     policies = load_policies(folder_sources(folder, folder.name))
     tests = folder_sources(folder / TESTS_DIR, f"{folder.name}/{TESTS_DIR}")
     if not tests:
         raise AgentformError(f"no policy tests: write them in {folder / TESTS_DIR}/*.yaml")
     outcomes = run_tests(policies, tests)
     result = RunResult([_case(o) for o in outcomes])
-    lacking = coverage(policies, outcomes) if with_coverage else []
-    name = opts.workspace_dir.resolve().name
-
-    def same(text: str) -> str:
-        return text
-
-    if fmt == "text":
-        for case in result.cases:
-            opts.echo(report.text_line(case, same))
-        opts.echo(result.summary)
-    elif fmt == "junit":
-        opts.echo(report.junit(result, same), nl=False)
-    elif fmt == "markdown":
-        opts.echo(report.markdown(result, same, name), nl=False)
-    else:
-        opts.echo(report.json_report(result, same), nl=False)
+    say = run.progress(view)
+    for case in result.cases:  # with the report as the output, its first line
+        line = text_line(case, _same)
+        say(line if view.lines_on_stdout else line.splitlines()[0])
+    name = run.opts.workspace_dir.resolve().name
+    run.echo(view.show(Tested(result, _same, name, "policy test")), nl=False)
     if junit_xml is not None:
-        write_report(junit_xml, report.junit(result, same))
+        save_file(junit_xml, junit(result, _same), "the test report")
+    lacking = coverage(policies, outcomes) if with_coverage else []
     for line in lacking:
         click.echo(f"coverage: {line}", err=True)
     return 0 if result.ok and not lacking else 1
+
+
+def _same(text: str) -> str:
+    """Policy tests hold no secret's value: nothing to scrub."""
+    return text
 
 
 def _case(outcome: CaseOutcome) -> CaseResult:

@@ -195,9 +195,10 @@ _CHECKED_APART = frozenset(
 )
 """Fields of a saved plan checked by verified_plan in the words of their own refusal
 (an allowance or a target is read, and checked by the changes it makes)."""
-NOT_READ = frozenset({"noops", "unmanaged", "warnings", "summary", "reads"})
-"""What the plan said of the organization when it was made: apply reads none of it
-(they may move without changing a call); every other field is compared."""
+NOT_READ = frozenset({"noops", "unmanaged", "warnings", "summary", "reads", "policies"})
+"""What the plan said of the organization when it was made, and the policies' verdicts
+then: apply reads none of it (they may move without changing a call; apply judges
+the plan again by the policies as they are); every other field is compared."""
 
 
 def _refuse_other_fields(saved: Plan, fresh: Plan) -> None:

@@ -68,11 +68,14 @@ def junit(result: RunResult, scrub: Scrub) -> str:
     )
 
 
-def markdown(result: RunResult, scrub: Scrub, workspace: str, limit: int = GITHUB_LIMIT) -> str:
+def markdown(
+    result: RunResult, scrub: Scrub, workspace: str, limit: int = GITHUB_LIMIT, what: str = "test"
+) -> str:
     """The marker a pipeline finds its comment by, the summary, then each failure with
-    its step and explanation, within `limit`."""
+    its step and explanation, within `limit`. `what`: the command (`policy test`)."""
     icon = "✅" if result.ok else "❌"
-    head = f"{marker('test', workspace)}\n\n### {icon} agentform test: {result.summary}\n"
+    mark = marker(what.replace(" ", "-"), workspace)
+    head = f"{mark}\n\n### {icon} agentform {what}: {result.summary}\n"
     parts = [head]
     failing = [c for c in result.cases if c.outcome in ("failed", "error")]
     for case in failing:
@@ -117,11 +120,12 @@ def json_report(result: RunResult, scrub: Scrub) -> str:
 
 @dataclass(frozen=True)
 class Tested:
-    """`agentform test`'s document in each of its formats, scrubbed."""
+    """`agentform test`'s document (or `policy test`'s) in each of its formats, scrubbed."""
 
     result: RunResult
     scrub: Scrub
     workspace: str
+    what: str = "test"  # the command, in markdown's title and marker
 
     def text(self, view: object) -> str:
         return self.result.summary + "\n"
@@ -130,7 +134,7 @@ class Tested:
         return junit(self.result, self.scrub)
 
     def markdown(self, view: object) -> str:
-        return markdown(self.result, self.scrub, self.workspace)
+        return markdown(self.result, self.scrub, self.workspace, what=self.what)
 
     def json(self, view: object) -> str:
         return json_report(self.result, self.scrub)
