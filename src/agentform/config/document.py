@@ -56,7 +56,7 @@ SETTINGS = (
 class MovedEntry(BaseModel):
     """One rename: the live object `from` is the one the files declare as `to`."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
     from_: str = Field(
         alias="from",
         max_length=1000,

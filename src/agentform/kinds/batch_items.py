@@ -41,7 +41,7 @@ class BatchItem(ExecuteRequest):
     """One item: an execute request (docs/service/contract.md#execute-request), its
     profile or pool also by name."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, title="BatchItem")
+    model_config = ConfigDict(extra="forbid", strict=True, title="BatchItem", defer_build=True)
     agentProfile: str | None = Field(None, description="The agent profile, by name (or id)")
     agentProfilePool: str | None = Field(None, description="The profile pool, by name (or id)")
 

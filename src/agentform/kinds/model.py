@@ -22,9 +22,11 @@ Action = Literal["create", "update", "rename", "replace", "cancel", "delete"]
 
 
 class DesiredModel(BaseModel):
-    """Base of an object as written in YAML: unknown keys refused."""
+    """Base of an object as written in YAML: unknown keys refused. Its validator is
+    built when a file first declares the kind (defer_build): `validate` of a
+    workspace of three kinds does not build the other kinds'."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     name: str  # each kind restates it with its own limits
     ensure: Literal["present", "absent"] = Field(
         "present", description="absent: delete the live object if it exists"
@@ -34,7 +36,7 @@ class DesiredModel(BaseModel):
 class ChildModel(BaseModel):
     """Base of a child object as written inside its parent (no name, no ensure)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class State(BaseModel):
@@ -44,7 +46,7 @@ class State(BaseModel):
     left out is not managed and never diffed.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True, defer_build=True)
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class LiveObject:
 class Frozen(BaseModel):
     """Base of every model of a plan: frozen, defaults validated (so frozen too)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True, defer_build=True)
 
     def but(self, **changes: Any) -> Self:
         """A copy with `changes`, validated (model_copy(update=) would not freeze them)."""

@@ -22,7 +22,7 @@ from agentform.rules.vault_templates import FieldType, TemplateKind
 
 
 class TemplateField(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     type: FieldType
     label: rules.Label
     required: StrictBool  # `yes` is a word, not true
@@ -30,7 +30,7 @@ class TemplateField(BaseModel):
 
 
 class TemplateStep(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     key: rules.StepKey
     title: Annotated[str | Sensitive, AllowSensitive(rules.Title)]
     instructions: Annotated[str | Sensitive, AllowSensitive(rules.Instructions)] | None = None

@@ -32,7 +32,9 @@ class AttachmentDesired(AttachmentSettings):
     """One attachment as written inside its webhook: the agent, and the settings
     it manages (a setting left out is not managed)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, title="WebhookAttachment")
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, title="WebhookAttachment", defer_build=True
+    )
     agent: str = Field(min_length=1, description="The agent's name (or id)")
 
 
