@@ -14,7 +14,7 @@ from fastapi import Body, Depends, Query, Response
 from agentform.core.problems import Problem
 from agentform.rules.execute import ExecuteRequest, check_execute_request
 from agentform.service.errors import ServiceError, bad_request
-from agentform.service.executions import controls, lifecycle, stepping  # noqa: F401 (stepping registers the job handlers)
+from agentform.service.executions import controls, lifecycle
 from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import api_router
 from agentform.service.http.paging import Page, PageParams, PageRequest, page_params
