@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -119,3 +120,28 @@ def test_a_second_signal_cancels_at_once_without_waiting_for_the_grace_period() 
 
     said, timers = under_signals(steps)
     assert len(timers.set) == 1 and "Interrupted again" in said[1]
+
+
+@pytest.mark.slow
+def test_sigterm_before_the_changes_start_stops_as_ctrl_c_does(quickstart: Path) -> None:
+    """CI cancels a job with SIGINT, then SIGTERM: a SIGTERM while the apply still
+    plans (the lock taken, no change started) killed the process at once (exit -15,
+    nothing said). It stops as Ctrl-C does: nothing started, exit 1."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentform", "apply", "--auto-approve", "--rate-limit", "1/s"],
+        cwd=quickstart,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lock = quickstart / ".agentform" / "lock"
+    deadline = time.monotonic() + 60
+    while not (lock.is_file() and lock.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the apply holds the lock: its handlers are in place
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, (out, err)
+    assert "Traceback" not in err
+    assert err.endswith("Interrupted before any change started; nothing was changed.\n"), err
+    plan = CliRunner().invoke(cli, ["plan", "-C", str(quickstart)], catch_exceptions=False)
+    assert " 0 to update" in plan.output and "to create" in plan.output, plan.output

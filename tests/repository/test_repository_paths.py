@@ -176,3 +176,22 @@ def test_workspace_globs_match_directories_part_by_part(
     glob: str, name: str, expected: bool
 ) -> None:
     assert glob_matches(glob, name) is expected
+
+
+@pytest.mark.parametrize(
+    ("glob", "said"),
+    [
+        ("../elsewhere/*", "a workspace glob names directories under the root"),
+        ("teams//x", "a workspace glob names directories under the root"),
+        ("**/**/**/ws", "a workspace glob holds one ** at most"),
+    ],
+)
+def test_a_glob_out_of_the_root_or_walking_it_over_and_over_is_refused(
+    tmp_path: Path, glob: str, said: str
+) -> None:
+    write(tmp_path, {"agentform-repository.yaml": f"workspaces: [teams/*, '{glob}']\n"})
+    with pytest.raises(DiagnosticsError) as info:
+        find_repository(tmp_path)
+    assert [d.render() for d in info.value.diagnostics] == [
+        f"agentform-repository.yaml:1:23: error: workspaces.1: {said}"
+    ]

@@ -40,6 +40,9 @@ WORKSPACE: str = SETTINGS.get("workspace", "workspace")
 SECRETS: list[str] = list(SETTINGS.get("secrets", []))
 PLAIN_ENV: list[str] = list(SETTINGS.get("env", []))
 ENVIRONMENTS: list[str] = list(SETTINGS.get("environments", []))
+# [vars]: template variables for every step (the scripts pass no --var); a table under
+# it named as one of ENVIRONMENTS ([vars.prod]) holds that environment's own, which win.
+VARS: dict[str, Any] = dict(SETTINGS.get("vars", {}))
 OUT = Path(os.environ.get("AGENTFORM_OUT", "agentform-out"))
 
 READ_KEY = "AGENTFORM_READ_API_KEY"  # plan, drift, the apply workflow's prepare job
@@ -130,10 +133,25 @@ def environment(
     return env
 
 
+def var_options(env_name: str | None) -> list[str]:
+    """`--var NAME=VALUE` for settings.toml's [vars] and the environment's own
+    [vars.NAME], each value written as JSON (which agentform reads as YAML)."""
+    common = {k: v for k, v in VARS.items() if k not in ENVIRONMENTS}
+    own = VARS.get(env_name, {}) if env_name in ENVIRONMENTS else {}
+    merged = {**common, **(own if isinstance(own, dict) else {})}
+    return [
+        f"--var={name}={json.dumps(value, ensure_ascii=False)}" for name, value in merged.items()
+    ]
+
+
 def agentform(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """Runs agentform on the workspace with exactly `env`; stdout is captured, stderr
-    goes to the log."""
-    command = [*shlex.split(os.environ.get("AGENTFORM", "agentform")), "-C", WORKSPACE, *args]
+    """Runs agentform on the workspace with exactly `env` (and the variables of
+    settings.toml for its environment); stdout is captured, stderr goes to the log."""
+    variables = var_options(env.get("AGENTFORM_ENV"))
+    command = [
+        *shlex.split(os.environ.get("AGENTFORM", "agentform")),
+        *("-C", WORKSPACE, *variables, *args),
+    ]
     print("$ " + " ".join(shlex.quote(c) for c in command), file=sys.stderr, flush=True)
     return subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False, env=env)
 

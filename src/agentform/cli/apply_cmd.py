@@ -13,7 +13,7 @@ from rich.console import Console
 
 from agentform.cli.common import guarded, workspace_options
 from agentform.cli.context import RunContext
-from agentform.cli.interrupts import stopping_on_signals
+from agentform.cli.interrupts import stopping_on_signals, terminated_as_interrupted
 from agentform.cli.lock import lock_timeout_option, workspace_lock
 from agentform.cli.options import stdout_is_terminal
 from agentform.cli.plan_options import override_options, plan_options
@@ -104,8 +104,12 @@ def apply(
         locked = workspace_lock(
             workspace.root, lock_timeout, "apply", lambda m: click.echo(m, err=True)
         )
-        with locked:
-            report = run.with_api(go)
+        try:
+            with locked, terminated_as_interrupted():
+                report = run.with_api(go)
+        except KeyboardInterrupt:  # before any change started (then the report says it)
+            click.echo("\nInterrupted before any change started; nothing was changed.", err=True)
+            return 1
     if report is None:
         click.echo("Apply cancelled; nothing was changed.", err=True)
         return 1

@@ -1,6 +1,8 @@
 """Ctrl-C and SIGTERM during an apply, as Terraform does: the first starts no new
 change and lets those under way finish (for at most GRACE seconds), then the usual
-report is printed; a second cancels the changes under way at once."""
+report is printed; a second cancels the changes under way at once. Before the
+changes start (reading, planning, the prompt), SIGTERM is Ctrl-C too: CI cancels a
+job with SIGINT then SIGTERM, and the default SIGTERM ends the process unsaid."""
 
 from __future__ import annotations
 
@@ -14,6 +16,24 @@ from agentform.engine.apply import ApplyStop
 
 GRACE = 30.0  # seconds the changes under way get to finish after the first signal
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def terminated_as_interrupted() -> Iterator[None]:
+    """While the block runs, SIGTERM raises KeyboardInterrupt, as SIGINT does."""
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: signals are not ours to take
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class Timer(Protocol):

@@ -67,9 +67,10 @@ def _same_organization(a: Member, b: Member) -> str | None:
     first, second = a.settings.organization_id, b.settings.organization_id
     if first and second:
         return f"organization {first}" if first == second else None
+    which = "environment" if a.root_file == b.root_file else "workspace"
     return (
         "possibly one organization (without organizationId the API key chooses it; "
-        "give each workspace its organizationId)"
+        f"give each {which} its organizationId)"
     )
 
 

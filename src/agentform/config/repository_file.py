@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic_core import PydanticCustomError
 
 from agentform.core.bounds import Bounds, too_large
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position
@@ -34,7 +35,23 @@ REPOSITORY_FILE = "agentform-repository.yaml"
 INHERITED = ("endpoint", "organizationId", "prune", "protect", "allowEnv")
 """The settings of agentform.yaml a repository's `defaults:` may give."""
 MAX_WORKSPACE_GLOBS = 100
-WorkspaceGlob = Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[^/].*[^/]$|^[^/]$")]
+
+
+def _glob(glob: str) -> str:
+    """A glob names directories under the root: no `.` or `..` part, and one `**` at
+    most (each more would multiply the directories walked: a pull request's file
+    must not make every validate walk the tree over and over)."""
+    parts = glob.split("/")
+    if any(part in (".", "..", "") for part in parts):
+        raise PydanticCustomError("glob", "a workspace glob names directories under the root")
+    if parts.count("**") > 1:
+        raise PydanticCustomError("glob", "a workspace glob holds one ** at most")
+    return glob
+
+
+WorkspaceGlob = Annotated[
+    str, Field(min_length=1, max_length=255, pattern=r"^[^/]"), AfterValidator(_glob)
+]
 
 
 @lru_cache(maxsize=1)
