@@ -78,3 +78,10 @@ def test_a_billion_laughs_file_is_a_yaml_error() -> None:
         bomb += f"{cur}: &{cur} [{', '.join([f'*{prev}'] * 10)}]\n"
     found = problems(bomb)
     assert len(found) == 1 and "invalid YAML" in found[0]
+
+
+def test_a_file_that_is_not_text_is_said_so(tmp_path: Path) -> None:
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "x.yaml").write_bytes(b"\xff\xfe rules")
+    with pytest.raises(AgentformError, match=r"policies/x\.yaml is not UTF-8 text"):
+        working_tree(tmp_path)

@@ -113,6 +113,11 @@ class Expression:
     source: str
     program: Any  # cel.Expression
 
+    @property
+    def gives(self) -> str:
+        """The type the checker gives the expression: `bool`, `string`, `dyn`..."""
+        return str(self.program.return_type().name()).lower()
+
     def evaluate(self, values: Any) -> tuple[Any, str | None]:
         """(the value, None), or (None, why it could not be evaluated). `values`: an
         activation() (made once for every rule of a change)."""

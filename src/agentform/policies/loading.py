@@ -146,6 +146,8 @@ def _rule(
             continue
         for problem, inner in unknown_names(text, model.scope, model.match.kinds):
             diags.error(f"{path[-1]}: {problem}", at(inner))
+        if path[-1] == "deny" and compiled[-1].gives not in ("bool", "dyn"):
+            diags.error(f"deny gives {compiled[-1].gives}, not true or false", at(0))
     if len(diags.errors) > before:
         return None
     deny, parts = compiled[0], iter(compiled[1:])

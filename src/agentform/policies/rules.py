@@ -12,10 +12,11 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from agentform.core.problems import rule_error
 from agentform.engine.verdicts import Level
 from agentform.kinds.model import Action
 from agentform.policies.expressions import Expression, masked_tokens
@@ -35,9 +36,18 @@ class Match(BaseModel):
     environments: list[str] = Field(default_factory=list, max_length=100)
 
 
+def _rule_name(name: str) -> str:
+    if not re.match(RULE_NAME, name):
+        raise rule_error(
+            f"{name!r} is not a rule's name: lowercase letters, digits and dashes, "
+            "at most 100, starting with a letter or digit"
+        )
+    return name
+
+
 class RuleModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(pattern=RULE_NAME)
+    name: Annotated[str, AfterValidator(_rule_name)]
     description: str = Field("", max_length=2_000)
     level: Level
     scope: Literal["change", "plan"] = "change"

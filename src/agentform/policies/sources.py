@@ -77,8 +77,10 @@ def folder_sources(folder: Path, shown_as: str) -> list[Source]:
             raise AgentformError(f"{shown} {why}")
         try:
             sources.append(Source(shown, path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise AgentformError(f"cannot read {shown}: {exc}") from None
+        except UnicodeDecodeError:
+            raise AgentformError(f"{shown} is not UTF-8 text: not a policy file") from None
+        except OSError as exc:
+            raise AgentformError(f"cannot read {shown}: {exc.strerror or exc}") from None
     return sources
 
 
