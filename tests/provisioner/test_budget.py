@@ -210,3 +210,29 @@ def test_a_csv_cell_longer_than_a_cell_holds_is_a_diagnostic_at_its_row_and_colu
         "items.csv:3:3: error: itemsFile items.csv: row 2, cell 2 (inputs.b): longer than "
         "131,072 characters, the most a cell holds"
     ]
+
+
+def test_inside_a_repository_a_test_file_may_link_to_its_files_and_no_further(
+    tmp_path: Path,
+) -> None:
+    from agentform.testing.files import load_tests
+
+    repo = tmp_path / "repo"
+    (repo / "ws" / "tests").mkdir(parents=True)
+    (repo / "shared").mkdir()
+    (repo / "agentform-repository.yaml").write_text("workspaces: [ws]\n")
+    (repo / "ws" / "agentform.yaml").write_text("workspace: w\nendpoint: local\n")
+    test = "tests: [{name: t, steps: [{advance: 1s}]}]\n"
+    (repo / "shared" / "t.yaml").write_text(test)
+    (tmp_path / "outside.yaml").write_text(test)
+    os.symlink(repo / "shared" / "t.yaml", repo / "ws" / "tests" / "shared.yaml")
+    os.symlink(tmp_path / "outside.yaml", repo / "ws" / "tests" / "q.yaml")
+    workspace = load_workspace(repo / "ws", environ={})
+    tests = repo / "ws" / "tests"
+    assert len(load_tests(workspace, [tests / "shared.yaml"])) == 1
+    with pytest.raises(DiagnosticsError) as info:
+        load_tests(workspace, [tests / "q.yaml"])
+    assert [d.render() for d in info.value.diagnostics] == [
+        "tests/q.yaml: error: leads outside the repository (a test file is a workspace "
+        "file): not read"
+    ]
