@@ -65,6 +65,8 @@ def test_the_budget_is_the_floor_under_a_slow_growth(
         ("{{ 'at ' ~ secret }}", "a function"),
         ("{{ '%s' % range }}", "a function"),
         ("{{ [cycler]|join }}", "a type object"),
+        ("{{ [env]|map('string')|join }}", "a function"),
+        ("{{ [1]|map('string') }}", "a generator object"),
         ("{{ {'a': 1}.items() }}", "a dict_items object"),
     ],
 )
@@ -83,11 +85,12 @@ def test_data_is_still_written(ws: Path) -> None:
         {
             "agentform.yaml": "workspace: w\n",
             "pools.yaml": "profilePools:\n"
-            "  - name: \"{{ {'a': 1}.items()|list|length }}-{{ [1, 'b']|join('-') }}\"\n",
+            "  - name: \"{{ {'a': 1}.items()|list|length }}-{{ [1, 'b']|join('-') }}-"
+            "{{ [2, 3]|map('string')|join }}-{{ range(2)|select('odd')|list|string }}\"\n",
         },
     )
     declared = load_workspace(ws, environ={}).declared["profilePools"]
-    assert [d.model.model_dump()["name"] for d in declared] == ["1-1-b"]
+    assert [d.model.model_dump()["name"] for d in declared] == ["1-1-b-23-[1]"]
 
 
 def test_the_budget_stops_processor_time_and_gives_the_limit_back() -> None:
