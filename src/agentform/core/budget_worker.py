@@ -142,11 +142,6 @@ class Worker:
             self.process = None
 
     def stop(self) -> None:
-        """Ends the child (at exit: it would end anyway once the pipe closes)."""
+        """Ends the child (at exit; it holds nothing to keep, so it is not waited for)."""
         with self.lock:
-            if self.process is not None and self.process.stdin is not None:
-                with contextlib.suppress(OSError):
-                    self.process.stdin.close()
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.process.wait(timeout=5)
             self._kill()
