@@ -65,6 +65,8 @@ def test_the_budget_is_the_floor_under_a_slow_growth(
         ("{{ 'at ' ~ secret }}", "a function"),
         ("{{ '%s' % range }}", "a function"),
         ("{{ [cycler]|join }}", "a type object"),
+        ("{{ [env]|map('string')|join }}", "a function"),
+        ("{{ [1]|map('string') }}", "a generator object"),
         ("{{ {'a': 1}.items() }}", "a dict_items object"),
     ],
 )
@@ -83,11 +85,12 @@ def test_data_is_still_written(ws: Path) -> None:
         {
             "agentform.yaml": "workspace: w\n",
             "pools.yaml": "profilePools:\n"
-            "  - name: \"{{ {'a': 1}.items()|list|length }}-{{ [1, 'b']|join('-') }}\"\n",
+            "  - name: \"{{ {'a': 1}.items()|list|length }}-{{ [1, 'b']|join('-') }}-"
+            "{{ [2, 3]|map('string')|join }}-{{ range(2)|select('odd')|list|string }}\"\n",
         },
     )
     declared = load_workspace(ws, environ={}).declared["profilePools"]
-    assert [d.model.model_dump()["name"] for d in declared] == ["1-1-b"]
+    assert [d.model.model_dump()["name"] for d in declared] == ["1-1-b-23-[1]"]
 
 
 def test_the_budget_stops_processor_time_and_gives_the_limit_back() -> None:
@@ -209,4 +212,30 @@ def test_a_csv_cell_longer_than_a_cell_holds_is_a_diagnostic_at_its_row_and_colu
     assert items_problems(ws, "items.csv", content) == [
         "items.csv:3:3: error: itemsFile items.csv: row 2, cell 2 (inputs.b): longer than "
         "131,072 characters, the most a cell holds"
+    ]
+
+
+def test_inside_a_repository_a_test_file_may_link_to_its_files_and_no_further(
+    tmp_path: Path,
+) -> None:
+    from agentform.testing.files import load_tests
+
+    repo = tmp_path / "repo"
+    (repo / "ws" / "tests").mkdir(parents=True)
+    (repo / "shared").mkdir()
+    (repo / "agentform-repository.yaml").write_text("workspaces: [ws]\n")
+    (repo / "ws" / "agentform.yaml").write_text("workspace: w\nendpoint: local\n")
+    test = "tests: [{name: t, steps: [{advance: 1s}]}]\n"
+    (repo / "shared" / "t.yaml").write_text(test)
+    (tmp_path / "outside.yaml").write_text(test)
+    os.symlink(repo / "shared" / "t.yaml", repo / "ws" / "tests" / "shared.yaml")
+    os.symlink(tmp_path / "outside.yaml", repo / "ws" / "tests" / "q.yaml")
+    workspace = load_workspace(repo / "ws", environ={})
+    tests = repo / "ws" / "tests"
+    assert len(load_tests(workspace, [tests / "shared.yaml"])) == 1
+    with pytest.raises(DiagnosticsError) as info:
+        load_tests(workspace, [tests / "q.yaml"])
+    assert [d.render() for d in info.value.diagnostics] == [
+        "tests/q.yaml: error: leads outside the repository (a test file is a workspace "
+        "file): not read"
     ]

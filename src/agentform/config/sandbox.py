@@ -393,8 +393,7 @@ def _checked_filter(name: str, original: Callable[..., Any]) -> Callable[..., An
         if name not in PLACING_FILTERS and any(isinstance(a, SecretToken) for a in args):
             _refuse_transform(f"given to |{name}")
         if name in _TEXT_OF_WHOLE:  # the whole value becomes text: measure it first
-            for arg in args[1:] if hasattr(original, "jinja_pass_arg") else args:
-                _written(arg)
+            args = _written_arguments(args, hasattr(original, "jinja_pass_arg"))
         if name not in _WIDTH_FILTERS:
             return original(*args, **kwargs)
         _check_counts([*args[1:], *kwargs.values()])
@@ -409,6 +408,17 @@ def _checked_filter(name: str, original: Callable[..., Any]) -> Callable[..., An
             setattr(checked, attribute, getattr(original, attribute))
     checked.__name__ = original.__name__
     return checked
+
+
+def _written_arguments(args: tuple[Any, ...], passed: bool) -> tuple[Any, ...]:
+    """The arguments of a filter that writes them out as text, each checked as data;
+    an iterator (`map`, `select`) read into a list first, so its items are what is
+    checked and written (`|map('upper')|join`). `passed`: the first is Jinja2's own."""
+    own, given = (args[:1], args[1:]) if passed else ((), args)
+    read = tuple(list(a) if isinstance(a, Iterator) else a for a in given)
+    for arg in read:
+        _written(arg)
+    return (*own, *read)
 
 
 def render_bounded(template: jinja2.Template, context: dict[str, Any]) -> str:

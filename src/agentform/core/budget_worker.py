@@ -85,6 +85,7 @@ class Worker:
         self.preload = preload  # modules the child imports when it starts
         self.lock = threading.Lock()
         self.process: subprocess.Popen[bytes] | None = None
+        self.owner = os.getpid()  # a forked copy of this process owns no child of ours
         atexit.register(self.stop)
 
     def call(self, function: str, *args: Any, limits: Limits | None = None) -> Any:
@@ -117,6 +118,8 @@ class Worker:
             self._started()
 
     def _started(self) -> subprocess.Popen[bytes]:
+        if self.owner != os.getpid():  # forked: the parent's child is the parent's
+            self.process, self.owner = None, os.getpid()
         if self.process is None or self.process.poll() is not None:
             code = "from agentform.core.budget_worker import serve; serve()"
             environment = {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
@@ -142,11 +145,8 @@ class Worker:
             self.process = None
 
     def stop(self) -> None:
-        """Ends the child (at exit: it would end anyway once the pipe closes)."""
+        """Ends the child (at exit; it holds nothing to keep, so it is not waited for),
+        unless this is a forked copy of the process that started it."""
         with self.lock:
-            if self.process is not None and self.process.stdin is not None:
-                with contextlib.suppress(OSError):
-                    self.process.stdin.close()
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.process.wait(timeout=5)
-            self._kill()
+            if self.owner == os.getpid():
+                self._kill()

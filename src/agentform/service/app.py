@@ -20,6 +20,7 @@ from agentform.rules.paths import API_PATH
 from agentform.service.batches.scheduler import fill_everywhere
 from agentform.service.errors import install_error_handlers
 from agentform.service.executions.lifecycle import dispatch_everywhere
+from agentform.service.executions.script import prepare as prepare_scripts
 from agentform.service.http.gate import AGENTFORM_PATH, ServiceRoute
 from agentform.service.http.openapi import install_openapi
 from agentform.service.http.ratelimit import RateLimitMiddleware
@@ -59,6 +60,8 @@ def create_app(
     test` puts its in-process receivers there).
     """
     clock = clock or WallClock()
+    if runtime:  # executions will run: their scripts' worker starts meanwhile
+        prepare_scripts()
     handlers = service_handlers()
     db = _open_database(db_path, seed, clock, handlers if runtime else None)
     app = FastAPI(

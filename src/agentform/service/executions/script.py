@@ -217,9 +217,10 @@ def _parsed(script: str) -> Script:
     return Script.model_validate_json(script)
 
 
-def prepare(scripts: list[Script]) -> None:
-    """Starts the worker when one of `scripts` will need it (a seed's agents, loaded)."""
-    if os.name == "posix" and any(_templated(s.model_dump()) for s in scripts):
+def prepare() -> None:
+    """Starts the worker ahead of the first script (a service that will run them), so
+    that rendering it does not wait for the worker's imports."""
+    if os.name == "posix":
         _WORKER.start()
 
 

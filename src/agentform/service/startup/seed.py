@@ -19,7 +19,7 @@ from agentform.core.errors import AgentformError
 from agentform.core.problems import problems_from, rule_error
 from agentform.core.yamlpos import parse, problem_of
 from agentform.rules.values import NAME_MAX_LENGTH, unencodable_at
-from agentform.service.executions.script import Script, prepare
+from agentform.service.executions.script import Script
 from agentform.service.store import (
     agent_scripts,
     agents,
@@ -177,7 +177,6 @@ def _stable_id(given: uuid.UUID | None, *parts: str) -> str:
 
 
 def load_seed(db: Database, seed: Seed) -> None:
-    prepare([a.script for o in seed.organizations for a in o.agents if a.script])
     with db.write() as conn:
         start = conn.now()
         tick = 0
