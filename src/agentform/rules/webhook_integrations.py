@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Annotated
 from urllib.parse import urlsplit
 
-import httpx
 from pydantic import AfterValidator, StrictStr, StringConstraints, WithJsonSchema
 
 from agentform.core.problems import rule_error
@@ -80,6 +79,8 @@ def connect_problem(url: str) -> str | None:
     colon, port = after_host.rpartition(":")[1:]
     if colon and port and not (port.isascii() and port.isdigit()):
         return "cannot be connected to: its port must be written in ASCII digits"
+    import httpx  # here: `validate` of a workspace without webhooks loads no HTTP client
+
     try:
         httpx.URL(url).host  # noqa: B018 - decoding an A-label may fail too
     except (httpx.InvalidURL, UnicodeError) as exc:  # idna's errors are UnicodeErrors
