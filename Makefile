@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench schemas cassettes docs clean
+.PHONY: demo test test-fast lint bench schemas cassettes docs clean
 
 $(STAMP): pyproject.toml src/agentform/__init__.py  # the version is written there
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -15,8 +15,15 @@ $(STAMP): pyproject.toml src/agentform/__init__.py  # the version is written the
 demo: $(STAMP)
 	bash examples/quickstart/demo.sh
 
+# worksteal: a worker that runs out takes tests queued on the other (a few tests take
+# minutes; with the default `load` a worker could sit idle behind them).
+TEST := $(BIN)/pytest -n 2 --dist worksteal
+
 test: $(STAMP)
-	$(BIN)/pytest -n 2
+	$(TEST)
+
+test-fast: $(STAMP)  # while working: everything but the slow and pipeline tiers
+	$(TEST) -m "not slow and not pipeline"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -27,6 +27,8 @@ from tests.fault_proxy import FaultProxy, fault_proxy
 from tests.loopback import serving
 from tests.provisioner.harness import write_workspace
 
+pytestmark = pytest.mark.fault_matrix  # apply through the fault-injecting proxy
+
 # Fixed: the same faults hit the same requests on every run (FAULT_SEED=N tries
 # another). This one makes the first apply fail for good on a few changes, so
 # the honesty of its report is judged, and the second apply converge.

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.precommit  # pre-commit's own environment and hooks
+
 REPO = Path(__file__).parents[1]
 BIN = Path(sys.executable).parent
 

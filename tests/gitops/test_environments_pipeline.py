@@ -16,6 +16,10 @@ from tests.gitops.fake_github import State
 from tests.gitops.test_pipeline import BIN, EXAMPLE, ROOT, Repo, git
 from tests.gitops.test_pipeline import github as github  # the fake GitHub, a fixture
 
+pytestmark = (
+    pytest.mark.pipeline
+)  # the GitOps example run as a pipeline (git, its scripts, a fake GitHub)
+
 VARIANT = EXAMPLE / "environments"
 WORKSPACE = ROOT / "examples" / "environments"
 READ = {"staging": "staging-read-key", "prod": "prod-read-key"}

@@ -26,6 +26,10 @@ import yaml
 from tests.gitops.fake_github import REPO, TOKEN, State, fake_github
 from tests.markdown_check import structure
 
+pytestmark = (
+    pytest.mark.pipeline
+)  # the GitOps example run as a pipeline (git, its scripts, a fake GitHub)
+
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "gitops"
 RELEASE = ROOT / ".github" / "workflows" / "release.yml"

@@ -30,6 +30,8 @@ from hypothesis.stateful import (
 from agentform.api.concurrency import AdaptiveConcurrency, Ticket
 from tests.clock import InstantClock
 
+pytestmark = pytest.mark.state_machine  # a hypothesis state machine
+
 CEILING = 6
 
 

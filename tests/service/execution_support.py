@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from agentform.service import Seed, create_app
+from agentform.service import Seed
 from agentform.service.runtime import ManualClock
 from agentform.service.store import events
 from tests.service.conftest import Api, running
+from tests.service.templates import seeded_app
 
 EXEC_ORG = "33333333-3333-4333-8333-333333333333"
 RIVAL_ORG = "44444444-4444-4444-8444-444444444444"
@@ -123,7 +124,7 @@ EXEC_SEED = Seed.model_validate(
 
 
 def make_app(directory: Path, seed: Seed = EXEC_SEED) -> FastAPI:
-    return create_app(directory / "service.db", seed=seed, clock=ManualClock())
+    return seeded_app(directory / "service.db", seed=seed, clock=ManualClock())
 
 
 def module_app(name: str) -> Any:

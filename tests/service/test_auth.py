@@ -2,19 +2,33 @@
 on every operation of the service.
 
 OPERATIONS is the table of every operation with a valid request and its
-success status; a test checks that it covers the whole OpenAPI document.
+success status; a test checks that it covers the whole OpenAPI document. The
+objects the operations name are made once for the module (`prepared`); each test
+gets a copy of that database, so one test's writes are never another's state.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
 
 from agentform.service.store import executions, organizations
-from tests.service.conftest import ACME, ADMIN_KEY, BASE, OTHER_KEY, READ_KEY, Api, assert_error
+from tests.service.conftest import (
+    ACME,
+    ADMIN_KEY,
+    BASE,
+    OTHER_KEY,
+    READ_KEY,
+    TEST_SEED,
+    Api,
+    assert_error,
+    client_of,
+)
+from tests.service.templates import copy_database, snapshot
 
 TEMPLATE = {
     "kind": "custom",
@@ -106,8 +120,32 @@ KEY_HEADERS = [
 OP_IDS = [f"{m} {p}" for m, p, _, _ in OPERATIONS]
 
 
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """The database holding the objects the operations name, and their ids: made once."""
+    folder = tmp_path_factory.mktemp("auth")
+    made: tuple[Path, dict[str, str]] = snapshot(folder, TEST_SEED, _make_objects)
+    return made
+
+
 @pytest.fixture
-def ids(api: Api, app: FastAPI) -> dict[str, str]:
+def db_path(tmp_path: Path, prepared: tuple[Path, dict[str, str]]) -> Path:
+    """This test's copy of the prepared database (the conftest's `app` opens it)."""
+    return copy_database(prepared[0], tmp_path / "service.db")
+
+
+@pytest.fixture
+def ids(prepared: tuple[Path, dict[str, str]]) -> dict[str, str]:
+    return prepared[1]
+
+
+def _make_objects(app: FastAPI) -> dict[str, str]:
+    """One object of each kind the operations name, by the API; their ids by name."""
+    with client_of(app) as client:
+        return _objects(Api(client), app)
+
+
+def _objects(api: Api, app: FastAPI) -> dict[str, str]:
     agent = api.ids("/agents")["checkout-agent"]
     execution = api.post(f"/agents/{agent}/execute", json={}).json()["executionId"]
     with app.state.db.write() as conn:  # the runtime is not running: say it runs

@@ -8,14 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentform.rules.webhook_events import EXECUTION_EVENTS
-from agentform.service import DEMO_ADMIN_KEY, DEMO_SEED, create_app
+from agentform.service import DEMO_ADMIN_KEY, DEMO_SEED
 from agentform.service.runtime import ManualClock
 from tests.service.conftest import running
 from tests.service.execution_support import event_names, execute, status_of
+from tests.service.templates import seeded_app
 
 
 def test_the_demo_agents_show_the_whole_lifecycle_within_ten_seconds(tmp_path: Path) -> None:
-    app = create_app(tmp_path / "service.db", seed=DEMO_SEED, clock=ManualClock())
+    app = seeded_app(tmp_path / "service.db", seed=DEMO_SEED, clock=ManualClock())
     with running(app, DEMO_ADMIN_KEY) as (api, advance):
         agents = api.ids("/agents")
         checkout = execute(api, agents["checkout-agent"])
@@ -44,7 +45,7 @@ def test_the_demo_agents_show_the_whole_lifecycle_within_ten_seconds(tmp_path: P
 
 
 def test_the_demo_refund_agent_succeeds_with_a_small_amount(tmp_path: Path) -> None:
-    app = create_app(tmp_path / "service.db", seed=DEMO_SEED, clock=ManualClock())
+    app = seeded_app(tmp_path / "service.db", seed=DEMO_SEED, clock=ManualClock())
     with running(app, DEMO_ADMIN_KEY) as (api, advance):
         refund = execute(api, api.ids("/agents")["refund-agent"], inputs={"amount": 20})
         advance(5)

@@ -19,11 +19,12 @@ from tests.service.execution_support import (
     service,
 )
 from tests.service.execution_support import status_of as status
+from tests.service.templates import seeded_app
 
 
 def test_executions_continue_after_a_restart_on_the_same_file(tmp_path: Path) -> None:
     path = tmp_path / "service.db"
-    first = create_app(path, seed=EXEC_SEED, clock=ManualClock(MANUAL_START))
+    first = seeded_app(path, seed=EXEC_SEED, clock=ManualClock(MANUAL_START))
     with service(first) as (api, advance):
         agents = api.ids("/agents")
         steady = execute(api, agents["steady"])
@@ -64,7 +65,7 @@ def test_executions_continue_after_a_restart_on_the_same_file(tmp_path: Path) ->
 
 def test_a_step_that_fell_due_while_the_service_was_down_runs_at_once(tmp_path: Path) -> None:
     path = tmp_path / "service.db"
-    first = create_app(path, seed=EXEC_SEED, clock=ManualClock(MANUAL_START))
+    first = seeded_app(path, seed=EXEC_SEED, clock=ManualClock(MANUAL_START))
     with service(first) as (api, advance):
         steady = execute(api, api.ids("/agents")["steady"])
         advance(0.5)

@@ -22,6 +22,7 @@ from agentform.service.store import events, jobs
 from agentform.service.store.database import Conn
 from agentform.service.store.jobs import Job
 from tests.service.conftest import ACME, ADMIN_KEY, TEST_SEED, running
+from tests.service.templates import seeded_app
 
 RAN: dict[str, threading.Event] = {}
 
@@ -64,7 +65,7 @@ def names(db: object) -> list[str]:
 
 
 def test_the_lifespan_runs_the_runner_and_a_manual_clock_drives_it(tmp_path: Path) -> None:
-    app = handle_notes(create_app(tmp_path / "s.db", seed=TEST_SEED, clock=ManualClock()))
+    app = handle_notes(seeded_app(tmp_path / "s.db", seed=TEST_SEED, clock=ManualClock()))
     assert not app.state.runner.running  # no lifespan yet
     with running(app) as (api, advance):
         assert app.state.runner.running
@@ -80,7 +81,7 @@ def test_the_lifespan_runs_the_runner_and_a_manual_clock_drives_it(tmp_path: Pat
 
 def test_timestamps_come_from_the_apps_clock(tmp_path: Path) -> None:
     clock = ManualClock()
-    app = create_app(tmp_path / "s.db", seed=TEST_SEED, clock=clock)
+    app = seeded_app(tmp_path / "s.db", seed=TEST_SEED, clock=clock)
     client = TestClient(app)
     made = client.post(
         "/agents/v2/agent-profile-pools",
@@ -93,7 +94,7 @@ def test_timestamps_come_from_the_apps_clock(tmp_path: Path) -> None:
 
 def test_on_the_wall_clock_work_scheduled_now_runs_without_being_polled(tmp_path: Path) -> None:
     RAN["wall"] = threading.Event()
-    app = handle_notes(create_app(tmp_path / "s.db", seed=TEST_SEED))
+    app = handle_notes(seeded_app(tmp_path / "s.db", seed=TEST_SEED))
     with TestClient(app):
         schedule(app.state.db, "wall")  # the commit wakes the runner
         assert RAN["wall"].wait(10)
@@ -148,7 +149,7 @@ def test_the_in_process_client_runs_no_due_work_unless_asked(tmp_path: Path) -> 
 def test_an_event_commits_with_its_transaction_and_subscribers_run_inside_it(
     tmp_path: Path,
 ) -> None:
-    app = create_app(tmp_path / "s.db", seed=TEST_SEED)
+    app = seeded_app(tmp_path / "s.db", seed=TEST_SEED)
     db = app.state.db
     seen: list[tuple[str, bool]] = []
 

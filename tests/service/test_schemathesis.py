@@ -25,6 +25,8 @@ from schemathesis.specs.openapi.checks import (
 from agentform.service import create_app
 from tests.service.conftest import ADMIN_KEY, TEST_SEED
 
+pytestmark = pytest.mark.schemathesis  # the service fuzzed from its OpenAPI document
+
 # removed when the process ends (weakref.finalize), with the database in it
 _dir = tempfile.TemporaryDirectory(prefix="agentform-fuzz-")
 ROOT = Path(__file__).parents[2]

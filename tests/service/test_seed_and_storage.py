@@ -14,7 +14,8 @@ from agentform.service import SeedError, create_app, read_seed
 from tests.service.conftest import ADMIN_KEY, BASE, TEST_SEED, Api
 
 
-def test_loading_the_seed_twice_creates_nothing_twice(db_path: Path) -> None:
+def test_loading_the_seed_twice_creates_nothing_twice(tmp_path: Path) -> None:
+    db_path = tmp_path / "fresh.db"  # not the db_path fixture: that one is seeded already
     create_app(db_path, seed=TEST_SEED).state.db.close()
     app = create_app(db_path, seed=TEST_SEED)
     api = Api(TestClient(app))

@@ -19,6 +19,8 @@ from click.testing import CliRunner
 from agentform.cli.main import cli
 from tests.webhooks.receiver import HANG, Receiver, running_receiver
 
+pytestmark = pytest.mark.server  # `agentform service run` as a real process
+
 KEY = {"X-Api-Key": "demo-admin-key"}
 
 

@@ -32,6 +32,14 @@ class Received:
         return body.get("info", {}).get("event") if isinstance(body, dict) else None
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default backlog is 5: more connections at once (a runner sends up
+    # to 16 lanes of one integration together) and Linux drops the SYNs past it, which
+    # the client sends again only a second later, then three: real seconds that a
+    # test on a manual clock would have to wait out.
+    request_queue_size = 128
+
+
 class Receiver:
     """`script` answers the requests in turn; after it runs out, `default` answers."""
 
@@ -73,7 +81,7 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
         self.thread = threading.Thread(
@@ -93,8 +101,10 @@ class Receiver:
         with self.lock:
             return [r.event for r in self.received]
 
-    def wait_for(self, count: int, timeout: float = 5.0) -> list[Received]:
-        """Blocks (really) until `count` requests arrived: receipt is real I/O."""
+    def wait_for(self, count: int, timeout: float = 60.0) -> list[Received]:
+        """Blocks (really) until `count` requests arrived: receipt is real I/O, which
+        takes what it takes on a loaded machine; `timeout` only ends a wait for a
+        request that never comes (a passing test never reaches it)."""
         with self.arrived:
             self.arrived.wait_for(lambda: len(self.received) >= count, timeout)
             return list(self.received)

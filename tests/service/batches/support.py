@@ -10,11 +10,12 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from agentform.service import Seed, create_app
+from agentform.service import Seed
 from agentform.service.runtime import ManualClock
 from agentform.service.settings import ServiceSettings
 from agentform.service.store import events
 from tests.service.conftest import Api
+from tests.service.templates import seeded_app
 
 BATCH_ORG = "55555555-5555-4555-8555-555555555555"
 BATCH_KEY = "batch-admin-key-0001"
@@ -64,7 +65,7 @@ BATCH_SEED = Seed.model_validate(
 def make_app(
     directory: Path, seed: Seed = BATCH_SEED, settings: ServiceSettings | None = None
 ) -> FastAPI:
-    return create_app(directory / "service.db", seed=seed, clock=ManualClock(), settings=settings)
+    return seeded_app(directory / "service.db", seed=seed, clock=ManualClock(), settings=settings)
 
 
 def now(app: FastAPI) -> datetime:

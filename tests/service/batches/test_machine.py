@@ -8,6 +8,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
+import pytest
 from fastapi import FastAPI
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -35,6 +36,8 @@ from tests.service.batches.support import (
     live_executions,
 )
 from tests.service.conftest import Api, running
+
+pytestmark = pytest.mark.state_machine  # a hypothesis state machine
 
 CAPACITY = 4  # the "scheduled" organization's
 # What the clock alone may do to a batch: start it, complete it.
