@@ -11,14 +11,18 @@ from typing import Any
 from agentform.api.client import ApiClient
 from agentform.cli.agentform_ops import read_clock
 from agentform.cli.context import RunContext
-from agentform.cli.service_clock import NEEDS_URL
 from agentform.rules.clock import parse_duration
+
+WHICH = (
+    "which service? give its URL with --endpoint (the one `agentform service run` "
+    "prints), or run this in a workspace, whose endpoint it prunes"
+)
 
 
 def prune_history(run: RunContext, older_than: str) -> dict[str, Any]:
     """The service's answer: `{olderThan, before, deleted: {KIND: COUNT}}`."""
     parse_duration(older_than)
-    shown = run.service(f"which service? {NEEDS_URL}").shown
+    shown = run.service(WHICH).shown
 
     async def go(own: ApiClient) -> dict[str, Any]:
         await read_clock(own, shown, "forget old history")
@@ -29,7 +33,10 @@ def prune_history(run: RunContext, older_than: str) -> dict[str, Any]:
     return run.with_own(go)
 
 
+_WORDS = {"routingDecisions": "routing decisions"}
+
+
 def prune_line(answer: dict[str, Any]) -> str:
     deleted = answer["deleted"]
-    kinds = ", ".join(f"{count} {kind}" for kind, count in deleted.items())
+    kinds = ", ".join(f"{count} {_WORDS.get(kind, kind)}" for kind, count in deleted.items())
     return f"forgot what finished before {answer['before']}: {kinds}"
