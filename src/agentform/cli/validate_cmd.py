@@ -20,6 +20,7 @@ from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.core.gcpause import collector_paused
 from agentform.core.words import counted
 from agentform.policies.changes import judging
+from agentform.policies.loading import PolicySet
 
 
 @click.command("validate")
@@ -54,22 +55,21 @@ def validate(run: RunContext, every: bool, dirs: tuple[Path, ...]) -> int:
     with collector_paused():  # each load's objects are freed by count: no cycles to find
         for name in names:
             found[name] = _validated(run, name)
-    if problems := _together(found) + _policy_problems(run.opts.workspace_dir):
+    policies, policy_problems = _policies(run.opts.workspace_dir)
+    if problems := _together(found) + policy_problems:
         raise DiagnosticsError(problems)
-    return 0
-
-
-def _policy_problems(root: Path) -> list[Diagnostic]:
-    """The problems of the policy files that judge the workspace's plans (none: the
-    rules are counted)."""
-    try:
-        policies = judging(root).proposed
-    except DiagnosticsError as exc:
-        return list(exc.diagnostics)
     if policies is not None:
         files = counted(len(policies.files), "policy file")
         click.echo(f"Valid: {files}, {counted(len(policies.rules), 'rule')}.")
-    return []
+    return 0
+
+
+def _policies(root: Path) -> tuple[PolicySet | None, list[Diagnostic]]:
+    """The policy files that judge the workspace's plans, or their problems."""
+    try:
+        return judging(root).proposed, []
+    except DiagnosticsError as exc:
+        return None, list(exc.diagnostics)
 
 
 def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
