@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -521,6 +522,91 @@ def _webhook_deliveries(run: Run) -> None:
         "webhook", "resend", "--failed-since", "1d", "--integration", "canary-hook", recorded=True
     )
     assert said.startswith(("resent", "nothing to resend"))
+
+
+def write_input(run: Run, where: str, text: str) -> None:
+    """A file of the run's workspace or repository, as the test writes it."""
+    (run.root / where).parent.mkdir(parents=True, exist_ok=True)
+    (run.root / where).write_text(text)
+    run.inputs[where] = text.encode()
+
+
+@output(
+    "affected after a header value written in a file changed",
+    "affected:text",
+    "affected:json",
+    "affected:github-matrix",
+)
+def _affected(run: Run) -> None:
+    write_input(run, "agentform-repository.yaml", "workspaces: [ws]\n")
+    # git's own files outside the searched folder (a .git file points at them)
+    subprocess.run(
+        ["git", "init", "-q", "--separate-git-dir", str(run.root.parent / "git"), str(run.root)],
+        check=True,
+    )
+    git = ["git", "-C", str(run.root), "-c", "user.name=t", "-c", "user.email=t@t.invalid"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    hooks = run.inputs["ws/hooks.yaml"].decode()
+    write_input(
+        run,
+        "ws/hooks.yaml",
+        hooks.replace(
+            json.dumps(header(run.canary.current)), json.dumps(header(run.canary.earlier))
+        ),
+    )
+    said = run.cli("affected", "--base", "HEAD", "--why", record=False)
+    assert "ws" in said, said
+    for fmt in ("json", "github-matrix"):
+        run.cli("affected", "--base", "HEAD", "--why", "--format", fmt, record=False)
+
+
+POLICY = """\
+rules:
+  - name: canary-headers
+    description: tries to print a webhook's header values
+    level: advisory
+    match: {kinds: [webhooks]}
+    deny: "true"
+    message: "'headers: ' + change.after.headers['Authorization'] + change.after.headers['X-Plain']"
+  - name: canary-is-secret
+    description: a header from secret() is known as one, never read
+    level: advisory
+    match: {kinds: [webhooks]}
+    deny: "true"
+    message: "'webhook ' + change.name + ' has headers'"
+"""
+
+POLICY_TESTS = """\
+tests:
+  - name: headers
+    change:
+      kind: webhooks
+      name: h
+      action: create
+      after: {headers: {Authorization: "(secret)", X-Plain: "(sensitive)"}}
+    violates: [canary-headers, canary-is-secret]
+"""
+
+
+@output(
+    "plan and policy test with policies that try to print header values",
+    "plan:text",
+    "plan:markdown",
+    "plan:json",
+    "policy test:text",
+    "policy test:junit",
+    "policy test:markdown",
+    "policy test:json",
+)
+def _policies(run: Run) -> None:
+    write_input(run, "ws/policies/canary.yaml", POLICY)
+    write_input(run, "ws/policies/tests/canary.yaml", POLICY_TESTS)
+    assert "canary-is-secret" in run.cli("plan", "--detailed-exitcode", code=2)
+    for fmt in ("markdown", "json"):
+        run.cli("plan", "--format", fmt)
+    for fmt in ("text", "junit", "markdown", "json"):
+        run.cli("policy", "test", "--format", fmt, record=False)
 
 
 def rotate(run: Run, back: bool = False) -> None:
