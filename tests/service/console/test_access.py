@@ -170,3 +170,16 @@ def test_a_service_without_console_has_no_console(tmp_path: Path) -> None:
     answer = Console(app).get("/sign-in")
     assert answer.status_code == 404
     app.state.db.close()
+
+
+def test_only_the_consoles_own_files_are_served(app: FastAPI) -> None:
+    console = Console(app)
+    assert console.get("/static/console.js").headers["content-type"].startswith("text/javascript")
+    for name in ("..%2F..%2Fpyproject.toml", "base.html", "console.css.map", "%2e%2e"):
+        assert console.get(f"/static/{name}").status_code == 404, name
+
+
+def test_the_sign_in_page_shows_a_hostile_next_as_text(app: FastAPI) -> None:
+    page = Console(app).get('/sign-in?next=/console/"><script>alert(1)</script>').text
+    assert "<script>alert(1)" not in page
+    assert 'value="/console/&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in page
