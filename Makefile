@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint bench schemas cassettes docs clean
+.PHONY: demo test test-fast lint bench schemas cassettes docs clean screenshots
 
 $(STAMP): pyproject.toml src/agentform/__init__.py  # the version is written there
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -20,10 +20,15 @@ demo: $(STAMP)
 TEST := $(BIN)/pytest -n 2 --dist worksteal
 
 test: $(STAMP)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || echo "note: the console's browser tests (tests/browser) are skipped: chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"
 	$(TEST)
 
 test-fast: $(STAMP)  # while working: everything but the slow and pipeline tiers
 	$(TEST) -m "not slow and not pipeline"
+
+# The console guide's screenshots (docs/guide/images/console-*.png), taken by the browser tests.
+screenshots: $(STAMP)
+	AGENTFORM_SCREENSHOTS=docs/guide/images AGENTFORM_BROWSER_REQUIRED=1 $(BIN)/pytest -q -p no:randomly tests/browser -k every_page
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -267,6 +267,7 @@ SERVICE_LAYERS = Layers(
         "startup",
         "http",
         "routes",
+        "console",  # pages on the stores and the API's own operations (routes)
         "job_handlers",
         "app",
         "openapi_export",
@@ -421,3 +422,29 @@ def test_the_checker_reads_the_layers_of_a_package_inside_the_package(tmp_path: 
     inner = Layers(stack=("one", "two"), root="pkg.side")
     found = upward(imports_of(src, "pkg"), inner)
     assert [(i.module, i.imported) for i in found] == [("pkg.side.one.c", "pkg.side.two.b")]
+
+
+CONSOLE = "agentform.service.console"
+
+
+def test_the_console_is_a_layer_of_its_own_on_top_of_the_service() -> None:
+    """The console reads the stores and calls the API's own operations; nothing of the
+    service but the app that mounts it imports the console. `agentform test --html`
+    (testing/pages.py) renders its views into static pages."""
+    into = [
+        i
+        for i in IMPORTS
+        if i.imported.startswith(CONSOLE)
+        and not i.module.startswith(CONSOLE)
+        and i.module not in ("agentform.service.app", "agentform.testing.pages")
+    ]
+    assert not into, "imports of the console:\n" + shown(into)
+    out = [
+        i
+        for i in IMPORTS
+        if i.module.startswith(CONSOLE)
+        and not i.imported.startswith(
+            (CONSOLE, "agentform.service", "agentform.rules", "agentform.core")
+        )
+    ]
+    assert not out, "the console imports outside the service:\n" + shown(out)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
+from markupsafe import escape
 
 from agentform.config.loader import load_workspace
 from agentform.core.secrets import Secrets
@@ -185,6 +186,8 @@ def test_scrub_finds_a_value_in_every_encoding(value: str) -> None:
         repr(value)[1:-1],
         wrapped,
         yaml.dump(value).strip().strip('"'),
+        str(escape(value)),  # in a page (the console, `test --html`)
+        str(escape(json.dumps(value)[1:-1])),  # in a JSON payload shown in a page
     ):
         assert secrets.is_sensitive(f"before {form} after"), form
         assert value not in secrets.scrub(f"before {form} after")

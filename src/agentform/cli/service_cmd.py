@@ -82,6 +82,13 @@ def service() -> None:
     help="Forget finished history (deliveries and their attempts, routing decisions, "
     "events, executions) older than this, on the service's clock; never: keep it all.",
 )
+@click.option(
+    "--console/--no-console",
+    default=True,
+    show_default=True,
+    help="Serve the web console at /console (sign in with an API key); it answers on "
+    "loopback only unless --host binds elsewhere.",
+)
 def run(
     host: str,
     port: int,
@@ -92,8 +99,9 @@ def run(
     read_timeout: float,
     allow_private_webhooks: bool,
     retain: timedelta | None,
+    console: bool,
 ) -> None:
-    """Serve the Agent Service API until stopped (Ctrl-C)."""
+    """Serve the Agent Service API, and its web console, until stopped (Ctrl-C)."""
     from agentform.service import SeedError
     from agentform.service.server import serve
 
@@ -109,6 +117,7 @@ def run(
             read_timeout=read_timeout,
             allow_private_webhooks=allow_private_webhooks,
             retain=retain,
+            console=console,
         )
     except SeedError as exc:  # its lines are diagnostics already (file:line:col: error: ...)
         click.echo(str(exc), err=True)

@@ -58,6 +58,13 @@ def load_for_tests(run: RunContext) -> Workspace:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the results as JUnit XML to this file (for CI test reports).",
 )
+@click.option(
+    "--html",
+    "html_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write one static page per test into this directory (its steps, executions, "
+    "timelines, routing decisions and deliveries; index.html lists them). The reports link them.",
+)
 @workspace_options
 @guarded
 def test(
@@ -66,6 +73,7 @@ def test(
     name_filter: str | None,
     fmt: str,
     junit_xml: Path | None,
+    html_dir: Path | None,
 ) -> int:
     """Run the workspace's tests on a fresh embedded service each, on a manual clock.
 
@@ -74,6 +82,7 @@ def test(
     the workspace to its own service, then runs its steps. Exits 1 when a test fails.
     """
     from agentform.testing.files import discover, load_tests
+    from agentform.testing.pages import Pages
     from agentform.testing.report import Tested, junit, text_line
     from agentform.testing.results import CaseResult
     from agentform.testing.runner import run_tests, selected
@@ -100,7 +109,8 @@ def test(
         line = text_line(case, scrub)  # with the report as the output, its first line
         say(line if view.lines_on_stdout else line.splitlines()[0])
 
-    result = run_tests(workspace, runs, name_filter, on_result=shown)
+    pages = Pages(html_dir, workspace.settings.workspace, scrub) if html_dir else None
+    result = run_tests(workspace, runs, name_filter, on_result=shown, pages=pages)
     run.echo(view.show(Tested(result, scrub, workspace.settings.workspace)), nl=False)
     if junit_xml is not None:
         save_file(junit_xml, junit(result, scrub), "the test report")

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from markupsafe import escape
+
 from agentform.core.sensitive import MASK, Part, SecretRef, Sensitive
 
 API_KEY_VARIABLE = "AGENTFORM_API_KEY"
@@ -210,9 +212,10 @@ def _pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def encodings(value: str) -> set[str]:
-    """The forms `value` can take in a request, a response, a cassette or a log:
-    raw, JSON-escaped (ASCII or not, either hex case), YAML- and Python-escaped,
-    URL- and form-encoded, and Base64 (standard and URL-safe, at each alignment)."""
+    """The forms `value` can take in a request, a response, a cassette, a log or a
+    page: raw, JSON-escaped (ASCII or not, either hex case), YAML- and Python-escaped,
+    URL- and form-encoded, Base64 (standard and URL-safe, at each alignment), and each
+    of those HTML-escaped as Jinja2 escapes it."""
     out = {value}
     for ascii_only in (True, False):
         escaped = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
@@ -222,6 +225,8 @@ def encodings(value: str) -> set[str]:
     out |= {quote(value, safe=""), quote(value), quote_plus(value)}
     out |= {_upper_hex(quote(value, safe="")).lower()}
     out |= set(base64_fragments(value.encode("utf-8")))
+    # Any of those inside an HTML page (the console's templates, `test --html`): escaped.
+    out |= {str(escape(form)) for form in list(out)}
     return out
 
 

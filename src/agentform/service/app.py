@@ -18,6 +18,7 @@ from fastapi import FastAPI
 
 from agentform.rules.paths import API_PATH
 from agentform.service.batches.scheduler import fill_everywhere
+from agentform.service.console import install_console
 from agentform.service.errors import install_error_handlers
 from agentform.service.executions.lifecycle import dispatch_everywhere
 from agentform.service.executions.script import prepare as prepare_scripts
@@ -86,6 +87,7 @@ def create_app(
     app.state.runner = Runner(db, clock, handlers, settings=settings)
     app.state.runtime = runtime
     _include_routes(app)
+    install_console(app)
     install_error_handlers(app)
     install_openapi(app)
     if rate_limit:

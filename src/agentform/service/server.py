@@ -16,6 +16,7 @@ import uvicorn
 
 from agentform.service.app import BASE_PATH, create_app
 from agentform.service.clock import ManualClock, wall_now
+from agentform.service.http.binding import CONSOLE_PATH, console_mode
 from agentform.service.http.timeouts import TimedConfig
 from agentform.service.runtime import Runner
 from agentform.service.settings import READ_TIMEOUT_SECONDS, RETAIN, ServiceSettings
@@ -23,9 +24,9 @@ from agentform.service.start_errors import PortInUse
 from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
 
 
-def base_url(host: str, port: int) -> str:
+def base_url(host: str, port: int, path: str = BASE_PATH) -> str:
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}{BASE_PATH}"
+    return f"http://{shown}:{port}{path}"
 
 
 MANUAL_BANNER = (
@@ -49,6 +50,7 @@ def serve(
     read_timeout: float = READ_TIMEOUT_SECONDS,
     allow_private_webhooks: bool = False,
     retain: timedelta | None = RETAIN,
+    console: bool = True,
 ) -> None:
     """Loads the seed (raising SeedError) and takes the port (raising PortInUse),
     both before saying anything or creating the database, then serves until
@@ -64,6 +66,7 @@ def serve(
                 read_timeout_seconds=read_timeout,
                 allow_private_webhooks=allow_private_webhooks,
                 retain=retain,
+                console=console_mode(host, console),
             )
             # Whole seconds: the times it shows (and `service advance` prints) read cleanly.
             clock = ManualClock(start=wall_now().replace(microsecond=0)) if manual else None
@@ -80,6 +83,8 @@ def serve(
                     say(MANUAL_BANNER.format(url=base_url(host, port)))
                 if allow_private_webhooks:
                     say("webhooks may point at link-local and cloud-metadata addresses")
+                if console:
+                    say(f"console: {base_url(host, port, CONSOLE_PATH)}/ (sign in with an API key)")
                 config = TimedConfig(
                     app,
                     read_timeout=read_timeout,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from typing import Literal, Protocol, runtime_checkable
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,6 +30,13 @@ RETAIN = timedelta(days=30)
 kept unless configured (`service run --retain`; docs/service/choices.md#retention)."""
 TEMP_FILES_QUOTA_BYTES = 1024 * 1024 * 1024
 """The bytes of staged files one organization may keep: 1 GiB unless configured."""
+
+
+@runtime_checkable
+class SecondsClock(Protocol):
+    """What console sessions read of a clock (service/clock.py's clocks are ones)."""
+
+    def seconds(self) -> float: ...
 
 
 class ServiceSettings(BaseModel):
@@ -53,6 +61,11 @@ class ServiceSettings(BaseModel):
     temp_files_quota_bytes: int = Field(TEMP_FILES_QUOTA_BYTES, ge=0)
     retain: timedelta | None = RETAIN
     """Finished history older than this is forgotten (upkeep/retention.py); None: kept."""
+    console: Literal["loopback", "any", "off"] = "loopback"
+    """The web console (service/http/binding.py): for loopback clients only, for every
+    client (the service is bound elsewhere), or not served."""
+    console_clock: SecondsClock | None = None
+    """What console sessions expire on; None: the wall clock (tests: a ManualClock)."""
 
     @property
     def test_wait(self) -> float:

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import groupby
+from urllib.parse import quote
 
 from agentform.output.markdown import marker
 from agentform.testing.results import CaseResult, RunResult
@@ -55,6 +56,9 @@ def junit(result: RunResult, scrub: Scrub) -> str:
             element = ET.SubElement(
                 suite, "testcase", classname=file, name=case.name, time=f"{case.seconds:.3f}"
             )
+            if case.page:  # `--html`: the test's page (the attachment form CI tools read)
+                properties = ET.SubElement(element, "properties")
+                ET.SubElement(properties, "property", name="html", value=case.page)
             if case.outcome in ("failed", "error"):
                 tag = "failure" if case.outcome == "failed" else "error"
                 first = case.message.splitlines()[0] if case.message else case.step
@@ -62,6 +66,8 @@ def junit(result: RunResult, scrub: Scrub) -> str:
                 detail.text = scrub(f"{case.where}: {case.step}\n{case.message}")
             elif case.outcome == "skipped":
                 ET.SubElement(element, "skipped", message=scrub(case.message))
+            if case.page:
+                ET.SubElement(element, "system-out").text = f"[[ATTACHMENT|{case.page}]]"
     ET.indent(suites)
     return (
         '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
@@ -76,11 +82,15 @@ def markdown(
     icon = "✅" if result.ok else "❌"
     mark = marker(what.replace(" ", "-"), workspace)
     head = f"{mark}\n\n### {icon} agentform {what}: {result.summary}\n"
+    if result.index:
+        head += f"\nEvery test's page: [{result.index}]({quote(result.index)})\n"
     parts = [head]
     failing = [c for c in result.cases if c.outcome in ("failed", "error")]
     for case in failing:
         body = case.message.replace("```", "`\u200b``")
         head = f"\n**{MARKS[case.outcome]}** `{case.title}`\n\n`{case.where}`: {case.step}\n"
+        if case.page:
+            head += f"\nIts page: [{case.page}]({quote(case.page)})\n"
         parts.append(f"{head}\n```text\n{body}\n```\n")
     text = scrub("".join(parts))
     if len(text) <= limit:
@@ -111,6 +121,7 @@ def json_report(result: RunResult, scrub: Scrub) -> str:
                 "where": c.where,
                 "step": c.step,
                 "message": c.message,
+                **({"page": c.page} if c.page else {}),
             }
             for c in result.cases
         ],

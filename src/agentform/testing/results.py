@@ -30,6 +30,7 @@ class CaseResult:
     where: str = ""  # file:line of the failing step (or of the test)
     step: str = ""  # the failing step, in a few words: "expect deliveries"
     message: str = ""
+    page: str = ""  # its page, with `--html DIR`: DIR/NAME.html
 
     @property
     def title(self) -> str:
@@ -39,6 +40,7 @@ class CaseResult:
 @dataclass
 class RunResult:
     cases: list[CaseResult] = field(default_factory=list)
+    index: str = ""  # with `--html DIR`: DIR/index.html, which lists every test's page
 
     def count(self, outcome: Outcome) -> int:
         return sum(c.outcome == outcome for c in self.cases)

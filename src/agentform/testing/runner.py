@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from agentform.api.concurrency import DEFAULT_PARALLELISM
@@ -33,6 +33,7 @@ from agentform.testing.expectations import (
     expect_policy,
 )
 from agentform.testing.model import EXPECT_SUBJECTS, Case, Step, TestFile
+from agentform.testing.pages import Pages, TestRecord
 from agentform.testing.parse import LoadedFile
 from agentform.testing.results import CaseResult, Outcome, RunResult, StepError, StepFailed
 from agentform.testing.session import (
@@ -63,8 +64,10 @@ def run_tests(
     files: Sequence[TestFileRun],
     name_filter: str | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
+    pages: Pages | None = None,
 ) -> RunResult:
-    """Every selected test, in file order; `on_result` sees each result as it comes."""
+    """Every selected test, in file order; `on_result` sees each result as it comes;
+    with `pages`, each test's page is written as it ends."""
     result = RunResult()
 
     async def go() -> None:
@@ -73,12 +76,14 @@ def run_tests(
                 for index, case in enumerate(run.model.tests):
                     if not selected(run, case, name_filter):
                         continue
-                    outcome = await run_case(workspace, run, index, dbs)
+                    outcome = await run_case(workspace, run, index, dbs, pages)
                     result.cases.append(outcome)
                     if on_result is not None:
                         on_result(outcome)
 
     asyncio.run(go())
+    if pages is not None:
+        result.index = pages.finish()
     return result
 
 
@@ -89,7 +94,7 @@ def selected(run: TestFileRun, case: Case, name_filter: str | None) -> bool:
 
 
 async def run_case(
-    workspace: Workspace, run: TestFileRun, index: int, dbs: Databases
+    workspace: Workspace, run: TestFileRun, index: int, dbs: Databases, pages: Pages | None = None
 ) -> CaseResult:
     loaded = run.loaded
     case = run.model.tests[index]
@@ -99,13 +104,18 @@ async def run_case(
     started = time.perf_counter()
     key = admin_key(run.seed, workspace.settings.organization_id)
     service = open_service(dbs.fresh(run.seed, _start(run.model)), run.seed, run.model.start, key)
+    record = TestRecord() if pages is not None else None
     async with service.api:
-        outcome = await _steps(workspace, loaded, index, case, service)
-    seconds = time.perf_counter() - started
-    if outcome is None:
-        return CaseResult(loaded.shown, case.name, "passed", seconds, test_at)
-    kind, where, step, message = outcome
-    return CaseResult(loaded.shown, case.name, kind, seconds, where, step, message)
+        outcome = await _steps(workspace, loaded, index, case, service, record)
+        seconds = time.perf_counter() - started
+        if outcome is None:
+            result = CaseResult(loaded.shown, case.name, "passed", seconds, test_at)
+        else:
+            kind, where, step, message = outcome
+            result = CaseResult(loaded.shown, case.name, kind, seconds, where, step, message)
+        if pages is not None and record is not None:
+            result = replace(result, page=pages.write(result, record, service))
+    return result
 
 
 def _start(model: TestFile) -> datetime:
@@ -113,9 +123,15 @@ def _start(model: TestFile) -> datetime:
 
 
 async def _steps(
-    workspace: Workspace, loaded: LoadedFile, index: int, case: Case, service: TestService
+    workspace: Workspace,
+    loaded: LoadedFile,
+    index: int,
+    case: Case,
+    service: TestService,
+    record: TestRecord | None = None,
 ) -> tuple[Outcome, str, str, str] | None:
-    """None when every step passed, else (failed|error, where, step, message)."""
+    """None when every step passed, else (failed|error, where, step, message);
+    `record` (for its page) learns each step and the executions it started."""
     test_at = str(loaded.at("tests", index))
     try:
         applied = await apply_workspace(workspace, service)
@@ -125,14 +141,23 @@ async def _steps(
         return "error", test_at, "apply", _message(exc)
     apply_calls = list(service.calls)
     ctx = Context(service)
+    if record is not None:
+        context = await service.api.request("GET", "/context")
+        record.org_id, record.named = str(context["organizationId"]), ctx.named
     for s, step in enumerate(case.steps):
         where = str(loaded.at("tests", index, "steps", s))
+        failure: tuple[Outcome, str, str, str] | None = None
         try:
             await _step(ctx, workspace, step, (apply_calls, applied))
         except StepFailed as exc:
-            return "failed", where, _described(step), ctx.named(str(exc))
+            failure = ("failed", where, _described(step), ctx.named(str(exc)))
         except (StepError, AgentformError) as exc:
-            return "error", where, _described(step), ctx.named(_message(exc))
+            failure = ("error", where, _described(step), ctx.named(_message(exc)))
+        if record is not None and record.org_id is not None:
+            done = record.after(where, _described(step), service, record.org_id)
+            done.failed = failure is not None
+        if failure is not None:
+            return failure
     return None
 
 

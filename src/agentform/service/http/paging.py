@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from fastapi import Depends, Query
 
 from agentform.rules.values import NAME_MAX_LENGTH
+from agentform.service.errors import bad_request
 from agentform.service.http.auth import Caller, caller
 from agentform.service.models.pages import Page
+from agentform.service.store.database import iso
 from agentform.service.store.pages import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -23,7 +26,7 @@ from agentform.service.store.pages import (
     Sorting,
 )
 
-__all__ = ["ListQuery", "Page", "PageParams", "PageRequest", "page_params"]
+__all__ = ["ListQuery", "Page", "PageParams", "PageRequest", "page_params", "time_param"]
 
 SortDirection = Literal["asc", "desc"]
 # Sort fields name columns directly: the values are closed enums checked by FastAPI.
@@ -38,6 +41,21 @@ async def page_params(
     pageSize: int = Query(DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
 ) -> PageParams:
     return PageParams(page, pageSize)
+
+
+def time_param(field: str, value: str | None) -> str | None:
+    """A time filter (`since`, `createdAfter`): ISO 8601 with its zone, as stored
+    (UTC, sortable); 400 naming `field` otherwise."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        problem = "an ISO 8601 time with a zone, such as 2026-01-31T09:00:00Z"
+        raise bad_request([(field, problem)])
+    return iso(moment)
 
 
 def sorting(sort_field: str | None, sort_direction: str | None) -> Sorting:

@@ -1,6 +1,6 @@
 """agentform's own delivery operations (not the Agent Service API), under /agentform/v1:
 
-- `GET /webhook-deliveries?integrationId=&status=&since=&limit=`: the newest
+- `GET /webhook-deliveries?integrationId=&status=&since=&executionId=&limit=`: the newest
   deliveries (at most 100), newest first, each with its attempts (time, status,
   duration, the answer's first bytes).
 - `POST /webhook-deliveries/{deliveryId}/resend`: a new delivery of the same
@@ -15,19 +15,18 @@ or integration is 404, as an unknown one.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Any, Literal
 
 from fastapi import Depends, Query
 from pydantic import Field
 
 from agentform.service.delivery.resend import resend, resend_failed
-from agentform.service.errors import bad_request
 from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import agentform_router
+from agentform.service.http.paging import time_param
 from agentform.service.models.base import Id, Request
 from agentform.service.store import delivery_history
-from agentform.service.store.database import Conn, Database, iso
+from agentform.service.store.database import Conn, Database
 from agentform.service.store.delivery_history import DeliveryFilter
 from agentform.service.store.webhooks import owned_integration_id
 
@@ -40,26 +39,17 @@ class ResendFailed(Request):
     since: str = Field(max_length=64)
 
 
-def _since(value: str | None) -> str | None:
-    """An ISO 8601 time with its zone, as stored (UTC, sortable)."""
-    if value is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        moment = None
-    if moment is None or moment.tzinfo is None:
-        problem = "an ISO 8601 time with a zone, such as 2026-01-31T09:00:00Z"
-        raise bad_request([("since", problem)])
-    return iso(moment)
-
-
 def _filter(
-    conn: Conn, who: Caller, integration: object, status: str | None, since: str | None
+    conn: Conn,
+    who: Caller,
+    integration: object,
+    status: str | None,
+    since: str | None,
+    execution: uuid.UUID | None = None,
 ) -> DeliveryFilter:
     org = who.organization_id
     owned = None if integration is None else owned_integration_id(conn, org, integration)
-    return DeliveryFilter(org, owned, status, since)
+    return DeliveryFilter(org, owned, status, since, str(execution) if execution else None)
 
 
 @router.get(DELIVERIES)
@@ -68,12 +58,13 @@ def list_deliveries(
     status: Literal["pending", "delivered", "failed"] | None = None,
     since: str | None = Query(None, max_length=64),
     limit: int = Query(50, ge=1, le=delivery_history.MAX_LISTED),
+    executionId: uuid.UUID | None = None,
     who: Caller = Depends(caller),
     db: Database = Depends(database),
 ) -> dict[str, Any]:
-    after = _since(since)
+    after = time_param("since", since)
     with db.read() as conn:
-        which = _filter(conn, who, integrationId, status, after)
+        which = _filter(conn, who, integrationId, status, after, executionId)
         return {"items": delivery_history.list_with_attempts(conn, which, limit)}
 
 
@@ -89,7 +80,7 @@ def resend_one(
 def resend_failed_since(
     body: ResendFailed, who: Caller = Depends(caller), db: Database = Depends(database)
 ) -> dict[str, Any]:
-    after = _since(body.since)
+    after = time_param("since", body.since)
     with db.write() as conn:
         which = _filter(conn, who, body.integrationId, "failed", after)
         return {"deliveryIds": resend_failed(conn, which)}

@@ -17,7 +17,15 @@ from agentform.service.errors import ServiceError, bad_request
 from agentform.service.executions import controls, lifecycle
 from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import api_router
-from agentform.service.http.paging import Page, PageParams, PageRequest, page_params
+from agentform.service.http.paging import (
+    Page,
+    PageParams,
+    PageRequest,
+    SortDirection,
+    page_params,
+    sorting,
+    time_param,
+)
 from agentform.service.models.executions import (
     Execution,
     ExecutionCreated,
@@ -78,11 +86,16 @@ def list_executions(
     batchId: uuid.UUID | None = Query(None),
     metadataKey: str | None = Query(None, description="With metadataValue."),
     metadataValue: str | None = Query(None, description="With metadataKey."),
+    agentProfilePoolId: uuid.UUID | None = Query(None),
+    createdAfter: str | None = Query(None, max_length=64, description="ISO 8601, exclusive."),
+    createdBefore: str | None = Query(None, max_length=64, description="ISO 8601, exclusive."),
+    sortDirection: SortDirection | None = Query(None, description="By creation; asc default."),
     organizationId: uuid.UUID | None = Query(None),
     paging: PageParams = Depends(page_params),
     who: Caller = Depends(caller),
     db: Database = Depends(database),
 ) -> Page[Execution]:
+    """The organization's executions matching every filter given, in creation order."""
     who.check_organization(organizationId)
     if (metadataKey is None) != (metadataValue is None):
         missing = "metadataValue" if metadataValue is None else "metadataKey"
@@ -95,9 +108,13 @@ def list_executions(
         metadata=(metadataKey, metadataValue)
         if metadataKey and metadataValue is not None
         else None,
+        pool_id=str(agentProfilePoolId) if agentProfilePoolId else None,
+        created_after=time_param("createdAfter", createdAfter),
+        created_before=time_param("createdBefore", createdBefore),
     )
+    order = PageRequest(paging, sorting("created_at", sortDirection))
     with db.read() as conn:
-        return executions.list_executions(conn, who.organization_id, where, PageRequest(paging))
+        return executions.list_executions(conn, who.organization_id, where, order)
 
 
 @router.get("/executions/{executionId}", response_model=Execution, response_model_exclude_none=True)

@@ -25,11 +25,16 @@ class DeliveryFilter:
     integration_id: str | None = None
     status: str | None = None
     since: str | None = None  # ISO time: created at or after
+    execution_id: str | None = None
 
 
 def _where(which: DeliveryFilter) -> tuple[str, list[Any]]:
     clauses, args = ["organization_id = ?"], [which.organization_id]
-    for column, value in (("integration_id", which.integration_id), ("status", which.status)):
+    for column, value in (
+        ("integration_id", which.integration_id),
+        ("status", which.status),
+        ("execution_id", which.execution_id),
+    ):
         if value is not None:
             clauses.append(f"{column} = ?")
             args.append(value)
@@ -112,13 +117,25 @@ def _stored(row: sqlite3.Row) -> StoredDelivery:
 
 def owned_delivery(conn: Conn, org_id: str, delivery_id: str) -> StoredDelivery:
     """The organization's delivery, else 404 (another organization's too)."""
+    return _stored(_owned_row(conn, org_id, delivery_id))
+
+
+def _owned_row(conn: Conn, org_id: str, delivery_id: str) -> sqlite3.Row:
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM webhook_deliveries WHERE id = ? AND organization_id = ?",
         (delivery_id, org_id),
     ).fetchone()
     if row is None:
         raise not_found("webhook delivery")
-    return _stored(row)
+    return row
+
+
+def one_with_attempts(
+    conn: Conn, org_id: str, delivery_id: str
+) -> tuple[StoredDelivery, dict[str, Any]]:
+    """The organization's delivery (else 404): what it holds, and as lists show it."""
+    row = _owned_row(conn, org_id, delivery_id)
+    return _stored(row), _shown(row, _attempts_of(conn, [row["id"]]).get(row["id"], []))
 
 
 def failed_since(conn: Conn, which: DeliveryFilter) -> list[StoredDelivery]:

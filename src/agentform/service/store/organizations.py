@@ -63,6 +63,13 @@ class KeyCache:
         assert self._by_hash is not None
         return self._by_hash.get(hash_key(key))
 
+    def get_by_id(self, key_id: str) -> ApiKey | None:
+        """The valid key of this id (a console session's key), or None once revoked."""
+        if self._by_hash is None:
+            self.reload()
+        assert self._by_hash is not None
+        return next((k for k in self._by_hash.values() if k.id == key_id), None)
+
 
 @dataclass(frozen=True)
 class ServiceUser:
@@ -91,6 +98,11 @@ def key_cache(db: Database) -> KeyCache:
 def find_key(db: Database, key: str) -> ApiKey | None:
     """The valid key `key` is, or None: in memory once loaded (see `load_keys`)."""
     return key_cache(db).get(key)
+
+
+def find_key_id(db: Database, key_id: str) -> ApiKey | None:
+    """The valid key whose id is `key_id`, or None (revoked, or never was)."""
+    return key_cache(db).get_by_id(key_id)
 
 
 def load_keys(db: Database) -> None:

@@ -1,0 +1,35 @@
+"""The console: server-rendered pages of what the embedded service knows, under
+`/console` (docs/guide/console.md).
+
+`install_console(app)` adds its routes to the service's app, unless the app's
+`console` setting is `off`. Each page module adds its pages to the one router
+(`access.router`, whose route class is `guard.ConsoleRoute`); they read the
+stores the API reads, and say which API call gives the same data.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from agentform.service.clock import WallClock
+from agentform.service.console import (  # noqa: F401  (each module adds its pages)
+    assets,
+    batches,
+    deliveries,
+    executions,
+    overview,
+    webhooks,
+)
+from agentform.service.console.access import fallback, router
+from agentform.service.console.sessions import Sessions
+from agentform.service.http.binding import CONSOLE_OFF
+from agentform.service.settings import ServiceSettings
+
+
+def install_console(app: FastAPI) -> None:
+    settings: ServiceSettings = app.state.settings
+    if settings.console == CONSOLE_OFF:
+        return
+    app.state.console_sessions = Sessions(app.state.db, settings.console_clock or WallClock())
+    app.include_router(router)
+    app.include_router(fallback)
