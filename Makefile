@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The suite starts hundreds of interpreters (the CLI, the pipeline's scripts, the
+# service): each would compile agentform again without its bytecode cache.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test test-fast lint bench schemas cassettes docs clean screenshots
 
