@@ -484,3 +484,15 @@ def test_a_damaged_plan_file_says_where(quickstart: Path, tmp_path: Path) -> Non
     assert "Error: the plan file is damaged: 2 problems, the first at warnings.0.message" in (
         result.output
     )
+
+
+def test_init_with_environments_suggests_a_plan_that_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = run("init", "ws", "--env", "staging,prod")
+    assert result.exit_code == 0, result.output
+    suggested = result.output.splitlines()[-1]
+    assert suggested == "Next: agentform -C ws plan --env staging", result.output
+    planned = run(*suggested.split()[2:])
+    assert planned.exit_code == 0, planned.output

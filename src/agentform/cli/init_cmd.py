@@ -179,10 +179,15 @@ def init(
         click.echo(
             f"YAML files that are not workspace files, now in {IGNORE_FILE}: {', '.join(foreign)}"
         )
+    click.echo(f"Next: {_next_command(directory, environments)}")
+
+
+def _next_command(directory: Path, environments: list[str]) -> str:
+    """The plan to run next, pasteable: with environments declared, plan refuses to
+    run without one, so the first is named."""
     here = directory.resolve() == Path.cwd().resolve()
-    click.echo(
-        f"Next: {shlex.join(['agentform', *([] if here else ['-C', str(directory)]), 'plan'])}"
-    )
+    chosen = ["--env", environments[0]] if environments else []
+    return shlex.join(["agentform", *([] if here else ["-C", str(directory)]), "plan", *chosen])
 
 
 def _root_text(
