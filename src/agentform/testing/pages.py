@@ -18,7 +18,8 @@ from pathlib import Path
 
 from agentform.core.errors import AgentformError
 from agentform.service.console.render import static_page
-from agentform.service.console.views import execution_ids, execution_view
+from agentform.service.console.views import execution_view
+from agentform.service.store.console_reads import execution_ids
 from agentform.testing.results import CaseResult
 from agentform.testing.session import TestService
 

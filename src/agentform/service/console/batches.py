@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from fastapi import Depends, Query, Request, Response
 
-from agentform.service.console import reads
 from agentform.service.console.access import router, signed_in
 from agentform.service.console.chart import progress_chart
 from agentform.service.console.render import page, query
 from agentform.service.console.sessions import Session
 from agentform.service.store import batches
+from agentform.service.store import console_reads as reads
 from agentform.service.store.database import Database
 from agentform.service.store.pages import PageParams, PageRequest, Sorting
 

@@ -19,7 +19,6 @@ from fastapi import Depends, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
 from agentform.rules.signatures import SIGNATURE_HEADER, sign
-from agentform.service.console import reads
 from agentform.service.console.access import admin_form, router, signed_in
 from agentform.service.console.render import page, query
 from agentform.service.console.sessions import Session
@@ -28,6 +27,7 @@ from agentform.service.delivery.sending import body_of
 from agentform.service.errors import ServiceError
 from agentform.service.http.binding import CONSOLE_PATH
 from agentform.service.http.paging import time_param
+from agentform.service.store import console_reads as reads
 from agentform.service.store import delivery_history
 from agentform.service.store.database import Conn, Database
 from agentform.service.store.delivery_history import DeliveryFilter, StoredDelivery

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from fastapi import Depends, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
-from agentform.service.console import reads
 from agentform.service.console.access import router, signed_in
 from agentform.service.console.render import fragment, page, query
 from agentform.service.console.sessions import Session
@@ -24,6 +23,7 @@ from agentform.service.errors import ServiceError
 from agentform.service.http.binding import CONSOLE_PATH
 from agentform.service.http.paging import time_param
 from agentform.service.models.execution_status import STATUSES
+from agentform.service.store import console_reads as reads
 from agentform.service.store import executions
 from agentform.service.store.database import Database
 

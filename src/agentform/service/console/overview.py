@@ -15,7 +15,6 @@ from fastapi import Depends, Request, Response
 from pydantic import ValidationError
 
 from agentform.service.clock import ManualClock
-from agentform.service.console import reads
 from agentform.service.console.access import admin_form, router, signed_in
 from agentform.service.console.render import page, query
 from agentform.service.console.sessions import Session
@@ -24,6 +23,7 @@ from agentform.service.http.auth import Caller
 from agentform.service.models.deliveries import DeliveryStatus
 from agentform.service.models.execution_status import STATUSES
 from agentform.service.routes.agentform_clock import AdvanceRequest, advance_clock
+from agentform.service.store import console_reads as reads
 from agentform.service.store.database import Database, iso
 
 DELIVERY_STATUSES: tuple[DeliveryStatus, ...] = get_args(DeliveryStatus)

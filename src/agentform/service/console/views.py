@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentform.service.console import reads
+from agentform.service.store import console_reads as reads
 from agentform.service.store import delivery_history, executions, routing
 from agentform.service.store.database import Conn
 from agentform.service.store.delivery_history import DeliveryFilter
@@ -40,11 +40,3 @@ def execution_view(conn: Conn, org_id: str, execution_id: str) -> dict[str, Any]
         "deliveries": deliveries,
         "integration_names": names,
     }
-
-
-def execution_ids(conn: Conn, org_id: str) -> list[str]:
-    """The organization's executions, in the order they were created."""
-    rows = conn.execute(
-        "SELECT id FROM executions WHERE organization_id = ? ORDER BY created_at, id", (org_id,)
-    )
-    return [r[0] for r in rows]

@@ -1,6 +1,7 @@
-"""What the console's overview, webhook and batch pages read that no single API list
-answers: counts by status over a window, integrations with their health and
-attachments, a batch's items over time. Always within one organization.
+"""What the web console (service/console/) reads that no single API list answers:
+counts by status over a window, integrations with their health and attachments, a
+batch's items over time, an organization's executions in order. Always within one
+organization.
 
 Lists the API has (executions, deliveries, routing) are read through the store's
 own functions, so the console shows what the API would answer.
@@ -113,3 +114,11 @@ def batch_timeline(conn: Conn, batch_id: str) -> list[tuple[str, str]]:
         (batch_id,),
     )
     return [(r[0], r[1]) for r in rows]
+
+
+def execution_ids(conn: Conn, org_id: str) -> list[str]:
+    """The organization's executions, in the order they were created (a test's page)."""
+    rows = conn.execute(
+        "SELECT id FROM executions WHERE organization_id = ? ORDER BY created_at, id", (org_id,)
+    )
+    return [r[0] for r in rows]
