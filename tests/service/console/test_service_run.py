@@ -10,6 +10,8 @@ import pytest
 
 from tests.service.test_server import running
 
+pytestmark = pytest.mark.server  # `agentform service run` as a real process
+
 
 @pytest.mark.slow
 def test_service_run_prints_the_console_and_serves_it(tmp_path: Path) -> None:
