@@ -117,9 +117,16 @@ def test_no_path_climbs_out_of_the_clients_base() -> None:
     assert strings_holding("/../") == []
 
 
+# Known, and not yet through the seam: `test --html` (testing/pages.py, issue 29)
+# renders the console's views from the test service's database, as the console's
+# routes do in-process. Listed so that no other use of the state goes unseen.
+STATE_READS_OF_THE_PAGES = ["with service.app.state.db.read() as conn:"] * 2
+
+
 def test_testing_reaches_the_service_as_a_client_does() -> None:
     """Its clock is moved and its routing read by HTTP, as the commands do; the
-    state is touched only to close the database a seed template was written with."""
+    state is touched to close the database a seed template was written with, and
+    by the pages of `test --html` (above)."""
     found = []
     for path in modules(SRC / "testing"):
         lines = path.read_text().splitlines()
@@ -129,5 +136,6 @@ def test_testing_reaches_the_service_as_a_client_does() -> None:
                 and node.attr == "state"
                 and getattr(node.value, "attr", getattr(node.value, "id", "")) == "app"
             ):
-                found.append(lines[node.lineno - 1].strip())
-    assert found == ["app.state.db.close()"]
+                found.append(f"{path.name}: {lines[node.lineno - 1].strip()}")
+    expected = [f"pages.py: {line}" for line in STATE_READS_OF_THE_PAGES]
+    assert sorted(found) == sorted([*expected, "session.py: app.state.db.close()"])
