@@ -2,9 +2,10 @@
 `/console` (docs/guide/console.md).
 
 `install_console(app)` adds its routes to the service's app, unless the app's
-`console` setting is `off`. Each page module adds its pages to the one router
-(`access.router`, whose route class is `guard.ConsoleRoute`); they read the
-stores the API reads, and say which API call gives the same data.
+`console` setting is `off`. Each page module has a router of its own
+(`access.page_router`, whose route class is `guard.ConsoleRoute`), included
+here by name; they read the stores the API reads, and say which API call gives
+the same data.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from agentform.service.clock import WallClock
-from agentform.service.console import (  # noqa: F401  (each module adds its pages)
+from agentform.service.console import (
     assets,
     batches,
     deliveries,
@@ -32,4 +33,6 @@ def install_console(app: FastAPI) -> None:
         return
     app.state.console_sessions = Sessions(app.state.db, settings.console_clock or WallClock())
     app.include_router(router)
+    for page in (overview, executions, deliveries, batches, webhooks, assets):
+        app.include_router(page.router)
     app.include_router(fallback)

@@ -27,7 +27,14 @@ from agentform.service.console.sessions import (
 from agentform.service.errors import ServiceError
 from agentform.service.http.binding import CONSOLE_PATH
 
-router = APIRouter(route_class=ConsoleRoute, prefix=CONSOLE_PATH, include_in_schema=False)
+
+def page_router() -> APIRouter:
+    """A router of console pages: each page module has its own, and `install_console`
+    includes each one by name (no page is added by the side effect of an import)."""
+    return APIRouter(route_class=ConsoleRoute, prefix=CONSOLE_PATH, include_in_schema=False)
+
+
+router = page_router()  # sign-in and sign-out
 # Served after every page: an unknown console path is a console 404 page, with its headers.
 fallback = APIRouter(route_class=ConsoleRoute, prefix=CONSOLE_PATH, include_in_schema=False)
 MAX_FIELD = 4096  # longer than any key: a longer form field is refused unread

@@ -8,7 +8,7 @@ from importlib import resources
 
 from fastapi import Response
 
-from agentform.service.console.access import router
+from agentform.service.console.access import page_router
 from agentform.service.errors import not_found
 
 TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
@@ -18,6 +18,9 @@ ASSETS = ("console.css", "console.js")
 @cache
 def asset(name: str) -> bytes:
     return (resources.files("agentform.service.console") / "static" / name).read_bytes()
+
+
+router = page_router()
 
 
 @router.get("/static/{name}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fastapi import Depends, Query, Request, Response
 
-from agentform.service.console.access import router, signed_in
+from agentform.service.console.access import page_router, signed_in
 from agentform.service.console.chart import progress_chart
 from agentform.service.console.render import page, query
 from agentform.service.console.sessions import Session
@@ -17,6 +17,9 @@ from agentform.service.store.database import Database
 from agentform.service.store.pages import PageParams, PageRequest, Sorting
 
 PAGE_SIZE = 100
+
+
+router = page_router()
 
 
 @router.get("/batches")

@@ -19,7 +19,7 @@ from fastapi import Depends, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
 from agentform.rules.signatures import SIGNATURE_HEADER, sign
-from agentform.service.console.access import admin_form, router, signed_in
+from agentform.service.console.access import admin_form, page_router, signed_in
 from agentform.service.console.render import page, query
 from agentform.service.console.sessions import Session
 from agentform.service.delivery.resend import resend
@@ -34,6 +34,9 @@ from agentform.service.store.delivery_history import DeliveryFilter, StoredDeliv
 from agentform.service.store.webhooks import integration_target, owned_integration_id, signing_key
 
 Status = Literal["", "pending", "delivered", "failed"]
+
+
+router = page_router()
 
 
 @router.get("/deliveries")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fastapi import Depends, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
-from agentform.service.console.access import router, signed_in
+from agentform.service.console.access import page_router, signed_in
 from agentform.service.console.render import fragment, page, query
 from agentform.service.console.sessions import Session
 from agentform.service.console.views import execution_view
@@ -133,6 +133,9 @@ def _choices(request: Request, session: Session) -> dict[str, list[tuple[str, st
             "agents": reads.agent_names(conn, session.organization_id),
             "pools": reads.pool_names(conn, session.organization_id),
         }
+
+
+router = page_router()
 
 
 @router.get("/executions")

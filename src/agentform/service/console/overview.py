@@ -15,7 +15,7 @@ from fastapi import Depends, Request, Response
 from pydantic import ValidationError
 
 from agentform.service.clock import ManualClock
-from agentform.service.console.access import admin_form, router, signed_in
+from agentform.service.console.access import admin_form, page_router, signed_in
 from agentform.service.console.render import page, query
 from agentform.service.console.sessions import Session
 from agentform.service.errors import ServiceError
@@ -61,6 +61,9 @@ def _overview(request: Request, session: Session) -> dict[str, Any]:
             sortDirection="desc",
         ),
     }
+
+
+router = page_router()
 
 
 @router.get("/")

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from fastapi import Depends, Request, Response
 
-from agentform.service.console.access import router, signed_in
+from agentform.service.console.access import page_router, signed_in
 from agentform.service.console.render import page
 from agentform.service.console.sessions import Session
 from agentform.service.store import console_reads as reads
 from agentform.service.store.database import Database
+
+router = page_router()
 
 
 @router.get("/webhooks")
