@@ -94,3 +94,31 @@ def test_outside_a_repository_it_says_so(tmp_path: Path) -> None:
     result = run(tmp_path, "--base", "HEAD")
     assert result.exit_code == 1
     assert "no agentform-repository.yaml in" in result.output
+
+
+def test_an_environment_no_longer_declared_is_not_said_to_have_lost_its_files(
+    repository: Path,
+) -> None:
+    support = repository / "teams/support/agentform.yaml"
+    support.write_text(support.read_text().split("  prod:")[0])
+    lines = run(repository, "--base", "HEAD", "--why").output.splitlines()
+    assert lines == [
+        "teams/support prod: deleted: the workspace no longer declares this environment; "
+        "deleting an environment deletes nothing live (its objects stay until they are "
+        "deleted by hand or another workspace owns them)"
+    ]
+
+
+def test_a_workspace_no_glob_names_is_not_said_to_have_lost_its_files(repository: Path) -> None:
+    listed = repository / "agentform-repository.yaml"
+    listed.write_text(listed.read_text().replace("teams/*", "teams/pay*"))
+    lines = run(repository, "--base", "HEAD", "--why").output.splitlines()
+    assert [line.split(": deleted: ")[0] for line in lines] == [
+        "teams/support prod",
+        "teams/support staging",
+    ], lines
+    assert all(
+        "no longer a workspace of the repository: no glob of workspaces: in "
+        "agentform-repository.yaml names it" in line
+        for line in lines
+    ), lines

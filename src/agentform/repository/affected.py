@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentform.config.files import ROOT_NAMES
 from agentform.config.repository_file import REPOSITORY_FILE, Repository, read_repository
 from agentform.core.errors import DiagnosticsError
 from agentform.repository.pairs import Pair, pairs_of
@@ -29,10 +30,7 @@ from agentform.repository.snapshot import Snapshot, snapshot
 MAX_REASONS = 50  # per pair: past it, a count
 PARALLEL_FROM = 16  # pairs to compare: from this many, one process per core
 REASON_WORDS = ("new:", "deleted:", "cannot compare:", "settings:", "objects:", "tests only:")
-DELETED = (
-    "deleted: its files are gone at this commit; deleting a workspace deletes nothing live "
-    "(its objects stay until they are deleted by hand or another workspace owns them)"
-)
+KEPT_LIVE = "(its objects stay until they are deleted by hand or another workspace owns them)"
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,7 @@ def affected(work: Repository, base_root: Path | None) -> list[Affected]:
     mine = pairs_of(work)
     theirs = pairs_of(base) if base is not None else []
     out = [Affected(pair, (_new(pair, theirs),)) for pair in mine if pair not in theirs]
-    out += [Affected(pair, (DELETED,)) for pair in theirs if pair not in mine]
+    out += [Affected(pair, (_deleted(pair, mine, work),)) for pair in theirs if pair not in mine]
     if base is not None:
         both = [pair for pair in mine if pair in theirs]
         out += [Affected(p, reasons) for p, reasons in _compare_all(work, base, both) if reasons]
@@ -126,6 +124,21 @@ def _new(pair: Pair, theirs: list[Pair]) -> str:
     if any(p.workspace == pair.workspace for p in theirs):
         return "new: an environment new at this commit (its plan creates what it declares)"
     return "new: a workspace new at this commit (its plan creates what it declares)"
+
+
+def _deleted(pair: Pair, mine: list[Pair], work: Repository) -> str:
+    """Why a pair of the base is gone: its environment, the globs or its files."""
+    if any(p.workspace == pair.workspace for p in mine):
+        why, what = "the workspace no longer declares this environment", "an environment"
+    elif any((work.root / pair.workspace / name).is_file() for name in ROOT_NAMES):
+        why = (
+            "no longer a workspace of the repository: no glob of workspaces: in "
+            f"{REPOSITORY_FILE} names it"
+        )
+        what = "a workspace"
+    else:
+        why, what = "its files are gone at this commit", "a workspace"
+    return f"deleted: {why}; deleting {what} deletes nothing live {KEPT_LIVE}"
 
 
 def _compared(
