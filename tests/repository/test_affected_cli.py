@@ -122,3 +122,18 @@ def test_a_workspace_no_glob_names_is_not_said_to_have_lost_its_files(repository
         "agentform-repository.yaml names it" in line
         for line in lines
     ), lines
+
+
+def test_the_matrix_leaves_out_a_deleted_pair_which_has_nothing_to_run(repository: Path) -> None:
+    """A job of the matrix tests and plans its pair: a deleted pair has no files to
+    run on (and deletes nothing); json and text still say it was deleted."""
+    support = repository / "teams/support/agentform.yaml"
+    support.write_text(support.read_text().split("  prod:")[0])
+    write(repository, {"common/prod.vars.yaml": "region: eu-west\n"})
+    matrix = run(repository, "--base", "HEAD", "--format", "github-matrix")
+    assert matrix.output == '{"include":[{"workspace":"teams/payments","environment":"prod"}]}\n'
+    found = json.loads(run(repository, "--base", "HEAD", "--format", "json").output)
+    assert [(a["workspace"], a["reasons"][0].split(":")[0]) for a in found["affected"]] == [
+        ("teams/payments", "objects"),
+        ("teams/support", "deleted"),
+    ]

@@ -42,6 +42,11 @@ class Affected:
     def tests_only(self) -> bool:
         return all(r.startswith("tests only:") for r in self.reasons)
 
+    @property
+    def deleted(self) -> bool:
+        """Gone since the base: nothing to test, plan or apply (it deletes nothing)."""
+        return any(r.startswith("deleted:") for r in self.reasons)
+
     def as_json(self) -> dict[str, Any]:
         return {**self.pair.as_json(), "reasons": list(self.reasons)}
 

@@ -25,8 +25,9 @@ def affected_json(found: list[Affected], base: str) -> str:
 
 
 def affected_matrix(found: list[Affected]) -> str:
-    """One line of JSON (a workflow writes it to $GITHUB_OUTPUT as `name=value`)."""
-    include = [item.pair.as_json() for item in found]
+    """One line of JSON (a workflow writes it to $GITHUB_OUTPUT as `name=value`): the
+    pairs a job can test and plan, so not a deleted one (json and text name it)."""
+    include = [item.pair.as_json() for item in found if not item.deleted]
     return json.dumps({"include": include}, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
