@@ -12,11 +12,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from tempfile import SpooledTemporaryFile
 
 import pytest
 from click.testing import CliRunner
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from starlette import formparsers
 
 from agentform.cli.main import cli
 from agentform.service import create_app
@@ -94,3 +96,30 @@ def test_a_database_with_damaged_pages_stops_start_up_in_one_line(tmp_path: Path
     assert result.exit_code == 1, result.output
     assert "malformed" in result.output and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+class _SpoolingToAFullDisk(SpooledTemporaryFile):  # type: ignore[type-arg]
+    """Starlette's spooled upload, whose file on disk is /dev/full: past the spool's
+    size every write fails as the kernel fails it on a full disk (ENOSPC)."""
+
+    def rollover(self) -> None:
+        if getattr(self, "_rolled", True):
+            return
+        spooled = self._file.getvalue()  # type: ignore[attr-defined]  # a BytesIO till now
+        self._file = open("/dev/full", "wb+", buffering=0)  # noqa: SIM115 (the spool owns it)
+        self._file.write(spooled)
+        self._rolled = True
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_an_upload_to_a_full_disk_is_507_not_500(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upload spools its files past 1 MiB to disk before they reach the database."""
+    app = create_app(tmp_path / "service.db", seed=TEST_SEED)
+    api = Api(TestClient(app))
+    monkeypatch.setattr(formparsers, "SpooledTemporaryFile", _SpoolingToAFullDisk)
+    answer = api.post("/temp-files", files=[("files", ("big.bin", b"x" * (2 << 20)))])
+    assert_error(answer, 507, "disk")
+    assert api.get("/profiles").status_code == 200  # reads still work
+    app.state.db.close()

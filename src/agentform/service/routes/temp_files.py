@@ -10,6 +10,7 @@ whatever the upload); files past the organization's quota are a 413.
 
 from __future__ import annotations
 
+import errno
 import uuid
 from typing import Any
 
@@ -18,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from agentform.service.errors import ServiceError, bad_request
+from agentform.service.errors import ServiceError, StorageFull, bad_request
 from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import api_router
 from agentform.service.models.temp_files import TempFile, TempFiles
@@ -146,6 +147,10 @@ async def _staged(request: Request, who: Caller, db: Database) -> TempFiles:
         raise _bad("files", str(exc)) from None
     except MultiPartException as exc:
         raise _bad("body", f"not valid multipart/form-data ({exc})") from None
+    except OSError as exc:  # a part past 1 MiB is spooled to a file on disk first
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise StorageFull() from None
+        raise
     settings: ServiceSettings = request.app.state.settings
     quota = settings.temp_files_quota_bytes
     try:
