@@ -21,6 +21,7 @@ from fastapi import Request, Response
 from fastapi.responses import PlainTextResponse, RedirectResponse
 from fastapi.routing import APIRoute
 
+from agentform.core.errors import AgentformError
 from agentform.service.console.render import error_page, query
 from agentform.service.errors import ServiceError
 from agentform.service.http.binding import CONSOLE_LOOPBACK, CONSOLE_PATH, is_loopback_host
@@ -56,7 +57,7 @@ def refusal(request: Request) -> str | None:
     return None
 
 
-class SignInFirst(Exception):
+class SignInFirst(AgentformError):
     """No live session: the answer is the sign-in page, coming back here after."""
 
     def __init__(self, path: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from fastapi import Depends, Query
 
@@ -43,13 +43,20 @@ async def page_params(
     return PageParams(page, pageSize)
 
 
+EXCLUSIVE_TIME: dict[str, Any] = {
+    "description": "An RFC 3339 time with its zone (2026-01-31T09:00:00Z), exclusive.",
+    "json_schema_extra": {"format": "date-time"},
+}
+"""A time filter's OpenAPI description: what `time_param` reads."""
+
+
 def time_param(field: str, value: str | None) -> str | None:
     """A time filter (`since`, `createdAfter`): ISO 8601 with its zone, as stored
     (UTC, sortable); 400 naming `field` otherwise."""
     if value is None:
         return None
-    try:
-        moment = datetime.fromisoformat(value)
+    try:  # RFC 3339 allows a lower-case t and z
+        moment = datetime.fromisoformat(value.upper())
     except ValueError:
         moment = None
     if moment is None or moment.tzinfo is None:

@@ -18,6 +18,7 @@ from agentform.service.executions import controls, lifecycle
 from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import api_router
 from agentform.service.http.paging import (
+    EXCLUSIVE_TIME,
     Page,
     PageParams,
     PageRequest,
@@ -87,8 +88,8 @@ def list_executions(
     metadataKey: str | None = Query(None, description="With metadataValue."),
     metadataValue: str | None = Query(None, description="With metadataKey."),
     agentProfilePoolId: uuid.UUID | None = Query(None),
-    createdAfter: str | None = Query(None, max_length=64, description="ISO 8601, exclusive."),
-    createdBefore: str | None = Query(None, max_length=64, description="ISO 8601, exclusive."),
+    createdAfter: str | None = Query(None, max_length=64, **EXCLUSIVE_TIME),
+    createdBefore: str | None = Query(None, max_length=64, **EXCLUSIVE_TIME),
     sortDirection: SortDirection | None = Query(None, description="By creation; asc default."),
     organizationId: uuid.UUID | None = Query(None),
     paging: PageParams = Depends(page_params),
