@@ -21,6 +21,7 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -48,19 +49,21 @@ class State:
     def comments_on(self, number: int) -> list[dict[str, Any]]:
         return [c for c in self.comments.values() if c["issue"] == number]
 
-    def open_pull(self, number: int, head_sha: str) -> None:
+    def open_pull(self, number: int, head_sha: str, body: str = "") -> None:
         self.pulls[number] = {
             "number": number,
             "state": "open",
             "merged_at": None,
             "merge_commit_sha": None,
             "head": {"sha": head_sha},
+            "body": body,
         }
 
     def merge_pull(self, number: int, merge_sha: str) -> None:
-        self.pulls[number].update(
-            state="closed", merged_at="2024-05-01T12:00:00Z", merge_commit_sha=merge_sha
-        )
+        """Merged now: later than every pull request merged before it."""
+        at = datetime(2024, 5, 1, 12, tzinfo=UTC) + timedelta(seconds=self.new_id())
+        merged = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.pulls[number].update(state="closed", merged_at=merged, merge_commit_sha=merge_sha)
 
     def run(
         self,
@@ -197,6 +200,11 @@ def _handler(state: State, base: list[str]) -> type[BaseHTTPRequestHandler]:
             if (hit := re.fullmatch(r"/issues/(\d+)", rest)) and method == "PATCH":
                 state.issues[int(hit.group(1))].update(self._body())
                 return self._send(200, {"number": int(hit.group(1))})
+            if rest == "/pulls" and method == "GET":  # sort=updated: merged ones, newest first
+                closed = [p for p in state.pulls.values() if p["state"] == query.get("state")]
+                return paged(sorted(closed, key=lambda p: p["merged_at"] or "", reverse=True))
+            if (hit := re.fullmatch(r"/pulls/(\d+)", rest)) and method == "GET":
+                return self._send(200, state.pulls[int(hit.group(1))])
             if (hit := re.fullmatch(r"/commits/(\w+)/pulls", rest)) and method == "GET":
                 sha = hit.group(1)
                 return self._send(

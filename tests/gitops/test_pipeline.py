@@ -1,11 +1,13 @@
-"""examples/gitops run as a pipeline would: its scripts, in a git repository holding
-the copied example, against the embedded service and a fake GitHub on loopback.
+"""examples/gitops run as a pipeline would, on its simplest repository: one
+workspace (`workspaces: [workspace]`, no environments). Its scripts run in a git
+repository holding the copied example, against the embedded service and a fake
+GitHub on loopback.
 
 A pull request's plan (read-only key, one sticky comment), the apply after the
 merge (the reviewed plan, checked for provenance and compared with a plan of main's
-head), quick merges, stale and forged plans, missing secrets, the minimal
-environment agentform gets, nightly drift; and the workflows themselves (actionlint,
-which job sees which key, pinned installs)."""
+head), stale and forged plans, missing secrets, the minimal environment agentform
+gets, nightly drift; and the workflows themselves (actionlint, which job sees which
+key, pinned installs). Two teams x two environments: test_repository_pipeline.py."""
 
 from __future__ import annotations
 
@@ -26,9 +28,7 @@ import yaml
 from tests.gitops.fake_github import REPO, TOKEN, State, fake_github
 from tests.markdown_check import structure
 
-pytestmark = (
-    pytest.mark.pipeline
-)  # the GitOps example run as a pipeline (git, its scripts, a fake GitHub)
+pytestmark = [pytest.mark.pipeline, pytest.mark.slow]
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "gitops"
@@ -37,6 +37,8 @@ BIN = Path(sys.executable).parent
 READ_KEY = "demo-read-key"  # the demo seed's key with role `read`
 WRITE_KEY = "demo-admin-key"
 HOOK = "hook-token-1"  # the value of the secret() the example workspace uses
+ARTIFACT = "agentform-plan-workspace"  # the pair's artifact of the plan workflow's run
+SETTINGS = 'secrets = ["OPS_WEBHOOK_TOKEN"]\n'  # the settings of this repository
 
 
 @pytest.fixture
@@ -60,16 +62,22 @@ class Repo:
         shutil.copytree(EXAMPLE / "workspace", root / "workspace")
         shutil.copytree(EXAMPLE / "scripts", root / ".github" / "agentform")
         shutil.copy(EXAMPLE / "requirements.txt", root / ".github" / "agentform")
+        (root / ".github" / "agentform" / "settings.toml").write_text(SETTINGS)
+        (root / "agentform-repository.yaml").write_text("workspaces: [workspace]\n")
         for workflow in (EXAMPLE / "workflows").glob("*.yml"):
             target = root / ".github" / "workflows" / f"agentform-{workflow.name}"
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(workflow, target)
-        self.out = root / "agentform-out"
-        git(root, "init", "-q", "-b", "main")
-        git(root, "config", "user.email", "dev@example.com")
-        git(root, "config", "user.name", "dev")
-        (root / ".gitignore").write_text("agentform-out/\nsummary.md\noutputs.txt\n")
-        self.commit("the agentform pipeline")
+        self.start("the agentform pipeline")
+
+    def start(self, message: str) -> None:
+        """git init, and the first commit of main."""
+        self.out = self.root / "agentform-out"
+        git(self.root, "init", "-q", "-b", "main")
+        git(self.root, "config", "user.email", "dev@example.com")
+        git(self.root, "config", "user.name", "dev")
+        (self.root / ".gitignore").write_text("agentform-out/\nsummary.md\noutputs.txt\n")
+        self.commit(message)
 
     def commit(self, message: str) -> str:
         git(self.root, "add", "-A")
@@ -132,8 +140,8 @@ class Repo:
     def pull_request(
         self, number: int, edits: list[tuple[str, str, str]], **env: str
     ) -> subprocess.CompletedProcess[str]:
-        """A pull request from a branch of main; plan.yml runs: validate, the plan
-        script, the artifact upload (in that run)."""
+        """A pull request from a branch of main; plan.yml runs: validate --all, the
+        pair's job (its artifact, in that run), the comment job."""
         branch = f"pr-{number}"
         if git(self.root, "branch", "--list", branch):
             git(self.root, "checkout", "-q", branch)
@@ -143,17 +151,18 @@ class Repo:
             self.edit(name, old, new)
         head = self.commit(f"pull request {number}")
         self.state.open_pull(number, head)
-        # validate: no key, no secret (the plan step runs even when validate failed)
+        # validate: no key, no secret (the pair's job runs even when validate failed)
         self.validated = self.script("validate.py", OPS_WEBHOOK_TOKEN=None)  # type: ignore[arg-type]
-        (self.out / "plan.json").unlink(missing_ok=True)
-        result = self.script(
-            "pr_plan.py", PR_NUMBER=str(number), AGENTFORM_READ_API_KEY=READ_KEY, **env
-        )
+        shutil.rmtree(self.out, ignore_errors=True)
+        result = self.script("pr_pair.py", "workspace", AGENTFORM_READ_API_KEY=READ_KEY, **env)
         run = self.state.run(head)
-        if (self.out / "plan.json").exists():
-            self.state.upload(
-                run, "agentform-plan", {"plan.json": (self.out / "plan.json").read_bytes()}
-            )
+        if (self.out / "workspace" / "plan.json").exists():
+            files = {p.name: p.read_bytes() for p in (self.out / "workspace").iterdir()}
+            self.state.upload(run, "agentform-plan-workspace", files)
+        pairs = [{"workspace": "workspace", "environment": None}]
+        (self.out / "affected.json").write_text(json.dumps(pairs))
+        commented = self.script("pr_comment.py", PR_NUMBER=str(number))
+        assert commented.returncode == 0, commented.stderr
         git(self.root, "checkout", "-q", "main")
         return result
 
@@ -165,10 +174,14 @@ class Repo:
         return sha
 
     def prepare(self, **env: str) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
-        """apply.yml's prepare job, on main's HEAD."""
+        """apply.yml's prepare job of the workspace, on main's HEAD: its verdict."""
         git(self.root, "checkout", "-q", "main")
-        result = self.script("apply.py", "prepare", AGENTFORM_READ_API_KEY=READ_KEY, **env)
-        return result, self.outputs()
+        shutil.rmtree(self.out, ignore_errors=True)
+        result = self.script(
+            "apply.py", "prepare", "workspace", AGENTFORM_READ_API_KEY=READ_KEY, **env
+        )
+        verdict = self.out / "workspace" / "verdict.json"
+        return result, json.loads(verdict.read_text()) if verdict.exists() else {}
 
     def apply(
         self, outputs: dict[str, str], run_id: int, **env: str
@@ -178,6 +191,7 @@ class Repo:
         result = self.script(
             "apply.py",
             "apply",
+            "workspace",
             AGENTFORM_API_KEY=WRITE_KEY,
             VERDICT=outputs["verdict"],
             PR_NUMBER=outputs["pr"],
@@ -213,13 +227,13 @@ def test_a_reviewed_plan_is_applied_after_the_merge(repo: Repo) -> None:
     state = repo.state
     first = repo.pull_request(7, [])
     assert repo.validated.returncode == 0, repo.validated.stderr
-    assert "Valid: 3 files, 3 objects" in repo.validated.stdout
+    assert "Valid: 1 workspace (workspace)" in repo.validated.stdout
     assert first.returncode == 0, first.stderr
-    assert repo.outputs() == {"changes": "true"}
-    [comment] = repo.comments(7, "plan")
-    doc = structure(comment)
-    assert doc.marker == "<!-- agentform:plan workspace=gitops-example -->"
-    assert "**Plan: 3 to create, 0 to update, 0 to delete.**" in doc.paragraphs[0]
+    [comment] = repo.comments(7, "pull-request")
+    assert comment.startswith("<!-- agentform:pull-request -->\n")
+    assert "| `workspace` | 3 | 0 | 0 | ✅ agentform test: 1 passed, 0 failed | ✅ |" in comment
+    assert "<!-- agentform:plan workspace=workspace -->" in comment
+    assert "**Plan: 3 to create, 0 to update, 0 to delete.**" in comment
     assert HOOK not in comment, "a secret() value is never shown"
     again = repo.pull_request(7, [ADD_BOT2])
     assert again.returncode == 0, again.stderr
@@ -231,7 +245,7 @@ def test_a_reviewed_plan_is_applied_after_the_merge(repo: Repo) -> None:
     prepared, outputs = repo.prepare()
     assert prepared.returncode == 0, prepared.stderr
     assert outputs["verdict"] == "reviewed" and outputs["pr"] == "7"
-    assert "Applies the plan reviewed in pull request #7" in prepared.stderr
+    assert "applies the plan reviewed in pull request #7" in prepared.stderr
     assert state.blob_auth[-1] is None, "the token must not follow the storage redirect"
     applied = repo.apply(outputs, run_id=1)  # no approval needed: it is what was reviewed
     assert applied.returncode == 0, applied.stderr
@@ -255,15 +269,15 @@ def test_quick_merges_are_all_applied_and_a_new_plan_needs_approval(repo: Repo) 
     assert prepared.returncode == 0, prepared.stderr
     assert outputs["verdict"] == "unreviewed" and outputs["pr"] == "8"
     [replan] = repo.comments(8, "replan")
-    assert "This is not the plan reviewed in #8" in replan
+    assert "This is not the plan of workspace reviewed in #8" in replan
     assert "workspace files on main differ" in replan
     assert '"bot-2"' in replan and "allowConcurrentUse" in replan, "both merges' changes"
-    assert repo.comments(8, "plan"), "the reviewed plan's comment stays"
+    assert repo.comments(8, "pull-request"), "the reviewed plan's comment stays"
 
     refused = repo.apply(outputs, run_id=41)  # production has no required reviewers
     assert refused.returncode == 1
     assert "nobody approved this run's deployment to `production`" in refused.stderr
-    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert len([x for x in refused.stderr.splitlines() if x.startswith("error:")]) == 1
     assert "nobody approved" in repo.comments(8, "apply")[0]
     assert not repo.in_sync(), "a refused apply writes nothing"
 
@@ -308,15 +322,13 @@ def test_a_stale_plan_is_refused_and_a_rerun_makes_progress(repo: Repo) -> None:
 def test_only_a_plan_of_this_repositorys_plan_workflow_for_the_head_counts(repo: Repo) -> None:
     state = repo.state
     assert repo.pull_request(7, [ADD_BOT2]).returncode == 0
-    good = (repo.out / "plan.json").read_bytes()
+    good = (repo.out / "workspace" / "plan.json").read_bytes()
     head = state.pulls[7]["head"]["sha"]
     state.runs.clear()  # the genuine run is gone (expired): only forgeries are left
-    state.upload(
-        state.run(head, path=".github/workflows/other.yml"), "agentform-plan", {"plan.json": good}
-    )
-    state.upload(state.run(head, head_repo="mallory/infra"), "agentform-plan", {"plan.json": good})
-    state.upload(state.run("0" * 40), "agentform-plan", {"plan.json": good})
-    state.upload(state.run(head, conclusion="failure"), "agentform-plan", {"plan.json": good})
+    state.upload(state.run(head, path=".github/workflows/other.yml"), ARTIFACT, {"plan.json": good})
+    state.upload(state.run(head, head_repo="mallory/infra"), ARTIFACT, {"plan.json": good})
+    state.upload(state.run("0" * 40), ARTIFACT, {"plan.json": good})
+    state.upload(state.run(head, conclusion="failure"), ARTIFACT, {"plan.json": good})
     repo.merge(7)
     prepared, outputs = repo.prepare()
     assert outputs["verdict"] == "unreviewed", prepared.stderr
@@ -328,11 +340,11 @@ def test_only_a_plan_of_this_repositorys_plan_workflow_for_the_head_counts(repo:
     # an edited plan in a genuine run (its workflow and scripts are the PR's own code)
     forged = json.loads(good)
     forged["changes"][0]["calls"][0]["body"]["members"] = ["bot-9"]
-    state.upload(state.run(head), "agentform-plan", {"plan.json": json.dumps(forged).encode()})
+    state.upload(state.run(head), ARTIFACT, {"plan.json": json.dumps(forged).encode()})
     prepared, outputs = repo.prepare()
     assert outputs["verdict"] == "unreviewed", prepared.stderr
     assert "the changes differ" in repo.comments(7, "replan")[0]
-    state.upload(state.run(head), "agentform-plan", {"plan.json": good})
+    state.upload(state.run(head), ARTIFACT, {"plan.json": good})
     prepared, outputs = repo.prepare()
     assert outputs["verdict"] == "reviewed", prepared.stderr
 
@@ -406,39 +418,41 @@ def test_apply_refuses_a_saved_plan_whose_calls_were_edited(repo: Repo) -> None:
     ("script", "env", "line"),
     [
         (
-            "pr_plan.py",
+            "pr_pair.py",
             {"OPS_WEBHOOK_TOKEN": ""},
             "OPS_WEBHOOK_TOKEN is not set: it must be a secret",
         ),
-        ("pr_plan.py", {"AGENTFORM_READ_API_KEY": ""}, "AGENTFORM_READ_API_KEY is not set"),
+        ("pr_pair.py", {"AGENTFORM_READ_API_KEY": ""}, "AGENTFORM_READ_API_KEY is not set"),
         (
-            "pr_plan.py",
+            "pr_pair.py",
             {"GITHUB_ACTIONS": "true", "AGENTFORM_ENDPOINT": ""},
-            "AGENTFORM_ENDPOINT is not set",
+            "AGENTFORM_ENDPOINT is not set and workspace names no endpoint",
         ),
         ("drift.py", {"OPS_WEBHOOK_TOKEN": ""}, "OPS_WEBHOOK_TOKEN is not set"),
         (
             "apply.py",
             {"AGENTFORM_API_KEY": ""},
-            "AGENTFORM_API_KEY is not set: it must be a secret of the `production` environment",
+            "AGENTFORM_API_KEY is not set: it must be the secret AGENTFORM_API_KEY",
         ),
     ],
 )
 def test_a_missing_secret_fails_with_one_line_naming_it(
     repo: Repo, script: str, env: dict[str, str], line: str
 ) -> None:
-    args = ("apply",) if script == "apply.py" else ()
-    extra = (
-        {"VERDICT": "reviewed", "PR_NUMBER": "5"} if script == "apply.py" else {"PR_NUMBER": "5"}
-    )
+    args = ("apply", "workspace") if script == "apply.py" else ("workspace",)
+    extra = {"VERDICT": "reviewed", "PR_NUMBER": "5"} if script == "apply.py" else {}
     result = repo.script(script, *args, **{"AGENTFORM_READ_API_KEY": READ_KEY, **extra, **env})
     assert result.returncode == 1
-    [logged] = result.stderr.strip().splitlines()
-    assert line in logged and "Traceback" not in result.stderr
-    if script != "drift.py":
+    logged = [x for x in result.stderr.splitlines() if x.startswith(("error:", "::error"))]
+    assert len(logged) == 1 and line in logged[0], result.stderr
+    assert "Traceback" not in result.stderr
+    if script == "apply.py":
         [comment] = repo.state.comments_on(5)
         assert line in comment["body"]
-        assert comment["body"].startswith("<!-- agentform:")
+        assert comment["body"].startswith("<!-- agentform:apply workspace=workspace -->")
+    if script == "pr_pair.py":
+        result_json = json.loads((repo.out / "workspace" / "result.json").read_text())
+        assert line in result_json["plan"]["error"], "the comment job shows it"
 
 
 def test_agentform_gets_a_minimal_environment(repo: Repo) -> None:
@@ -453,7 +467,7 @@ def test_agentform_gets_a_minimal_environment(repo: Repo) -> None:
     allows_it = ("agentform.yaml", "endpoint: local", "endpoint: local\nallowEnv: [GITHUB_TOKEN]")
     result = repo.pull_request(5, [uses_token, allows_it])
     assert result.returncode == 1
-    [comment] = repo.comments(5, "plan")
+    [comment] = repo.comments(5, "pull-request")
     assert "environment variable GITHUB_TOKEN is not set" in comment
     assert TOKEN not in comment
 
@@ -462,19 +476,19 @@ def test_drift_with_the_read_key(repo: Repo) -> None:
     state = repo.state
     repo.agentform("apply", "--auto-approve", key=WRITE_KEY)
     behind_the_back(repo)
-    drift = repo.script("drift.py", AGENTFORM_READ_API_KEY=READ_KEY)
+    drift = repo.script("drift.py", "workspace", AGENTFORM_READ_API_KEY=READ_KEY)
     assert drift.returncode == 0, drift.stderr
     assert repo.outputs() == {"drifted": "true"}
     [issue] = [i for i in state.issues.values() if i["state"] == "open"]
     assert issue["labels"] == ["agentform-drift"]
-    assert issue["title"] == "Drift in agentform workspace gitops-example"
+    assert issue["title"] == "Drift in agentform workspace"
     report = structure(issue["body"])
-    assert report.marker == "<!-- agentform:drift workspace=gitops-example -->"
+    assert report.marker == "<!-- agentform:drift workspace=workspace -->"
     assert "changed in the service" in report.sections[0].code
-    assert repo.script("drift.py", AGENTFORM_READ_API_KEY=READ_KEY).returncode == 0
+    assert repo.script("drift.py", "workspace", AGENTFORM_READ_API_KEY=READ_KEY).returncode == 0
     assert len(state.issues) == 1, "the open drift issue is updated, not duplicated"
     repo.agentform("apply", "--auto-approve", key=WRITE_KEY)
-    gone = repo.script("drift.py", AGENTFORM_READ_API_KEY=READ_KEY)
+    gone = repo.script("drift.py", "workspace", AGENTFORM_READ_API_KEY=READ_KEY)
     assert gone.returncode == 0 and repo.outputs() == {"drifted": "false"}
     assert [i["state"] for i in state.issues.values()] == ["closed"]
 
@@ -485,19 +499,19 @@ def test_a_failed_plan_is_posted_with_its_reason(repo: Repo) -> None:
     )
     assert result.returncode == 1
     [comment] = repo.state.comments_on(9)
-    doc = structure(comment["body"])
-    assert doc.marker == "<!-- agentform:plan workspace=gitops-example -->"
-    assert any("did you mean 'members'" in a for a in doc.alerts)
-    assert not (repo.out / "plan.json").exists()
+    assert comment["body"].startswith("<!-- agentform:pull-request -->")
+    assert "| `workspace` | ❌ agentform could not plan workspace" in comment["body"]
+    assert "did you mean 'members'" in comment["body"]
+    assert not (repo.out / "workspace" / "plan.json").exists()
 
 
 def test_a_pull_requests_tests_run_without_a_key_and_are_commented(repo: Repo) -> None:
-    result = repo.script("pr_test.py", PR_NUMBER="11", OPS_WEBHOOK_TOKEN=None)  # type: ignore[arg-type]
+    result = repo.script("pr_pair.py", "workspace", PLAN="false", OPS_WEBHOOK_TOKEN=None)  # type: ignore[arg-type]
     assert result.returncode == 0, result.stderr
-    [comment] = repo.comments(11, "test")
-    assert structure(comment).marker == "<!-- agentform:test workspace=gitops-example -->"
-    assert "### ✅ agentform test: 1 passed, 0 failed" in comment
-    junit = (repo.out / "test-results.xml").read_text()
+    test = (repo.out / "workspace" / "test.md").read_text()
+    assert "### ✅ agentform test: 1 passed, 0 failed" in test
+    assert not (repo.out / "workspace" / "plan.json").exists(), "tests only: no plan"
+    junit = (repo.out / "workspace" / "test-results.xml").read_text()
     assert '<testsuite name="tests/smoke.yaml" tests="1" failures="0"' in junit
     assert not (repo.root / "workspace" / ".agentform").exists()  # no service state left
 
@@ -510,16 +524,16 @@ def test_a_failing_test_fails_the_step_and_says_why_in_the_comment(repo: Repo) -
         "as: order}\n      - execute: {agent: checkout-agent, pool: checkout-eu, as: second}",
     )
     repo.edit("tests/smoke.yaml", "execution: order,", "execution: second,")
-    result = repo.script("pr_test.py", PR_NUMBER="12")
+    result = repo.pull_request(12, [])
     assert result.returncode == 1
-    [comment] = repo.comments(12, "test")
+    [comment] = repo.comments(12, "pull-request")
     assert "### ❌ agentform test: 0 passed, 1 failed" in comment
     # a smaller pool: the second checkout is refused while the first holds its profile
     assert (
         "`tests/smoke.yaml:7:9`: execute\n\n```text\nPOST /agents/checkout-agent/execute: "
         "409 every profile of pool 'checkout-eu' is in use" in comment
     )
-    assert 'errors="1"' in (repo.out / "test-results.xml").read_text()
+    assert "❌ agentform test: 0 passed, 1 failed" in comment
 
 
 def behind_the_back(repo: Repo) -> None:
@@ -554,31 +568,47 @@ def secrets_of(node: Any) -> set[str]:
     return set(re.findall(r"secrets\.(\w+)", json.dumps(node)))
 
 
-def test_only_the_production_job_sees_the_write_key() -> None:
+def test_only_the_apply_job_sees_a_write_key() -> None:
+    """The write key is a secret of the pair's GitHub environment, read only by the
+    apply job that declares it; every other job has at most the pair's read key."""
     found = workflows()
     assert sorted(found) == ["apply.yml", "drift.yml", "plan.yml"]
     for name, workflow in found.items():
-        assert "AGENTFORM_API_KEY" not in secrets_of(workflow.get("env")), name
+        assert not secrets_of(workflow.get("env")), name
         for job_name, job in workflow["jobs"].items():
-            used = secrets_of(job)
-            if "AGENTFORM_API_KEY" in used:
+            text = json.dumps(job)
+            if "secrets[matrix.write_key]" in text:
                 assert (name, job_name) == ("apply.yml", "apply")
-                assert job["environment"] == "production"
-                assert "AGENTFORM_READ_API_KEY" not in used
+                assert job["environment"] == "${{ matrix.github_environment }}"
+                assert "read_key" not in text
             else:
                 assert "environment" not in job, (name, job_name)
-    for name, job in [("plan.yml", "plan"), ("drift.yml", "drift"), ("apply.yml", "prepare")]:
-        assert "AGENTFORM_READ_API_KEY" in secrets_of(found[name]["jobs"][job])
+            assert not secrets_of(job), "no secret by a fixed name: settings.toml names them"
+    for name, job in [("plan.yml", "pair"), ("drift.yml", "drift"), ("apply.yml", "prepare")]:
+        assert "secrets[matrix.read_key]" in json.dumps(found[name]["jobs"][job])
+        assert found[name]["jobs"][job]["strategy"]["fail-fast"] is False
     [validate] = [
-        s for s in found["plan.yml"]["jobs"]["plan"]["steps"] if "validate.py" in s.get("run", "")
+        s
+        for s in found["plan.yml"]["jobs"]["affected"]["steps"]
+        if "validate.py" in s.get("run", "")
     ]
     assert "env" not in validate, "validate gets no key and no secret"
+    apply_job = found["apply.yml"]["jobs"]["apply"]
+    assert apply_job["concurrency"] == {
+        "group": "agentform-apply-${{ matrix.slug }}",
+        "cancel-in-progress": False,
+    }, "one pair's run never cancels or waits for another pair's"
+    assert "concurrency" not in found["apply.yml"], "a repository-wide group would"
 
 
 def test_agentform_is_installed_pinned_with_hashes() -> None:
     for name, workflow in workflows().items():
         for job in workflow["jobs"].values():
             installs = [s["run"] for s in job["steps"] if "pip" in s.get("run", "")]
+            runs = " ".join(s.get("run", "") for s in job["steps"])
+            if "pr_comment.py" in runs or "apply.py verdicts" in runs:
+                assert installs == [], "gathering runs no agentform"
+                continue
             assert installs == [
                 'python -m pip install --require-hashes --no-deps --only-binary=":all:" '
                 "-r .github/agentform/requirements.txt"

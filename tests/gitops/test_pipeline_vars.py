@@ -1,6 +1,6 @@
 """Template variables in the pipeline's settings.toml: the scripts pass no --var, so
 `[vars]` gives them for every environment and `[vars.NAME]` for environment NAME
-(a table under [vars] named as one of `environments`)."""
+(a table under [vars] named as one of [environments])."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     import pipeline as module
 
     monkeypatch.setenv("AGENTFORM", ECHO)
-    monkeypatch.setattr(module, "ENVIRONMENTS", ["staging", "prod"])
+    monkeypatch.setattr(module, "ENVIRONMENTS", {"staging": {}, "prod": {}})
     monkeypatch.setattr(
         module,
         "VARS",
@@ -36,7 +36,9 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
 def test_each_environment_gets_the_common_vars_and_its_own(pipeline: ModuleType) -> None:
     def argv(env_name: str | None) -> list[str]:
         env = {"AGENTFORM_ENV": env_name} if env_name else {}
-        done = pipeline.agentform("plan", env={"PATH": "/usr/bin:/bin", **env})
+        done = pipeline.agentform(
+            pipeline.Pair("teams/a", env_name), "plan", env={"PATH": "/usr/bin:/bin", **env}
+        )
         found: list[str] = json.loads(done.stdout)
         return found
 

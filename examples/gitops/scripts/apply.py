@@ -1,29 +1,32 @@
-"""After a merge to main, in two jobs (apply.yml):
+"""After a merge to main, per affected pair (apply.yml's matrices):
 
-`apply.py prepare` (read-only key, no environment): on the checkout of main's head
-(not the pushed commit: a run GitHub cancelled is covered by the next, which sees
-its commit too), plan with --out, then look for the plan reviewed in the pull
-request merged as that head: an artifact of a successful run of the plan workflow
-of this repository for the pull request's head commit (github.reviewed_plan). When
-that plan is the same as the new one (same files, same live state read, same
-changes), the verdict is `reviewed`. Otherwise (stale: another merge or a change in
-the service came between; missing; forged; a direct push) the verdict is
-`unreviewed` and the new plan is posted on the pull request: it applies only once
-someone approves the run's deployment to the `production` environment. No changes:
-`none`. Outputs: verdict, sha, pr; the plan to apply is $AGENTFORM_OUT/plan.json.
+`apply.py prepare WORKSPACE [ENVIRONMENT]` (the environment's read-only key, no
+GitHub environment): on the checkout of main's head (not the pushed commit: a
+pending run GitHub cancelled is replaced by a newer one of the same pair, which
+sees its commit too), plan the pair with --out, then look for the plan reviewed for
+this pair: of the pull requests merged most recently, newest first, the first whose
+head has a successful run of the plan workflow of this repository holding the
+pair's artifact (github.reviewed_plan). Another team's merge has no plan for this
+pair and is passed over, so this pair's own reviewed plan is found. When that plan
+is the same as the new one (same files read, same live state, same changes and
+policy verdicts), the verdict is `reviewed`. Otherwise (stale: another merge to the
+same pair or a change in the service came between; missing; forged; a direct push)
+the verdict is `unreviewed` and the new plan is posted on the pull request: it
+applies only once someone approves the run's deployment to the pair's GitHub
+environment. No changes: `none`. Writes $AGENTFORM_OUT/SLUG/plan.json and
+verdict.json (the workflow uploads them as agentform-apply-SLUG).
 
-`apply.py apply` (write key, the job of the `production` environment): applies that
-plan with `agentform apply PLANFILE` (which refuses it, before any write, when the
-files or the service moved since). An `unreviewed` plan is applied only when the
-run's review history holds an approval for `production`; without one (the
-environment has no required reviewers) it is refused. Environment: VERDICT,
-PR_NUMBER, GITHUB_RUN_ID.
+`apply.py verdicts`: after every prepare job, the matrix of the pairs to apply (the
+output `matrix`: verdict reviewed or unreviewed), from $AGENTFORM_OUT/*/verdict.json.
 
-With environments (settings.toml): `apply.py prepare NAME` and `apply.py apply
-NAME`, once per environment, in the order the workflow chains them (staging, then
-prod): the plan is plan-NAME.json, the reviewed one is plan-NAME.json of the plan
-workflow's artifact, and the GitHub environment that gates the write key and whose
-approvals count is NAME.
+`apply.py apply WORKSPACE [ENVIRONMENT]` (the write key, the job of the pair's
+GitHub environment): applies prepare's plan with `agentform apply PLANFILE` (which
+refuses it, before any write, when the files or the service moved since). An
+`unreviewed` plan, or one a mandatory policy refuses, is applied only when the run's
+review history holds an approval for that GitHub environment; a mandatory policy is
+then overridden with the reason the pull request gives (a line `agentform-override:
+RULE: reason` in its description), recorded in the apply report. Environment:
+VERDICT, PR_NUMBER, GITHUB_RUN_ID.
 
 Exit 0 when done, 1 when refused or failed (one line says why, also on the pull
 request).
@@ -32,7 +35,6 @@ request).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from typing import Any
@@ -40,23 +42,20 @@ from typing import Any
 from github import GitHub, GitHubError, fail
 from pipeline import (
     OUT,
+    READ_KEY,
     SETTINGS,
-    WRITE_KEY,
     Missing,
+    Pair,
     agentform,
     environment,
     marker,
     output,
-    plan_file,
-    plan_markdown,
-    read_key_of,
     summary,
     write_out,
 )
 
 PLAN_WORKFLOW = SETTINGS.get("plan_workflow", "agentform-plan.yml")
 PLAN_ARTIFACT = SETTINGS.get("plan_artifact", "agentform-plan")
-ENVIRONMENT = SETTINGS.get("environment", "production")
 
 # What must be equal for the new plan to be the reviewed one. Not compared: the
 # salt of the secret digests (new each plan), and what is derived or only shown.
@@ -98,57 +97,81 @@ def head_sha() -> str:
     ).stdout.strip()
 
 
-def prepare(name: str | None = None) -> int:
+def reviewed_for(github: GitHub, pair: Pair) -> tuple[dict[str, Any] | None, bytes | None]:
+    """The newest merged pull request with a reviewed plan of `pair`, and that plan."""
+    for pull in github.merged_pulls():
+        found, notes = github.reviewed_plan(
+            PLAN_WORKFLOW, pull["head"]["sha"], f"{PLAN_ARTIFACT}-{pair.slug}", "plan.json"
+        )
+        for note in notes:
+            print(f"reviewed plan of #{pull['number']}: {note}", file=sys.stderr)
+        if found is not None:
+            return pull, found
+    return None, None
+
+
+def prepare(pair: Pair) -> int:
+    out = pair.out()
+    verdict: dict[str, Any] = {"workspace": pair.workspace, "environment": pair.environment}
     try:
         github = GitHub()
         sha = head_sha()
-        pull = github.pull_request_merged_as(sha)
+        merged = github.pull_request_merged_as(sha)
     except GitHubError as exc:
         return fail(str(exc), None, "")
-    number = int(pull["number"]) if pull else None
-    output("sha", sha)
-    output("pr", str(number or ""))
+    verdict.update(sha=sha, pr=str(merged["number"]) if merged else "", verdict="failed")
+    write_out(out / "verdict.json", json.dumps(verdict))
+    number = int(merged["number"]) if merged else None
     try:
-        env = environment(read_key_of(name), env_name=name)
+        env = environment(pair, READ_KEY)
     except Missing as exc:
-        return fail(f"agentform did not plan main: {exc}", number, marker("replan", None, name))
-    plan = plan_markdown(env, name)
+        return fail(f"agentform did not plan {pair} on main: {exc}", number, marker("replan", pair))
+    plan = agentform(
+        pair, "plan", "--format", "markdown", "--out", str(out / "plan.json"),
+        "--detailed-exitcode", env=env,
+    )  # fmt: skip
     if plan.returncode not in (0, 2):
         summary(plan.stdout)
-        return fail(f"agentform could not plan main at {sha}", number, marker("replan", None, name))
+        where = marker("replan", pair)
+        return fail(f"agentform could not plan {pair} on main at {sha}", number, where)
     if plan.returncode == 0:
-        output("verdict", "none")
-        summary(f"Nothing to apply: the service matches the files of main at {sha}.")
+        verdict["verdict"] = "none"
+        write_out(out / "verdict.json", json.dumps(verdict))
+        summary(f"{pair}: nothing to apply, the service matches main at {sha}.")
         return 0
-    reviewed: bytes | None = None
-    notes: list[str] = []
-    if pull is not None:
-        try:
-            reviewed, notes = github.reviewed_plan(
-                PLAN_WORKFLOW, pull["head"]["sha"], PLAN_ARTIFACT, plan_file(name)
-            )
-        except GitHubError as exc:
-            notes = [str(exc)]
-    for note in notes:
-        print(f"reviewed plan: {note}", file=sys.stderr)
-    new = json.loads((OUT / plan_file(name)).read_text(encoding="utf-8"))
+    try:
+        pull, reviewed = reviewed_for(github, pair)
+    except GitHubError as exc:
+        print(f"reviewed plan: {exc}", file=sys.stderr)
+        pull, reviewed = None, None
+    new = json.loads((out / "plan.json").read_text(encoding="utf-8"))
     why = difference(reviewed, new)
+    if pull is not None:
+        number = int(pull["number"])
+        verdict["pr"] = str(number)
+    verdict["verdict"] = "reviewed" if why is None else "unreviewed"
+    write_out(out / "verdict.json", json.dumps(verdict))
     if why is None:
-        output("verdict", "reviewed")
-        line = f"Applies the plan reviewed in pull request #{number}: main at {sha} plans the same."
+        line = f"{pair}: applies the plan reviewed in pull request #{number}"
+        line += f": main at {sha} plans the same."
         print(line, file=sys.stderr)
         summary(line + "\n\n" + plan.stdout)
         return 0
-    output("verdict", "unreviewed")
-    whose = f"the plan reviewed in #{number}" if number else "a reviewed plan"
+    return post_replan(github, pair, number, why, sha, plan.stdout)
+
+
+def post_replan(
+    github: GitHub, pair: Pair, number: int | None, why: str, sha: str, markdown: str
+) -> int:
+    whose = f"the plan of {pair} reviewed in #{number}" if number else f"a reviewed plan of {pair}"
     note = (
         f"**This is not {whose}** ({why}). agentform planned again on main at `{sha}`: "
         f"the plan below applies only when someone approves the deployment to "
-        f"`{name or ENVIRONMENT}` of [this run]({run_url()})."
+        f"`{pair.github_environment()}` of [this run]({run_url()})."
     )
     print(f"not applying {whose} as is: {why}; re-planned on main at {sha}", file=sys.stderr)
-    body = marker("replan", new.get("workspace"), name) + "\n" + note + "\n\n"
-    body += plan.stdout.split("\n", 1)[-1]  # the plan without agentform's own marker
+    body = marker("replan", pair) + "\n" + note + "\n\n"
+    body += markdown.split("\n", 1)[-1]  # the plan without agentform's own marker
     summary(body)
     if number is not None:
         try:
@@ -158,53 +181,40 @@ def prepare(name: str | None = None) -> int:
     return 0
 
 
+def verdicts() -> int:
+    """The matrix of the pairs to apply, from every prepare job's verdict.json."""
+    include = []
+    for path in sorted(OUT.glob("*/verdict.json")):
+        found = json.loads(path.read_text(encoding="utf-8"))
+        if found.get("verdict") not in ("reviewed", "unreviewed"):
+            continue
+        pair = Pair(str(found["workspace"]), found.get("environment"))
+        include.append({
+            **{k: found[k] for k in ("workspace", "environment", "verdict", "pr", "sha")},
+            "slug": pair.slug,
+            "write_key": pair.setting("write_key", "AGENTFORM_API_KEY"),
+            "github_environment": pair.github_environment(),
+        })  # fmt: skip
+    output("matrix", json.dumps({"include": include}, separators=(",", ":")))
+    print(f"{len(include)} pair(s) to apply", file=sys.stderr)
+    return 0
+
+
 def run_url() -> str:
+    import os
+
     server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
     return f"{server}/{os.environ.get('GITHUB_REPOSITORY', '')}/actions/runs/" + os.environ.get(
         "GITHUB_RUN_ID", ""
     )
 
 
-def apply(name: str | None = None) -> int:
-    verdict = os.environ.get("VERDICT", "")
-    number = int(os.environ["PR_NUMBER"]) if os.environ.get("PR_NUMBER") else None
-    where = marker("apply", None, name)
-    gate = name or ENVIRONMENT
-    try:
-        env = environment(WRITE_KEY, env_name=name)
-        github = GitHub()
-        if verdict != "reviewed":
-            approved = github.approvals(os.environ.get("GITHUB_RUN_ID", ""), gate)
-            if not approved:
-                return fail(
-                    f"refused: this plan was not reviewed in a pull request and nobody approved "
-                    f"this run's deployment to `{gate}`; give that environment required "
-                    "reviewers, then re-run all jobs",
-                    number,
-                    where,
-                )
-            print(f"the new plan was approved by {', '.join(approved)}", file=sys.stderr)
-    except (Missing, GitHubError) as exc:
-        return fail(f"agentform did not apply: {exc}", number, where)
-    result = agentform("apply", str(OUT / plan_file(name)), "--format", "markdown", env=env)
-    report = result.stdout
-    if result.returncode != 0 and "stale" in report:
-        report += (
-            "\n> [!TIP]\n> Re-run **all jobs** of this run (or run the workflow by hand): "
-            "it plans again on main's head.\n"
-        )
-    write_out("apply.md", report)
-    summary(report)
-    if number is not None and report:
-        try:
-            github.upsert_comment(number, report)
-        except GitHubError as exc:
-            return fail(str(exc), None, "")
-    return result.returncode
-
-
 if __name__ == "__main__":
+    from apply_pair import apply
+
     steps = {"prepare": prepare, "apply": apply}
-    if len(sys.argv) not in (2, 3) or sys.argv[1] not in steps:
-        sys.exit("usage: apply.py prepare|apply [ENVIRONMENT]")
-    sys.exit(steps[sys.argv[1]](*sys.argv[2:]))
+    if sys.argv[1:] == ["verdicts"]:
+        sys.exit(verdicts())
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in steps:
+        sys.exit("usage: apply.py prepare|apply WORKSPACE [ENVIRONMENT] | apply.py verdicts")
+    sys.exit(steps[sys.argv[1]](Pair.of(sys.argv[2:])))

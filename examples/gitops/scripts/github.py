@@ -1,6 +1,7 @@
 """The few GitHub REST calls the agentform workflows make, with the standard library
-only: one sticky comment per pull request and one open issue per workspace, each
-found again by the HTML comment marker agentform puts first in its markdown.
+only: one sticky comment per pull request (and one per pair for a re-plan or an
+apply report) and one open issue per drifted pair, each found again by the HTML
+comment marker first in its markdown.
 
 Also where the apply workflow finds the plan reviewed in a pull request: an artifact
 of a successful run of the plan workflow, of this repository, for the pull request's
@@ -123,6 +124,14 @@ class GitHub:
             if pull.get("merged_at") and pull.get("merge_commit_sha") == sha:
                 return dict(pull)
         return None
+
+    def merged_pulls(self, limit: int = 30) -> list[dict[str, Any]]:
+        """The pull requests merged most recently, newest first (at most `limit`)."""
+        closed = self.call(
+            "GET", f"/pulls?state=closed&sort=updated&direction=desc&per_page={limit}"
+        )
+        merged = [dict(p) for p in closed or [] if p.get("merged_at")]
+        return sorted(merged, key=lambda p: str(p["merged_at"]), reverse=True)
 
     def refusal(self, run: dict[str, Any], workflow_path: str, head_sha: str) -> str | None:
         """Why a workflow run cannot vouch for a reviewed plan, or None."""

@@ -1,6 +1,7 @@
-"""On a pull request, before the plan: `agentform validate`, offline, with no key and
-no secret (validate checks every rule but those of a secret's own value, which
-plan checks).
+"""On a pull request, before the pairs' jobs: `agentform validate --all`, offline,
+with no key and no secret: every workspace in every environment, and the ownership
+overlaps between them (one team's `owns:` widened over another's pool fails here,
+though its own validate passes).
 
 Exit: agentform's (0 valid, 1 not).
 """
@@ -9,11 +10,13 @@ from __future__ import annotations
 
 import sys
 
-from pipeline import agentform, environment
+from pipeline import Pair, agentform, environment
+
+ROOT = Pair(".")
 
 
 def main() -> int:
-    result = agentform("validate", env=environment(None, secrets=False))
+    result = agentform(ROOT, "validate", "--all", env=environment(ROOT, None, secrets=False))
     sys.stdout.write(result.stdout)
     return result.returncode
 
