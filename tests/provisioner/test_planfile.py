@@ -339,3 +339,29 @@ def test_a_stale_plan_names_the_files_that_changed(service: Service, ws: Path) -
         "plan is stale: the workspace files changed since the plan was made "
         "(changed: pools.yaml; added: new.yaml; removed: more/extra.yaml)"
     )
+
+
+def test_a_plan_whose_environment_was_edited_is_refused_before_any_write(
+    service: Service, ws: Path
+) -> None:
+    """Two environments whose files render alike (one organization, no var files):
+    the plan of prod, edited to say staging, would be judged by staging's policies
+    and applied with staging's key. Its inputs' digest names the environment."""
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: envs\nenvironments: {staging: {}, prod: {}}\n",
+            "pools.yaml": "profilePools:\n  - {name: a}\n",
+        },
+    )
+    text = dump_plan(service.plan(ws, environ={}, environment="prod"))
+    edited = forged(text, lambda d: d.update(environment="staging"))
+    service.log.reset()
+    staging = load_workspace(ws, environ={}, environment="staging")
+
+    async def go(api: ApiClient) -> None:
+        await verified_plan(load_plan(edited), staging, api, "test")
+
+    with pytest.raises(StalePlanError, match="made for another environment"):
+        service.run(go)
+    assert service.log.writes() == []

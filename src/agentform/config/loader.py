@@ -191,7 +191,9 @@ class _Loading:
         self.diags = diags
         self.declared: dict[str, list[Declared]] = {k.name: [] for k in kinds_in_order()}
         self.settings: Settings | None = None
-        self.digest = hashlib.sha256()
+        # the environment is an input like the files: two environments whose files
+        # render alike still make plans that cannot pass for each other
+        self.digest = hashlib.sha256(f"environment\0{environment or ''}\0".encode())
         self.items_files: set[Path] = set()
         self.file_digests: dict[str, str] = {}
 

@@ -146,9 +146,14 @@ def _refuse_elsewhere(saved: Plan, workspace: Workspace, endpoint: str) -> None:
         )
     _refuse_changed_vars(saved, workspace)
     if saved.inputsDigest != workspace.inputs_digest:
+        changed = _files_changed(saved.inputDigests, workspace.input_digests)
+        if saved.inputDigests and not changed:  # same files: the digest names its environment
+            raise StalePlanError(
+                "the plan was made for another environment than the one it names, or "
+                "edited: its inputs' digest is not this environment's; nothing was written"
+            )
         raise StalePlanError(
-            "plan is stale: the workspace files changed since the plan was made"
-            + _files_changed(saved.inputDigests, workspace.input_digests)
+            "plan is stale: the workspace files changed since the plan was made" + changed
         )
     if saved.endpoint != endpoint:
         raise StalePlanError(
