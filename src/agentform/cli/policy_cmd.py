@@ -11,8 +11,7 @@ import click
 from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
 from agentform.cli.context import RunContext
 from agentform.cli.files import refuse_overwriting, save_file
-from agentform.cli.test_cmd import FORMATS
-from agentform.cli.views import format_option
+from agentform.cli.test_cmd import report_options
 from agentform.config.files import POLICIES_DIR, TESTS_DIR
 from agentform.core.errors import AgentformError
 from agentform.policies.loading import load_policies
@@ -35,15 +34,7 @@ def policy() -> None:
     is_flag=True,
     help="Also fail when a rule lacks a test that violates it or one that it passes.",
 )
-@format_option(
-    FORMATS, "text for a terminal, junit for CI test reports, markdown for a pull request, json."
-)
-@click.option(
-    "--junit-xml",
-    "junit_xml",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the results as JUnit XML to this file.",
-)
+@report_options
 @workspace_options
 @guarded
 def test(

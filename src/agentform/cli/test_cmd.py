@@ -11,7 +11,9 @@ service is thrown away, and a pull request's job has no production secrets.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -24,6 +26,21 @@ from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError
 
 FORMATS = ("text", "junit", "markdown", "json")
+
+
+def report_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--format and --junit-xml, as every command reporting tests has them (`test`,
+    `policy test`)."""
+    command = click.option(
+        "--junit-xml",
+        "junit_xml",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Also write the results as JUnit XML to this file (for CI test reports).",
+    )(command)
+    return format_option(
+        FORMATS,
+        "text for a terminal, junit for CI test reports, markdown for a pull request, json.",
+    )(command)
 
 
 def stand_in(name: str) -> str:
@@ -49,15 +66,7 @@ def load_for_tests(run: RunContext) -> Workspace:
     "name_filter",
     help="Run only the tests whose file path or name holds this text.",
 )
-@format_option(
-    FORMATS, "text for a terminal, junit for CI test reports, markdown for a pull request, json."
-)
-@click.option(
-    "--junit-xml",
-    "junit_xml",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the results as JUnit XML to this file (for CI test reports).",
-)
+@report_options
 @click.option(
     "--html",
     "html_dir",
