@@ -66,7 +66,7 @@ def test_verbose_shows_each_retry(silent: str, tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "soon"])
+@pytest.mark.parametrize("value", ["0", "-1", "soon", "0s", "5 parsecs"])
 def test_a_timeout_that_is_not_seconds_is_refused(value: str, tmp_path: Path) -> None:
     given = plan(tmp_path / "ws", "--endpoint", "http://127.0.0.1:9/agents/v2", "--timeout", value)
     assert given.exit_code == 1 and "--timeout" in given.output
@@ -77,6 +77,18 @@ def test_a_timeout_that_is_not_seconds_is_refused(value: str, tmp_path: Path) ->
         env={"AGENTFORM_TIMEOUT": value},
     )
     assert from_env.exit_code == 1 and "Invalid value for AGENTFORM_TIMEOUT" in from_env.output
+
+
+@pytest.mark.parametrize("given", ["0.3s", "0.3"])
+def test_a_timeout_may_be_a_duration_as_docs_and_other_options_write_it(
+    given: str, silent: str, tmp_path: Path
+) -> None:
+    """`--timeout 1s` said "'1s' is not a valid float range" (DESIGN's `--timeout
+    DURATION`; --since, --retain and service advance take units)."""
+    for args, env in (((("--timeout", given)), {}), ((), {"AGENTFORM_TIMEOUT": given})):
+        result = plan(tmp_path / "ws", "--endpoint", silent, *args, env=env)
+        assert result.exit_code == 1, result.output
+        assert "within 0.3 s" in result.stderr, result.output
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from agentform.cli.options import Seconds
+
 FORMATS = ("text", "markdown", "json")
 
 
@@ -179,10 +181,10 @@ def _the_run() -> list[Callable[[Any], Any]]:
         ),
         click.option(
             "--timeout",  # TIMEOUT_ENV: as ENDPOINT_ENV
-            type=click.FloatRange(min=0, min_open=True),
+            type=Seconds(),
             metavar="SECONDS",
-            help="Seconds one request may take before it is sent again or fails "
-            "(default 30). Env: AGENTFORM_TIMEOUT.",
+            help="Seconds one request may take before it is sent again or fails: a "
+            "number or a duration (30, 30s, 2m; default 30). Env: AGENTFORM_TIMEOUT.",
         ),
         click.option(
             "-v", "--verbose", is_flag=True, default=None, help="Show no-ops, calls and retries."

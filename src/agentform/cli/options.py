@@ -94,17 +94,43 @@ GLOBAL_NAMES = tuple(f.name for f in fields(Options))
 """The parameters of the global options: Options' fields, each one option."""
 
 
-def _seconds(text: str, variable: str) -> float:
-    """A positive number of seconds, from an environment variable."""
+def positive_seconds(text: str) -> float:
+    """Seconds above 0, written as a number (`30`) or a duration (`30s`, `2m`), as the
+    other options taking a time write it; ValueError saying what is accepted."""
     try:
         value = float(text)
     except ValueError:
-        value = 0.0
+        from agentform.rules.clock import ClockWordsError, parse_duration
+
+        try:
+            value = parse_duration(text)
+        except ClockWordsError:
+            value = 0.0
     if not value > 0 or value == float("inf"):
-        raise click.ClickException(
-            f"Invalid value for {variable}: {text!r} is not a number of seconds above 0"
-        )
+        raise ValueError(f"{text!r} is not a number of seconds above 0 or a duration (30s, 2m)")
     return value
+
+
+class Seconds(click.ParamType):  # type: ignore[type-arg]  # generic in some click stubs only
+    """An option's `positive_seconds` (`--timeout 30`, `--timeout 30s`)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float):
+            return value
+        try:
+            return positive_seconds(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _seconds(text: str, variable: str) -> float:
+    """`positive_seconds` from an environment variable, refused naming it."""
+    try:
+        return positive_seconds(text)
+    except ValueError as exc:
+        raise click.ClickException(f"Invalid value for {variable}: {exc}") from None
 
 
 def merged_globals(given: dict[str, Any]) -> dict[str, Any]:
