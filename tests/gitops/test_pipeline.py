@@ -380,7 +380,7 @@ def test_the_refusals_of_a_run(repo: Repo) -> None:
     ("field", "value", "refusal"),
     [
         ("workspace", "another", "the plan is for workspace another"),
-        ("inputsDigest", "0" * 64, "the workspace files changed since the plan was made"),
+        ("inputsDigest", "0" * 64, "made for another environment than the one it names, or edited"),
         ("fingerprints", {"profilePools/checkout-eu": "absent"}, None),
     ],
 )
