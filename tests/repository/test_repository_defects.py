@@ -52,3 +52,36 @@ def test_an_ownership_overlap_is_listed_with_the_workspace_other_problems(tmp_pa
     found = [line for line in result.output.splitlines() if "error:" in line]
     assert any("typo.yaml:3:5: error: profilePools.0.membres: unknown key" in f for f in found)
     assert any("both own names on" in f for f in found), result.output
+
+
+def test_validate_all_counts_the_workspaces_that_have_problems(tmp_path: Path) -> None:
+    """It said "1 problem in 2 workspaces" when one of two workspaces had it."""
+    company(tmp_path)
+    write(tmp_path, {"teams/support/bad.yaml": "profilePools:\n  - name: {{ nope }}\n"})
+    result = run("-C", str(tmp_path), "validate", "--all")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == (
+        "1 problem in 1 of 2 workspaces; nothing was changed."
+    )
+
+
+def test_list_all_lists_the_pairs_it_can_when_one_workspace_has_a_template_error(
+    tmp_path: Path,
+) -> None:
+    """One workspace's broken template made `list --all` list nothing at all,
+    though each pair's organization and owns are known from agentform.yaml."""
+    company(tmp_path)
+    write(tmp_path, {"teams/support/bad.yaml": "profilePools:\n  - name: {{ nope }}\n"})
+    result = run("-C", str(tmp_path), "list", "--all")
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    rows = [
+        line.split()[:2] for line in lines if line.split()[0] in ("teams/payments", "teams/support")
+    ]
+    assert rows == [
+        ["teams/payments", "prod"],
+        ["teams/payments", "staging"],
+        ["teams/support", "prod"],
+        ["teams/support", "staging"],
+    ]
+    assert any(line.startswith("teams/support/bad.yaml:2:") for line in lines), lines

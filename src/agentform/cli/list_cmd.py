@@ -11,10 +11,12 @@ import click
 from agentform.cli.common import guarded, workspace_options
 from agentform.cli.context import RunContext
 from agentform.cli.views import format_option
+from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.engine.inventory import inventory
 from agentform.output.inventory_view import Inventoried
 
 if TYPE_CHECKING:
+    from agentform.core.diagnostics import Diagnostic
     from agentform.repository.listing import Pairs
 
 
@@ -36,7 +38,10 @@ def list_objects(run: RunContext, fmt: str, every: bool) -> int:
     lists the repository's pairs from the files instead, without the service."""
     view = run.view(fmt)
     if every:
-        run.echo(view.show(_pairs(run)), nl=False)
+        pairs, problems = _pairs(run)
+        run.echo(view.show(pairs), nl=False)
+        if problems:  # after the rows it could list, so one workspace's error hides none
+            raise DiagnosticsError(problems)
         return 0
     workspace = run.load(unset_secrets_allowed=True)
     listed = run.with_api(lambda api: inventory(workspace, api))
@@ -44,9 +49,9 @@ def list_objects(run: RunContext, fmt: str, every: bool) -> int:
     return 0
 
 
-def _pairs(run: RunContext) -> Pairs:
+def _pairs(run: RunContext) -> tuple[Pairs, list[Diagnostic]]:
+    """The pairs that loaded, and the errors of the repository's files."""
     from agentform.config.repository_file import REPOSITORY_FILE, find_repository
-    from agentform.core.errors import AgentformError, DiagnosticsError
     from agentform.repository.listing import Pairs, listed
 
     repository = find_repository(run.opts.workspace_dir)
@@ -56,6 +61,4 @@ def _pairs(run: RunContext) -> Pairs:
             "list --all lists a repository's workspaces"
         )
     rows, problems = listed(repository)
-    if any(p.severity == "error" for p in problems):
-        raise DiagnosticsError(problems)
-    return Pairs(rows)
+    return Pairs(rows), [p for p in problems if p.severity == "error"]

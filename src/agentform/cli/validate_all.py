@@ -126,18 +126,25 @@ def _workspaces(opts: Options, dirs: list[Path]) -> tuple[dict[Path, str], list[
 def validate_all(opts: Options, dirs: list[Path]) -> int:
     folders, problems = _workspaces(opts, dirs)
     members: list[Member] = []
+    failing: set[str] = set()  # the workspaces with an error, to say "in 1 of 2"
+    workspace_of: dict[str, str] = {}  # a root file, as an overlap is placed, -> its workspace
     for folder, name in folders.items():
         found_members, found = _load_one(opts, folder, name)
         problems += found
         members += found_members
-    problems += overlaps(members)
+        workspace_of.update((m.root_file, name) for m in found_members)
+        if any(p.severity == "error" for p in found):
+            failing.add(name)
+    for overlap in overlaps(members):
+        problems.append(overlap)
+        failing.add(workspace_of.get(overlap.position.file if overlap.position else "", ""))
     for problem in problems[:SHOWN_PROBLEMS]:
         click.echo(problem.render(), err=True)
     errors = sum(p.severity == "error" for p in problems)
     if errors:
         click.echo(
-            f"{counted(errors, 'problem')} in {counted(len(folders), 'workspace')}; "
-            "nothing was changed.",
+            f"{counted(errors, 'problem')} in {len(failing)} of "
+            f"{counted(len(folders), 'workspace')}; nothing was changed.",
             err=True,
         )
         return 1

@@ -11,7 +11,7 @@ from typing import Any
 from agentform.config.loader import Settings, load_workspace
 from agentform.config.repository_file import Repository
 from agentform.core.diagnostics import Diagnostic, Position
-from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.core.errors import AgentformError, DiagnosticsError, InvalidWorkspace
 from agentform.core.secrets import Secrets
 from agentform.repository.pairs import Pair, pairs_of
 
@@ -48,13 +48,17 @@ def load_pair(repository: Repository, pair: Pair) -> Any:
 
 def listed(repository: Repository) -> tuple[list[Listed], list[Diagnostic]]:
     """Every pair with its settings, and the problems of those that do not load
-    (at their files, named from the repository's root)."""
+    (at their files, named from the repository's root). A pair whose settings
+    loaded but whose other files have problems is still listed: its organization
+    and owns come from agentform.yaml alone."""
     rows: list[Listed] = []
     problems: list[Diagnostic] = []
     for pair in pairs_of(repository):
         try:
             rows.append(Listed(pair, load_pair(repository, pair).settings))
         except DiagnosticsError as exc:
+            if isinstance(exc, InvalidWorkspace) and isinstance(exc.settings, Settings):
+                rows.append(Listed(pair, exc.settings))
             problems += [from_root(d, pair.workspace) for d in exc.diagnostics]
         except AgentformError as exc:
             problems.append(Diagnostic(f"{pair}: {exc}", Position(pair.workspace)))
