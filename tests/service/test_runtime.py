@@ -383,3 +383,47 @@ async def test_a_naive_due_time_is_refused_rather_than_taken_for_local_time(
             jobs.schedule(conn, "note", datetime(2025, 3, 1, 12), {"name": "x"})
         with db.read() as conn:
             assert jobs.list_jobs(conn) == []
+
+
+# -- the due-job pass -----------------------------------------------------------
+
+
+async def test_jobs_scheduling_later_work_do_not_each_cost_a_read_of_all_due_jobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pass runs the jobs it has read; a job one of them schedules, due no earlier
+    than the next in hand, waits for the next read instead of forcing one at once."""
+    reads = 0
+    plain = jobs.due_jobs
+
+    def counted(*args: Any, **kwargs: Any) -> list[Job]:
+        nonlocal reads
+        reads += 1
+        return plain(*args, **kwargs)
+
+    monkeypatch.setattr(jobs, "due_jobs", counted)
+    clock = ManualClock(T0)
+    async with running(tmp_path / "s.db", clock) as (db, _):
+        with db.write() as conn:
+            for n in range(50):  # each schedules its successor, due a second later
+                jobs.schedule(conn, "chain", T0, {"n": n, "last": n + 1, "step": 1})
+        await clock.advance(0)
+        assert len(notes(db)) == 50
+        assert reads < 10  # a read or two per pass ran all fifty (reading after each: 50+)
+        await clock.advance(1)
+        assert len(notes(db)) == 100
+
+
+async def test_a_job_scheduled_due_before_the_next_in_hand_runs_before_it(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock(T0 + timedelta(seconds=10))
+    async with running(tmp_path / "s.db", clock) as (db, _):
+        with db.write() as conn:  # overdue (as after a restart), each at its own time
+            for n, due in ((1, 1), (3, 2.5), (5, 4)):  # chain-n schedules chain-(n+1) at due + 1
+                payload = {"n": n, "last": n + 1, "step": due + 1 - 10}
+                jobs.schedule(conn, "chain", T0 + timedelta(seconds=due), payload)
+            jobs.schedule(conn, "note", T0 + timedelta(seconds=3), {"name": "three"})
+        await clock.advance(0)
+        order = [n for n, _ in notes(db)]
+        assert order == ["chain-1", "chain-2", "chain-3", "three", "chain-4", "chain-5", "chain-6"]

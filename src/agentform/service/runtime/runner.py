@@ -15,8 +15,9 @@ import asyncio
 import contextlib
 import functools
 import logging
+import threading
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from agentform.service.clock import Clock
@@ -32,6 +33,7 @@ from agentform.service.store.jobs import JOBS_CHANGED, Job
 log = logging.getLogger("agentform.service.runtime")
 T = TypeVar("T")
 _NOTHING = object()
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
 READ_AHEAD = 256
 IO_SLOTS = 128
 """I/O jobs running at once, by default (delivery/fairness.py shares them out)."""
@@ -64,7 +66,9 @@ class Runner:
         self._grouped = GroupCommit(db, self._in_thread)  # I/O jobs' prepare and record
         self._lanes: set[str] = set()
         self._threads: set[asyncio.Future[Any]] = set()
-        self._scheduled = False
+        self._scheduled: datetime | None = None
+        """The earliest due time of the jobs scheduled since the last read (None: none)."""
+        self._scheduled_lock = threading.Lock()  # pokes come from any committing thread
         self._pruned_at: datetime | None = None
         self.looked_at: datetime = clock.now()
         """The moment `run_due` last looked for due jobs: work due after it was not seen,
@@ -104,9 +108,15 @@ class Runner:
         await self._grouped.aclose()
         await self.context.aclose()
 
-    def _poke(self) -> None:
-        """After a commit that scheduled a job (on any thread): look again."""
-        self._scheduled = True
+    def _poke(self, due_at: datetime | None = None) -> None:
+        """After a commit that scheduled a job due at `due_at` (on any thread): look
+        again (None, a due time not said: as if due before anything in hand)."""
+        with self._scheduled_lock:
+            earliest = self._scheduled
+            if due_at is None:
+                due_at = _EARLIEST
+            if earliest is None or due_at < earliest:
+                self._scheduled = due_at
         loop = self._loop
         if loop is not None and not loop.is_closed():
             # The loop may close in between: then there is nothing left to wake.
@@ -130,7 +140,8 @@ class Runner:
             self._pruned_at = now
             await self._in_thread(self._prune, now - self.retention)
         while True:
-            self._scheduled = False
+            with self._scheduled_lock:
+                self._scheduled = None
             now = self.looked_at = self.clock.now()
             free = self.io_concurrency - len(self._io)
             batch = await self._in_thread(
@@ -138,6 +149,13 @@ class Runner:
             )
             progressed = False
             for job in batch:
+                if self._scheduled_before(job):
+                    # A job scheduled since the read falls due before this one: read
+                    # again, so due order holds. Jobs due with it or later come after
+                    # it anyway (ties go in the order scheduled), so they do not stop
+                    # the pass: each job no longer pays a re-read of everything due.
+                    progressed = True
+                    break
                 if job.lane is not None and job.lane in self._lanes:
                     continue  # its lane is busy: it waits its turn
                 handler = self.handlers.get(job.kind)
@@ -152,12 +170,14 @@ class Runner:
                     await self._in_thread(self._run_transaction, job, handler)
                 started += 1
                 progressed = True
-                if self._scheduled:
-                    break  # a job scheduled just now may be due before the rest
             if not progressed:
                 if self.io_concurrency - len(self._io) > free:
                     continue  # I/O finished while reading: read again for the free slots
                 return started
+
+    def _scheduled_before(self, job: Job) -> bool:
+        earliest = self._scheduled
+        return earliest is not None and earliest < job.due_at
 
     def _due_batch(
         self, conn: Conn, now: datetime, in_flight: set[int], free: int, busy: set[str]

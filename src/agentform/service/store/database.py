@@ -11,6 +11,7 @@ Every timestamp the service writes comes from the database's clock
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sqlite3
@@ -128,7 +129,7 @@ class Database:
         self._generation_lock = threading.Lock()
         self.order_cache = OrderCache()
         self._caches: dict[str, Any] = {}
-        self._listeners: dict[str, list[Callable[[], None]]] = {}
+        self._listeners: dict[str, list[Callable[..., None]]] = {}
         try:
             self.applied_steps = upgrade(self._connection(), now=now)
         except sqlite3.DatabaseError as exc:  # not a SQLite file, or a damaged one
@@ -170,16 +171,18 @@ class Database:
                 self._caches[name] = factory()
             return cast(T, self._caches[name])
 
-    def listen(self, topic: str, callback: Callable[[], None]) -> None:
-        """`callback` runs (on the committing thread) after each commit that notified `topic`."""
+    def listen(self, topic: str, callback: Callable[..., None]) -> None:
+        """`callback` runs (on the committing thread) after each commit that notified
+        `topic`, with what the notification carried."""
         self._listeners.setdefault(topic, []).append(callback)
 
-    def unlisten(self, topic: str, callback: Callable[[], None]) -> None:
+    def unlisten(self, topic: str, callback: Callable[..., None]) -> None:
         self._listeners.get(topic, []).remove(callback)
 
-    def notify_after_commit(self, conn: Conn, topic: str) -> None:
+    def notify_after_commit(self, conn: Conn, topic: str, *args: Any) -> None:
+        """Tells `topic`'s listeners once this transaction commits; `args` go with it."""
         for callback in list(self._listeners.get(topic, ())):
-            conn.after_commit(callback)
+            conn.after_commit(functools.partial(callback, *args) if args else callback)
 
     # A seqlock over commits: odd while a write transaction may commit, even otherwise.
     # A read notes the generation, then pins its snapshot; while the generation is

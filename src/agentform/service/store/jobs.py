@@ -64,7 +64,7 @@ def schedule(
     """Adds a job that falls due at `due_at`, in the caller's transaction; returns its id.
 
     A pending job with the same `key` is cancelled first: one pending job per key.
-    The runner is woken once the transaction commits.
+    The runner is woken once the transaction commits, told when the job falls due.
     """
     if key is not None:
         cancel(conn, key)
@@ -72,7 +72,7 @@ def schedule(
         "INSERT INTO jobs (kind, due_at, payload, key, lane, created_at) VALUES (?, ?, ?, ?, ?, ?)",
         (kind, iso(due_at), json.dumps(dict(payload or {})), key, lane, conn.now_iso()),
     )
-    conn.database.notify_after_commit(conn, JOBS_CHANGED)
+    conn.database.notify_after_commit(conn, JOBS_CHANGED, due_at)
     assert cursor.lastrowid is not None
     return cursor.lastrowid
 
