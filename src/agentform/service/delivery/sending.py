@@ -100,12 +100,13 @@ class Sent:
 
 def _client(context: RunContext) -> httpx.AsyncClient:
     """The runner's client: the settings' transport, or the network with each
-    connection's address checked (`connecting`)."""
+    connection's address checked (`connecting`); its own timeouts are the
+    settings' too (the clock's deadline bounds the whole attempt)."""
     settings = context.settings
     transport = settings.webhook_transport or checked_transport(
         settings.webhook_resolver, settings.allow_private_webhooks, LIMITS
     )
-    return new_http_client(transport=transport)
+    return new_http_client(settings.webhook_timeout_seconds, transport)
 
 
 def prepare_batch(conn: Conn, lane: str, turn: fairness.Turn, platform_url: str) -> Prepared | None:
