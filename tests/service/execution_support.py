@@ -12,8 +12,9 @@ import pytest
 from fastapi import FastAPI
 
 from agentform.service import Seed
+from agentform.service.models.execution_status import ACTIVE
 from agentform.service.runtime import ManualClock
-from agentform.service.store import events
+from agentform.service.store import events, execution_capacity
 from tests.service.conftest import Api, running
 from tests.service.templates import seeded_app
 
@@ -164,3 +165,20 @@ def execute(api: Api, agent_id: str, **body: Any) -> str:
 
 def status_of(api: Api, execution_id: str) -> str:
     return str(api.get(f"/executions/{execution_id}").json()["status"])
+
+
+def check_active_counts(app: FastAPI) -> None:
+    """Each organization's kept count of executions holding capacity (migration 011's
+    triggers) is `count(*)` of its executions in an ACTIVE status, now."""
+    marks = ",".join("?" * len(ACTIVE))
+    with app.state.db.read() as conn:
+        counted = dict(
+            conn.execute(
+                f"SELECT organization_id, count(*) FROM executions WHERE status IN ({marks})"
+                " GROUP BY organization_id",
+                tuple(ACTIVE),
+            ).fetchall()
+        )
+        orgs = [r[0] for r in conn.execute("SELECT id FROM organizations")]
+        kept = {org: execution_capacity.active_count(conn, org) for org in orgs}
+    assert kept == {org: counted.get(org, 0) for org in orgs}

@@ -2,7 +2,8 @@
 pause, resume, cancel, user messages and clock advances makes only allowed moves, a
 terminal status is final, every API answer agrees with the status it met, capacity is
 never exceeded, the events tell the same story as the statuses, and every event has
-exactly one webhook delivery per attachment that wants it (and none for the others).
+exactly one webhook delivery per attachment that wants it (and none for the others),
+and the kept count of active executions is `count(*)` after every call.
 
 The organization allows 2 executions at once, so executes are refused or queued too.
 """
@@ -28,7 +29,13 @@ from agentform.service.models.execution_status import (
 )
 from agentform.service.store import deliveries, events
 from tests.service.conftest import Api
-from tests.service.execution_support import SMALL_KEY, event_names, module_app, service
+from tests.service.execution_support import (
+    SMALL_KEY,
+    check_active_counts,
+    event_names,
+    module_app,
+    service,
+)
 from tests.webhooks.receiver import running_receiver
 
 CAPACITY = 2
@@ -160,6 +167,7 @@ def test_any_interleaving_keeps_the_status_machine(
     observed = Observed()
     try:
         for kind, arg, queue in ops:
+            check_active_counts(app)  # after every call: each commit keeps the count exact
             now = observed.look(api)
             if kind == "execute":
                 body = {"onCapacityLimit": "queue"} if queue else {}
@@ -187,6 +195,7 @@ def test_any_interleaving_keeps_the_status_machine(
                     r.text,
                 )
         final = observed.look(api)
+        check_active_counts(app)
         for execution_id, status in final.items():
             check_events_tell_the_same_story(app, execution_id, status)
             check_one_delivery_per_attachment_that_wants_it(app, execution_id, hooks)

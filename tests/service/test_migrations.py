@@ -213,3 +213,31 @@ def test_every_table_and_index_is_made_by_a_migration_step(tmp_path: Path) -> No
         and any(word in path.read_text() for word in ("CREATE TABLE", "CREATE INDEX"))
     ]
     assert ddl == []
+
+
+def test_step_11_counts_the_active_executions_a_database_already_has(tmp_path: Path) -> None:
+    """A database written before step 11, with executions in every status of two
+    organizations, gets each organization's count of those holding capacity."""
+    conn = connect(tmp_path / "old.db")
+    upgrade(conn, [s for s in steps() if s.number <= 10])
+    statuses = ["queued", "starting", "running", "paused", "awaiting_confirmation"]
+    statuses += ["completed", "failed", "cancelled", "running"]
+    for org in ("org-a", "org-b"):
+        conn.execute("INSERT INTO organizations VALUES (?, ?, 't')", (org, org))
+        conn.execute(
+            "INSERT INTO agents VALUES (?, ?, 'agent', 1, '[1]', 't', 't')", (f"{org}-agent", org)
+        )
+    for n, status in enumerate(statuses):
+        org = "org-a" if n % 3 else "org-b"
+        conn.execute(
+            "INSERT INTO executions (id, organization_id, agent_id, agent_name, version, status,"
+            " inputs, metadata, request, program, created_at, updated_at)"
+            " VALUES (?, ?, ?, 'agent', 1, ?, '{}', '{}', '{}', '[]', 't', 't')",
+            (f"e{n}", org, f"{org}-agent", status),
+        )
+    assert upgrade(conn) == [11, *[n for n in LATEST if n > 11]]
+    kept = dict(conn.execute("SELECT organization_id, active FROM execution_active_counts"))
+    # org-b has e0 queued, e3 paused, e6 failed; org-a the rest (starting, running twice,
+    # awaiting_confirmation, completed, cancelled).
+    assert kept == {"org-a": 4, "org-b": 1}
+    conn.close()

@@ -36,6 +36,7 @@ from tests.service.batches.support import (
     live_executions,
 )
 from tests.service.conftest import Api, running
+from tests.service.execution_support import check_active_counts
 
 pytestmark = pytest.mark.state_machine  # a hypothesis state machine
 
@@ -179,6 +180,10 @@ class BatchMachine(RuleBasedStateMachine):
     @invariant()
     def never_more_executions_than_the_capacity(self) -> None:
         assert live_executions(self.app, "scheduled") <= CAPACITY
+
+    @invariant()
+    def the_kept_active_count_is_the_count(self) -> None:
+        check_active_counts(self.app)
 
     @invariant()
     def events_follow_the_status(self) -> None:

@@ -44,9 +44,7 @@ NO_PROFILES = "agentProfilePoolId: the pool has no profiles, so no execution can
 
 def free_capacity(conn: Conn, org_id: str) -> int:
     """How many more executions the organization may start now."""
-    return max(
-        0, execution_capacity.capacity(conn, org_id) - execution_capacity.active_count(conn, org_id)
-    )
+    return execution_capacity.room(conn, org_id)
 
 
 class Trigger:

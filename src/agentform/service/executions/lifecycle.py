@@ -15,6 +15,7 @@ registered capacity listener (execution batches).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,8 +29,9 @@ from agentform.service.executions.capacity import slot_for, slot_for_request
 from agentform.service.executions.program import compile_program, failed_program
 from agentform.service.executions.script import Script, ScriptError, render
 from agentform.service.models.execution_status import check_move
-from agentform.service.store import agent_scripts, agents, execution_capacity, jobs
+from agentform.service.store import agent_scripts, execution_capacity, jobs
 from agentform.service.store import executions as store
+from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn, iso, new_id
 from agentform.service.store.events import append_event
 from agentform.service.store.executions import ExecutionRow
@@ -51,9 +53,9 @@ class AgentToRun:
     id: str
     name: str
     organization_id: str
-    versions: list[int]
+    versions: tuple[int, ...]
     published_version: int
-    script: Script | None
+    script: Script | None  # shared by every execution of this content: never changed
 
     @property
     def versions_rule(self) -> AgentVersions:
@@ -61,16 +63,21 @@ class AgentToRun:
 
 
 def agent_to_run(conn: Conn, org_id: str, agent_id: object) -> AgentToRun:
-    """The organization's agent with its script, else 404."""
-    agent = agents.get_agent(conn, org_id, agent_id)
-    script = agent_scripts.agent_script(conn, agent.id)
+    """The organization's agent with its script, else 404: read each time (one query),
+    parsed once per stored content, so a new published version or script (a seed
+    loaded again, by any process) is a new entry, never a stale one."""
+    return _parsed(agent_scripts.stored_agent(conn, org_id, agent_id))
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(stored: agent_scripts.StoredAgent) -> AgentToRun:
     return AgentToRun(
-        agent.id,
-        agent.name,
-        org_id,
-        agent.versions,
-        agent.publishedVersion,
-        Script.model_validate_json(script) if script is not None else None,
+        stored.id,
+        stored.name,
+        stored.organization_id,
+        tuple(stored_json(stored.versions)),
+        stored.published_version,
+        Script.model_validate_json(stored.script) if stored.script is not None else None,
     )
 
 

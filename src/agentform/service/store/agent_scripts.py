@@ -7,6 +7,9 @@ JSON text of its model; reading it into the model is the executions' part.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from agentform.service.errors import not_found
 from agentform.service.store.database import Conn
 
 
@@ -28,9 +31,26 @@ def set_agent_script(conn: Conn, org_id: str, agent_name: str, script: str | Non
     )
 
 
-def agent_script(conn: Conn, agent_id: str) -> str | None:
-    """The JSON text of the agent's script, None when it has none."""
+@dataclass(frozen=True)
+class StoredAgent:
+    """An agent as an execution needs it, as stored: its script still JSON text. Equal
+    rows are equal values, so what is made from one can be cached under it."""
+
+    id: str
+    organization_id: str
+    name: str
+    published_version: int
+    versions: str  # JSON
+    script: str | None
+
+
+def stored_agent(conn: Conn, org_id: str, agent_id: object) -> StoredAgent:
+    """The organization's agent with its script (one query), else 404."""
     found = conn.execute(
-        "SELECT script FROM agent_scripts WHERE agent_id = ?", (agent_id,)
+        "SELECT a.id, a.name, a.published_version, a.versions, s.script FROM agents a"
+        " LEFT JOIN agent_scripts s ON s.agent_id = a.id WHERE a.id = ? AND a.organization_id = ?",
+        (str(agent_id), org_id),
     ).fetchone()
-    return str(found[0]) if found else None
+    if found is None:
+        raise not_found("agent")
+    return StoredAgent(found[0], org_id, found[1], found[2], found[3], found[4])

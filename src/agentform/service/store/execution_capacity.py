@@ -14,10 +14,22 @@ _ACTIVE = "status IN ({})".format(",".join(f"'{s}'" for s in sorted(ACTIVE)))
 
 
 def active_count(conn: Conn, org_id: str) -> int:
+    """How many of the organization's executions hold capacity: a row kept by triggers
+    (migration 011) in the transaction of every change, so no count over executions."""
     found = conn.execute(
-        f"SELECT count(*) FROM executions WHERE organization_id = ? AND {_ACTIVE}", (org_id,)
+        "SELECT active FROM execution_active_counts WHERE organization_id = ?", (org_id,)
     ).fetchone()
-    return int(found[0])
+    return int(found[0]) if found else 0
+
+
+def room(conn: Conn, org_id: str) -> int:
+    """How many more executions the organization may start now (one query)."""
+    found = conn.execute(
+        "SELECT coalesce((SELECT max_concurrent FROM execution_capacity WHERE organization_id = ?),"
+        " ?) - coalesce((SELECT active FROM execution_active_counts WHERE organization_id = ?), 0)",
+        (org_id, DEFAULT_CAPACITY, org_id),
+    ).fetchone()
+    return max(0, int(found[0]))
 
 
 def queued_ids(conn: Conn, org_id: str) -> list[str]:
@@ -71,7 +83,7 @@ def set_capacity(conn: Conn, org_id: str, max_concurrent: int) -> None:
 
 
 def is_full(conn: Conn, org_id: str) -> bool:
-    return active_count(conn, org_id) >= capacity(conn, org_id)
+    return room(conn, org_id) == 0
 
 
 def organizations_with_queued(conn: Conn) -> list[str]:
