@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import fields
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from agentform.rules.values import replace_unencodable
 from agentform.service.errors import conflict, not_found
@@ -76,6 +76,30 @@ def model_from_row(model: type[M], row: sqlite3.Row, **computed: Any) -> M:
     the `computed` ones (a field whose column is named otherwise, or is converted)."""
     values = {field: row[column] for field, column in _columns(model) if field not in computed}
     return model(**values, **computed)
+
+
+class RowModel(Generic[M]):
+    """Rows read into `model` as `model_from_row` reads them (the `computed` fields
+    from the row by their functions), one at a time or a page's at once: a list of
+    rows is validated in one call, a tenth of the cost of a model at a time."""
+
+    def __init__(self, model: type[M], **computed: Callable[[sqlite3.Row], Any]) -> None:
+        self.model = model
+        self._computed = computed
+        self._columns = tuple((f, c) for f, c in _columns(model) if f not in computed)
+        self._many: TypeAdapter[list[M]] = TypeAdapter(list[model])  # type: ignore[valid-type]
+
+    def values(self, row: sqlite3.Row) -> dict[str, Any]:
+        values = {field: row[column] for field, column in self._columns}
+        for field, compute in self._computed.items():
+            values[field] = compute(row)
+        return values
+
+    def __call__(self, row: sqlite3.Row) -> M:
+        return self.model.model_validate(self.values(row))
+
+    def many(self, rows: Iterable[sqlite3.Row]) -> list[M]:
+        return self._many.validate_python([self.values(r) for r in rows])
 
 
 def stored_json(text: str) -> Any:

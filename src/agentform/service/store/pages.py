@@ -5,7 +5,9 @@ ordered read behind it.
 filter, sorted, paged, and optionally filtered by a case-insensitive name
 substring. The ordered rowids of a query come from its ordering index (a
 covering index: no row is read) and are cached for the database's generation,
-so a page is a slice of them: the same cost at row 9,901 as at row 1.
+so a page is a slice of them: the same cost at row 9,901 as at row 1, and one
+query (the page's rows by rowid). A first page that holds the whole list is one
+query too, whose rows give the order to cache.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from agentform.service.models.pages import Page
+from agentform.service.store.common import RowModel
 from agentform.service.store.database import Conn
 
 T = TypeVar("T")
@@ -62,7 +65,6 @@ def read_page(
     convert: Callable[[sqlite3.Row], T],
 ) -> Page[T]:
     """One page of `table` rows matching `where`, in a stable order (ties broken by id)."""
-    db = conn.database
     params, sort = request.paging, request.sort or CREATION_ORDER
     if request.search_name:
         where += " AND instr(lower(name), lower(?)) > 0"
@@ -73,24 +75,60 @@ def read_page(
         # Case-insensitive like the name search (lower() and NOCASE fold the same
         # letters, ASCII's); names equal but for case keep a stable order.
         order = f"name COLLATE NOCASE {direction}, {order}"
-    key = (table, where, tuple(args), order)
-    generation = db.snapshot_generation()
-    rowids = db.order_cache.get(key, generation) if generation is not None else None
-    if rowids is None:
-        query_rows = conn.execute(f"SELECT rowid FROM {table} WHERE {where} ORDER BY {order}", args)
-        rowids = array("q", (r[0] for r in query_rows))
-        # Only a list of several pages is read again soon (its other pages); caching a
-        # one-page answer (a pool's members, say) would just evict the lists that are.
-        if generation is not None and len(rowids) > params.page_size:
-            db.order_cache.put(key, generation, rowids)
-    page_ids = rowids[params.offset : params.offset + params.page_size].tolist()
-    marks = ",".join("?" * len(page_ids))
-    rows = conn.execute(
-        f"SELECT * FROM {table} WHERE rowid IN ({marks}) ORDER BY {order}", page_ids
-    ).fetchall()
+    query = _Query(conn, table, where, tuple(args), order)
+    rows, total = query.window(params)
     return Page[T](
-        items=[convert(r) for r in rows],
+        items=convert.many(rows) if isinstance(convert, RowModel) else [convert(r) for r in rows],
         page=params.page,
         pageSize=params.page_size,
-        total=len(rowids),
+        total=total,
     )
+
+
+@dataclass(frozen=True)
+class _Query:
+    """A list query in one read snapshot: its rows, its ordered rowids (cached)."""
+
+    conn: Conn
+    table: str
+    where: str
+    args: tuple[Any, ...]
+    order: str
+
+    def window(self, params: PageParams) -> tuple[list[sqlite3.Row], int]:
+        """The rows of one page and the count of all, in one query when it can be:
+        the order is cached (any list read since the last write), or the first page
+        holds the whole list."""
+        db = self.conn.database
+        key = (self.table, self.where, self.args, self.order)
+        generation = db.snapshot_generation()
+        rowids = db.order_cache.get(key, generation) if generation is not None else None
+        if rowids is None and params.offset == 0:
+            rows = self._first(params.page_size + 1)
+            if len(rows) <= params.page_size:  # the whole list: its order is known too
+                if generation is not None:
+                    db.order_cache.put(key, generation, array("q", (r[0] for r in rows)))
+                return rows, len(rows)
+        if rowids is None:
+            rowids = self._order()
+            if generation is not None:
+                db.order_cache.put(key, generation, rowids)
+        window = rowids[params.offset : params.offset + params.page_size].tolist()
+        return self._by_rowid(window), len(rowids)
+
+    def _first(self, limit: int) -> list[sqlite3.Row]:
+        sql = f"SELECT rowid, * FROM {self.table} WHERE {self.where} ORDER BY {self.order} LIMIT ?"
+        return self.conn.execute(sql, (*self.args, limit)).fetchall()
+
+    def _order(self) -> array[int]:
+        # From the ordering index (a covering index): no row is read.
+        sql = f"SELECT rowid FROM {self.table} WHERE {self.where} ORDER BY {self.order}"
+        return array("q", (r[0] for r in self.conn.execute(sql, self.args)))
+
+    def _by_rowid(self, rowids: list[int]) -> list[sqlite3.Row]:
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        sql = f"SELECT rowid, * FROM {self.table} WHERE rowid IN ({marks})"
+        found = {r[0]: r for r in self.conn.execute(sql, rowids)}
+        return [found[rowid] for rowid in rowids]

@@ -20,7 +20,7 @@ from agentform.service.models.profile_sets import (
     ProfileSetUpdate,
 )
 from agentform.service.store.batches import live_batch_naming
-from agentform.service.store.common import fetch_owned, fetch_row, model_from_row, unique_name
+from agentform.service.store.common import RowModel, fetch_owned, fetch_row, unique_name
 from agentform.service.store.database import Conn, new_id
 from agentform.service.store.pages import PageParams, PageRequest, read_page
 from agentform.service.store.profiles import existing_profile_ids
@@ -42,13 +42,11 @@ COLUMNS = {
 }
 
 
-def set_from_row(row: sqlite3.Row) -> ProfileSet:
-    allow = bool(row["allow_concurrent_use"])  # an INTEGER column
-    return model_from_row(ProfileSet, row, allowConcurrentUse=allow)
-
-
-def member_from_row(row: sqlite3.Row) -> Member:
-    return model_from_row(Member, row)
+set_from_row = RowModel(
+    ProfileSet,
+    allowConcurrentUse=lambda row: bool(row["allow_concurrent_use"]),  # an INTEGER column
+)
+member_from_row = RowModel(Member)
 
 
 def _owned(conn: Conn, of: Collection, org_id: str, set_id: object) -> sqlite3.Row:
