@@ -33,6 +33,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -80,15 +81,40 @@ def wait_for(url: str, headers: dict[str, str] | None = None) -> None:
     raise RuntimeError(f"{url} did not come up")
 
 
-def resend_everything(db_path: Path) -> int:
+@dataclass(frozen=True)
+class Places:
+    """Where one run's files, service and receiver are."""
+
+    seed: Path
+    db: Path
+    service_port: int
+    receiver_port: int
+    base: str
+    receiver: str
+
+
+def places(tmp: str) -> Places:
+    """A run's places under `tmp`, its seed written there."""
+    seed = Path(tmp) / "seed.yaml"
+    seed.write_text(json.dumps(SEED))  # JSON is YAML
+    service_port, receiver_port = free_port(), free_port()
+    base = f"http://127.0.0.1:{service_port}/agents/v2"
+    receiver = f"http://127.0.0.1:{receiver_port}"
+    return Places(seed, Path(tmp) / "bench.db", service_port, receiver_port, base, receiver)
+
+
+def resend_everything(db_path: Path, limit: int = -1) -> int:
     """With the service stopped: a new delivery of every delivery in the database
-    (the service's own resend), so the next start has them all as a backlog."""
+    (the first `limit` of them, when given; the service's own resend), so the next
+    start has them all as a backlog."""
     from agentform.service.delivery.resend import resend
     from agentform.service.store.database import Database
 
     db = Database(db_path)
     with db.write() as conn:
-        rows = conn.execute("SELECT organization_id, id FROM webhook_deliveries").fetchall()
+        rows = conn.execute(
+            "SELECT organization_id, id FROM webhook_deliveries ORDER BY rowid LIMIT ?", (limit,)
+        ).fetchall()
         for org, delivery in rows:
             resend(conn, org, delivery)
     return len(rows)
@@ -110,10 +136,10 @@ def service(port: int, db: Path, seed: Path) -> list[str]:
 
 
 @contextmanager
-def process(*args: str) -> Iterator[None]:
+def process(*args: str) -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.DEVNULL)
     try:
-        yield
+        yield proc
     finally:
         proc.terminate()
         proc.wait(10)
@@ -267,16 +293,11 @@ def main() -> None:
 
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     with tempfile.TemporaryDirectory() as tmp:
-        seed = Path(tmp) / "seed.yaml"
-        seed.write_text(json.dumps(SEED))  # JSON is YAML
-        service_port, receiver_port = free_port(), free_port()
-        base = f"http://127.0.0.1:{service_port}/agents/v2"
-        receiver = f"http://127.0.0.1:{receiver_port}"
-        here = Path(__file__).parent
-        db = Path(tmp) / "bench.db"
-        with process(str(here / "_receiver.py"), str(receiver_port)):
+        run = places(tmp)
+        base, receiver, here = run.base, run.receiver, Path(__file__).parent
+        with process(str(here / "_receiver.py"), str(run.receiver_port)):
             wait_for(f"{receiver}/records")
-            with process(*service(service_port, db, seed)):
+            with process(*service(run.service_port, run.db, run.seed)):
                 wait_for(f"{base}/context", {"X-Api-Key": KEY})
                 api = httpx.Client(base_url=base, headers={"X-Api-Key": KEY}, timeout=30)
                 agents = {a["name"]: a["id"] for a in api.get("/agents").json()["items"]}
@@ -308,9 +329,9 @@ def main() -> None:
             # 3. The outbox alone: every delivery resent while the service is stopped,
             # drained by the restarted service; and, just after, a plain client posting
             # to the same receiver at the concurrency one integration's deliveries get.
-            backlog = resend_everything(db)
+            backlog = resend_everything(run.db)
             httpx.post(f"{receiver}/reset", timeout=30)
-            with process(*service(service_port, db, seed)):
+            with process(*service(run.service_port, run.db, run.seed)):
                 drained = wait_until(receiver, backlog)
                 bare_rate = asyncio.run(
                     bare_posts(f"{receiver}/hook", min(backlog, 5000), INTEGRATION_SHARE)

@@ -427,3 +427,64 @@ async def test_a_job_scheduled_due_before_the_next_in_hand_runs_before_it(
         await clock.advance(0)
         order = [n for n, _ in notes(db)]
         assert order == ["chain-1", "chain-2", "chain-3", "three", "chain-4", "chain-5", "chain-6"]
+
+
+async def test_transactional_jobs_due_together_share_write_transactions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = ManualClock(T0)
+    async with running(tmp_path / "s.db", clock) as (db, _):
+        with db.write() as conn:
+            for n in range(50):
+                jobs.schedule(conn, "chain", T0, {"n": n, "last": n + 1, "step": 1})
+        writes = 0
+        plain = db.write
+
+        def counted() -> Any:
+            nonlocal writes
+            writes += 1
+            return plain()
+
+        monkeypatch.setattr(db, "write", counted)
+        await clock.advance(0)
+        assert len(notes(db)) == 50
+        assert writes < 10  # a transaction each: 50
+
+
+async def test_a_failing_job_among_jobs_sharing_a_transaction_is_undone_alone(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock(T0)
+    async with running(tmp_path / "s.db", clock) as (db, _):
+        with db.write() as conn:
+            jobs.schedule(conn, "note", T0, {"name": "before"})
+            failing = jobs.schedule(conn, "boom", T0)
+            jobs.schedule(conn, "note", T0, {"name": "after"})
+        await clock.advance(0)
+        assert [n for n, _ in notes(db)] == ["before", "after"]  # not "half-done"
+        with db.read() as conn:
+            assert [j.status for j in jobs.list_jobs(conn)] == ["done", "failed", "done"]
+            assert jobs.get_job(conn, failing).error == "RuntimeError: the handler broke"  # type: ignore[union-attr]
+
+
+async def test_a_shared_transaction_that_fails_runs_each_job_once_in_order(
+    tmp_path: Path,
+) -> None:
+    handlers = make_handlers()
+
+    @handlers.handler("rogue")
+    def _rogue(job: Job, conn: Conn, _: RunContext) -> None:
+        note(conn, "rogue")
+        conn.execute("ROLLBACK")  # ends the transaction it shares with others
+
+    clock = ManualClock(T0)
+    async with running(tmp_path / "s.db", clock, handlers) as (db, _):
+        with db.write() as conn:
+            jobs.schedule(conn, "note", T0, {"name": "first"})
+            rogue = jobs.schedule(conn, "rogue", T0)
+            for name in ("second", "third"):
+                jobs.schedule(conn, "note", T0, {"name": name})
+        await clock.advance(0)
+        assert [n for n, _ in notes(db)] == ["first", "second", "third"]
+        with db.read() as conn:
+            assert jobs.get_job(conn, rogue).status == "failed"  # type: ignore[union-attr]

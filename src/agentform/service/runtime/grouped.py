@@ -47,7 +47,9 @@ class GroupCommit:
                 for _, done in group:
                     if not done.done():
                         done.set_exception(exc if isinstance(exc, Exception) else RuntimeError())
-                raise
+                if not isinstance(exc, Exception):
+                    raise
+                continue  # steps queued meanwhile are awaited too: they get their own try
             for (_, done), (ok, value) in zip(group, outcomes, strict=True):
                 if done.done():
                     continue

@@ -2,11 +2,11 @@
 
 The clock drives it (`Clock.drive`): the wall clock in a loop, the manual
 clock from `advance`. Each pass (`run_due`) reads the pending jobs due now, in
-due order, and runs them: a transactional handler in a worker thread inside a
-write transaction (one at a time, so their effects apply in due order), an I/O
-handler as its own task (at most `io_concurrency` at once; one at a time per
-lane). A handler that raises is recorded `failed` and the runner goes on. No
-SQLite call is made on the event loop.
+due order, and runs them: a transactional handler in a write transaction shared
+with other jobs' (`transactional`, `grouped`: in a worker thread, one at a time,
+so their effects apply in due order), an I/O handler as its own task (at most
+`io_concurrency` at once; one at a time per lane). A handler that raises is
+recorded `failed` and the runner goes on. No SQLite call is made on the event loop.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from agentform.service.clock import Clock
 from agentform.service.runtime.context import RunContext
 from agentform.service.runtime.grouped import GroupCommit
 from agentform.service.runtime.handlers import Done, IoJobHandler, JobHandlers, TxHandler
+from agentform.service.runtime.transactional import TxRun, record_failure, run_one
 from agentform.service.settings import ServiceSettings
 from agentform.service.start_errors import UnhandledJobKind
 from agentform.service.store import jobs
@@ -144,36 +145,67 @@ class Runner:
                 self._scheduled = None
             now = self.looked_at = self.clock.now()
             free = self.io_concurrency - len(self._io)
-            batch = await self._in_thread(
+            batch, newest = await self._in_thread(
                 self._read, self._due_batch, now, set(self._io), free, set(self._lanes)
             )
-            progressed = False
-            for job in batch:
-                if self._scheduled_before(job):
-                    # A job scheduled since the read falls due before this one: read
-                    # again, so due order holds. Jobs due with it or later come after
-                    # it anyway (ties go in the order scheduled), so they do not stop
-                    # the pass: each job no longer pays a re-read of everything due.
-                    progressed = True
-                    break
-                if job.lane is not None and job.lane in self._lanes:
-                    continue  # its lane is busy: it waits its turn
-                handler = self.handlers.get(job.kind)
-                if handler is None:
-                    # scheduled since the start checked the kinds: a defect, said loudly
-                    await self._in_thread(self._fail, job, UnhandledJobKind([job.kind]))
-                elif isinstance(handler, IoJobHandler):
-                    if self._io_full():
-                        continue  # it waits for a free slot; jobs behind it may run
-                    self._spawn(job, handler)
-                else:
-                    await self._in_thread(self._run_transaction, job, handler)
-                started += 1
-                progressed = True
-            if not progressed:
+            ran, stopped = await self._pass(batch, TxRun(newest, self.context))
+            started += ran
+            if not ran and not stopped:
                 if self.io_concurrency - len(self._io) > free:
                     continue  # I/O finished while reading: read again for the free slots
                 return started
+
+    async def _pass(self, batch: list[Job], run: TxRun) -> tuple[int, bool]:
+        """Starts the batch's jobs that can start, in order: (how many, whether it
+        stopped for a job scheduled since the read and due before the next).
+
+        A job scheduled since the read that falls due before the next one in hand
+        stops the pass, so due order holds; one due with it or later comes after it
+        anyway (ties go in the order scheduled), so each job does not pay a re-read
+        of everything due. Transactional jobs are queued on the group commit
+        together (transactional.py), and wait for each other; an I/O job starts
+        once the transactional jobs before it are done.
+        """
+        started, queued = 0, list[tuple[Job, TxHandler, asyncio.Future[bool]]]()
+        for job in batch:
+            if self._scheduled_before(job):
+                return started + await self._finish(queued), True
+            if job.lane is not None and job.lane in self._lanes:
+                continue  # its lane is busy: it waits its turn
+            handler = self.handlers.get(job.kind)
+            if isinstance(handler, IoJobHandler) and self._io_full():
+                continue  # it waits for a free slot; jobs behind it may run
+            if handler is not None and not isinstance(handler, IoJobHandler):
+                step = self._grouped.run(run.step(job, handler))
+                queued.append((job, handler, asyncio.ensure_future(step)))
+                continue
+            started += await self._finish(queued)
+            queued = []
+            if run.stopped:
+                return started, True
+            if handler is None:
+                # scheduled since the start checked the kinds: a defect, said loudly
+                await self._in_thread(self._fail, job, UnhandledJobKind([job.kind]))
+            else:
+                self._spawn(job, handler)
+            started += 1
+        return started + await self._finish(queued), run.stopped
+
+    async def _finish(self, queued: list[tuple[Job, TxHandler, asyncio.Future[bool]]]) -> int:
+        """Waits for the queued transactional jobs; how many ran. A job whose shared
+        transaction failed runs on its own (as the first of the rest, which stay
+        pending: the run has stopped before them)."""
+        ran = 0
+        for n, (job, handler, step) in enumerate(queued):
+            try:
+                ran += await step
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                await asyncio.gather(*(s for _, _, s in queued[n + 1 :]), return_exceptions=True)
+                await self._in_thread(self._run_transaction, job, handler)
+                return ran + 1
+        return ran
 
     def _scheduled_before(self, job: Job) -> bool:
         earliest = self._scheduled
@@ -181,7 +213,7 @@ class Runner:
 
     def _due_batch(
         self, conn: Conn, now: datetime, in_flight: set[int], free: int, busy: set[str]
-    ) -> list[Job]:
+    ) -> tuple[list[Job], int]:
         """The due jobs that may start now, in due order: transactional ones (and any
         of a kind nobody handles, to be reported) up to READ_AHEAD, and only as many
         I/O jobs, of lanes not busy, as there are free I/O slots. So a backlog of
@@ -191,7 +223,7 @@ class Runner:
         batch = jobs.due_jobs(conn, now, in_flight, READ_AHEAD, not_kinds=io_kinds)
         if free > 0 and io_kinds:
             batch += self._due_io(conn, now, in_flight, free, busy, io_kinds)
-        return sorted(batch, key=lambda job: (job.due_at, job.id))
+        return sorted(batch, key=lambda job: (job.due_at, job.id)), jobs.newest_id(conn)
 
     def _due_io(
         self,
@@ -242,21 +274,16 @@ class Runner:
             jobs.prune(conn, before)
 
     def _run_transaction(self, job: Job, handler: TxHandler) -> None:
+        """The job in a write transaction of its own (when a shared one failed)."""
         try:
             with self.db.write() as conn:
-                if not jobs.is_pending(conn, job.id):
-                    return  # cancelled since it was read
-                # Done first: a successor it schedules under its own key takes the key
-                # instead of cancelling it. A failure rolls both back.
-                jobs.mark_done(conn, job.id)
-                handler(job, conn, self.context)
+                run_one(conn, job, handler, self.context)
         except Exception as exc:
             self._fail(job, exc)
 
     def _fail(self, job: Job, exc: Exception) -> None:
-        log.error("job %s (%s) failed", job.id, job.kind, exc_info=exc)
         with self.db.write() as conn:
-            jobs.mark_failed(conn, job.id, f"{type(exc).__name__}: {exc}")
+            record_failure(conn, job, exc)
 
     def _spawn(self, job: Job, handler: IoJobHandler[Any, Any]) -> None:
         if job.lane is not None:

@@ -160,6 +160,20 @@ def next_due_after(conn: Conn, moment: datetime) -> datetime | None:
     return parse_iso(row[0]) if row[0] else None
 
 
+def newest_id(conn: Conn) -> int:
+    """The id of the newest job (0: none yet): later ones are scheduled after it."""
+    row = conn.execute("SELECT max(id) FROM jobs").fetchone()
+    return int(row[0] or 0)
+
+
+def scheduled_after(conn: Conn, job_id: int) -> tuple[int | None, datetime | None]:
+    """(the newest id, the earliest due time) of the pending jobs after `job_id`."""
+    row = conn.execute(
+        "SELECT max(id), min(due_at) FROM jobs WHERE id > ? AND status = 'pending'", (job_id,)
+    ).fetchone()
+    return row[0], parse_iso(row[1]) if row[1] else None
+
+
 def pending_kinds(conn: Conn) -> list[str]:
     """The kinds of the jobs still to run."""
     rows = conn.execute("SELECT DISTINCT kind FROM jobs WHERE status = 'pending' ORDER BY kind")
