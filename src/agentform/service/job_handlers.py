@@ -20,6 +20,7 @@ def service_handlers() -> JobHandlers:
     handlers.add(lifecycle.STEP_JOB, stepping.step_job)
     handlers.add(lifecycle.TIMEOUT_JOB, stepping.timeout_job)
     handlers.add(scheduler.RELEASE_JOB, scheduler.release_job)
+    handlers.add(scheduler.FILL_JOB, scheduler.fill_job)
     handlers.add(outbox.DELIVERY_JOB, sending.DeliveryJob())
     handlers.add(retention.RETENTION_JOB, retention.forget_old_history)
     return handlers

@@ -4,10 +4,12 @@ database's own view of them (for invariants a client cannot see)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 
 from agentform.service import Seed
@@ -163,3 +165,12 @@ def executions_of_batch(app: FastAPI, batch_id: str) -> list[str]:
     with app.state.db.read() as conn:
         rows = conn.execute("SELECT id FROM executions WHERE batch_id = ?", (batch_id,))
         return [r[0] for r in rows]
+
+
+@pytest.fixture(autouse=True)
+def drained(app: FastAPI, advance: Callable[[float], None]) -> Iterator[None]:
+    """Each test starts and ends with no execution of the capacity-4 organization running
+    (autouse in a module that imports it)."""
+    yield
+    advance(10 * WORKER_SECONDS)
+    assert live_executions(app, "scheduled") == 0

@@ -5,9 +5,8 @@ batch goes on; events."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import pytest
 from fastapi import FastAPI
 
 from tests.service.batches.support import (
@@ -19,6 +18,7 @@ from tests.service.batches.support import (
     batch_events,
     counts,
     create,
+    drained,  # noqa: F401  (autouse)
     executions_of_batch,
     get,
     item_statuses_in_db,
@@ -28,14 +28,6 @@ from tests.service.conftest import Api, assert_error
 
 Advance = Callable[[float], None]
 KEY = SCHED_KEY  # the organization of capacity 4
-
-
-@pytest.fixture(autouse=True)
-def drained(app: FastAPI, advance: Advance) -> Iterator[None]:
-    """Each test starts and ends with no execution of the capacity-4 organization running."""
-    yield
-    advance(10 * WORKER_SECONDS)
-    assert live_executions(app, "scheduled") == 0
 
 
 # (seconds after creation, (pending, awaiting, triggered, cancelled, failed), status)

@@ -7,9 +7,11 @@
   (BATCH_COMPLETED), and the next release is scheduled as a job (one per
   batch, keyed, so a pause or cancel drops it).
 - `fill(conn, org_id)` triggers the organization's waiting items, oldest due
-  first, while it has capacity. It runs after a release, and whenever an
-  execution of the organization stops holding capacity (in that transaction,
-  after the executions queued with `onCapacityLimit: "queue"` had their turn).
+  first, while it has capacity. It runs after a release, and once capacity came
+  free: an execution that stops holding it (after the executions queued with
+  `onCapacityLimit: "queue"` had their turn) schedules one fill job of its
+  organization, due at once, which every other execution ending before it runs
+  shares. A fill settles the items it triggered in one statement per batch.
 
 Everything happens inside one write transaction per step, so the counters a
 reader sees always add up, and a restart resumes from the jobs table:
@@ -74,21 +76,23 @@ def fill(conn: Conn, org_id: str) -> set[str]:
         chunk = batches.oldest_waiting(conn, org_id, limit=free, skip_pools=busy)
         if not chunk:
             break
-        for item in chunk:
-            if item.pool_id in busy:
-                continue  # found busy earlier in this chunk
-            outcome = trigger(item)
-            if outcome.full or (outcome.waits and item.pool_id is None):
-                return touched
-            if outcome.waits:
-                busy.add(str(item.pool_id))
-                continue
-            batches.settle_item(
-                conn, item, execution_id=outcome.execution_id, failure_reason=outcome.failure
-            )
-            touched.add(item.batch_id)
-            if outcome.execution_id is not None:
-                free -= 1
+        settled: list[batches.Settled] = []
+        try:
+            for item in chunk:
+                if item.pool_id in busy:
+                    continue  # found busy earlier in this chunk
+                outcome = trigger(item, room=free)
+                if outcome.full or (outcome.waits and item.pool_id is None):
+                    return touched
+                if outcome.waits:
+                    busy.add(str(item.pool_id))
+                    continue
+                settled.append(batches.Settled(item, outcome.execution_id, outcome.failure))
+                touched.add(item.batch_id)
+                if outcome.execution_id is not None:
+                    free -= 1
+        finally:  # the chunk's items are settled before anything reads them again
+            batches.settle_items(conn, settled)
     return touched
 
 
@@ -136,9 +140,32 @@ def release_job(job: jobs.Job, conn: Conn, context: RunContext) -> None:
     advance(conn, job.payload["batchId"])
 
 
+FILL_JOB = "batch.fill"
+
+
+def _fill_key(org_id: str) -> str:
+    return f"batch-fill:{org_id}"
+
+
 @on_capacity_freed
 def _capacity_freed(conn: Conn, org_id: str) -> None:
-    complete_settled(conn, fill(conn, org_id))
+    request_fill(conn, org_id)
+
+
+def request_fill(conn: Conn, org_id: str) -> None:
+    """Capacity came free: the organization's waiting items get it in one fill, a job
+    due now under one key per organization. It runs after the work already due at this
+    moment (due order), so the executions ending together (a wave of a batch's
+    executions) cause one fill, not one each; an organization with nothing waiting
+    schedules nothing."""
+    key = _fill_key(org_id)
+    if batches.has_waiting(conn, org_id) and jobs.pending_job(conn, key) is None:
+        jobs.schedule(conn, FILL_JOB, conn.now(), {"organizationId": org_id}, key=key)
+
+
+def fill_job(job: jobs.Job, conn: Conn, context: RunContext) -> None:
+    """The handler of `FILL_JOB`."""
+    complete_settled(conn, fill(conn, job.payload["organizationId"]))
 
 
 def fill_everywhere(conn: Conn) -> None:

@@ -62,7 +62,9 @@ class Trigger:
             self._agents[agent_id] = agent_to_run(self.conn, self.org_id, agent_id)
         return self._agents[agent_id]
 
-    def __call__(self, item: WaitingItem) -> Outcome:
+    def __call__(self, item: WaitingItem, room: int) -> Outcome:
+        """Triggers `item` (the organization may start `room` more executions: known,
+        not counted again)."""
         try:
             request = parse_execute_request(item.request)
         except RuleViolation as exc:  # stored requests were valid: only a newer rule gets here
@@ -73,7 +75,7 @@ class Trigger:
             return Outcome(failure="; ".join(str(p) for p in problems))
         try:
             row = create_execution(
-                self.conn, agent, request, created_by=None, batch_id=item.batch_id
+                self.conn, agent, request, created_by=None, batch_id=item.batch_id, room=room
             )
         except AtCapacity:  # nothing was written
             pool = request.agentProfilePoolId

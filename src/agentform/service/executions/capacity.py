@@ -27,8 +27,12 @@ class Slot:
     why: str = ""
 
 
-def slot_for(conn: Conn, org_id: str, profile_id: str | None, pool_id: str | None) -> Slot:
-    if store.is_full(conn, org_id):
+def slot_for(
+    conn: Conn, org_id: str, profile_id: str | None, pool_id: str | None, room: int | None = None
+) -> Slot:
+    """`room`: how many more executions the organization may start, when the caller
+    knows it (None: read here)."""
+    if (store.room(conn, org_id) if room is None else room) <= 0:
         limit = store.capacity(conn, org_id)
         return Slot(False, why=f"the organization already runs {limit} executions, its maximum")
     if pool_id is None:
@@ -50,10 +54,12 @@ def slot_for(conn: Conn, org_id: str, profile_id: str | None, pool_id: str | Non
     return Slot(True, chosen)
 
 
-def slot_for_request(conn: Conn, org_id: str, request: ExecuteRequest) -> Slot:
+def slot_for_request(
+    conn: Conn, org_id: str, request: ExecuteRequest, room: int | None = None
+) -> Slot:
     profile = str(request.agentProfileId) if request.agentProfileId else None
     pool = str(request.agentProfilePoolId) if request.agentProfilePoolId else None
-    return slot_for(conn, org_id, profile, pool)
+    return slot_for(conn, org_id, profile, pool, room)
 
 
 def capacity_allows(conn: Conn, org_id: str, request: ExecuteRequest) -> bool:

@@ -31,7 +31,6 @@ from agentform.service.executions.script import Script, ScriptError, render
 from agentform.service.models.execution_status import check_move
 from agentform.service.store import agent_scripts, execution_capacity, jobs
 from agentform.service.store import executions as store
-from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn, iso, new_id
 from agentform.service.store.events import append_event
 from agentform.service.store.executions import ExecutionRow
@@ -75,7 +74,7 @@ def _parsed(stored: agent_scripts.StoredAgent) -> AgentToRun:
         stored.id,
         stored.name,
         stored.organization_id,
-        tuple(stored_json(stored.versions)),
+        stored.versions,
         stored.published_version,
         Script.model_validate_json(stored.script) if stored.script is not None else None,
     )
@@ -110,13 +109,15 @@ def create_execution(
     *,
     created_by: Actor | None,
     batch_id: str | None = None,
+    room: int | None = None,
 ) -> ExecutionRow:
     """A new execution of a valid request: started when capacity allows, queued when
     it does not and the request says `queue`, else AtCapacity (409), nothing written.
 
-    A batch asks `capacity.capacity_allows` first and passes its `batch_id`.
+    A batch passes its `batch_id`, and `room`, how many more executions the
+    organization may start now, which it has counted (None: counted here).
     """
-    slot = slot_for_request(conn, agent.organization_id, request)
+    slot = slot_for_request(conn, agent.organization_id, request, room)
     if not slot.free and not request.queues_at_capacity:
         raise AtCapacity(slot.why)
     inputs = request.merged_inputs()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentform.service.errors import not_found
+from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn
 
 
@@ -40,7 +41,7 @@ class StoredAgent:
     organization_id: str
     name: str
     published_version: int
-    versions: str  # JSON
+    versions: tuple[int, ...]
     script: str | None
 
 
@@ -53,4 +54,5 @@ def stored_agent(conn: Conn, org_id: str, agent_id: object) -> StoredAgent:
     ).fetchone()
     if found is None:
         raise not_found("agent")
-    return StoredAgent(found[0], org_id, found[1], found[2], found[3], found[4])
+    versions = tuple(stored_json(found[3]))
+    return StoredAgent(found[0], org_id, found[1], found[2], versions, found[4])

@@ -341,27 +341,44 @@ def oldest_waiting(
     return [WaitingItem(r[0], r[1], r[2], r[3], stored_json(r[4]), r[5]) for r in rows]
 
 
-def settle_item(
-    conn: Conn,
-    item: WaitingItem,
-    *,
-    execution_id: str | None = None,
-    failure_reason: str | None = None,
-) -> None:
-    """A waiting item is triggered (with its execution) or failed (with the reason)."""
-    to: ItemStatus = "triggered" if execution_id is not None else "failed"
-    moved = conn.execute(
-        f"UPDATE {ITEMS} SET status = ?, execution_id = ?, triggered_at = ?, failure_reason = ? "
-        "WHERE rowid = ? AND status = 'awaiting_capacity'",
-        (
-            to,
-            execution_id,
-            conn.now_iso() if execution_id is not None else None,
-            failure_reason,
-            item.rowid,
-        ),
-    ).rowcount
-    _count_moved(conn, item.batch_id, "awaiting_capacity", to, moved)
+@dataclass(frozen=True)
+class Settled:
+    """A waiting item's end: triggered (with its execution) or failed (with the reason)."""
+
+    item: WaitingItem
+    execution_id: str | None = None
+    failure_reason: str | None = None
+
+    @property
+    def to(self) -> ItemStatus:
+        return "triggered" if self.execution_id is not None else "failed"
+
+
+def settle_items(conn: Conn, settled: Sequence[Settled]) -> None:
+    """Settles waiting items: one `executemany` and one counter update per batch and
+    outcome (each from the rows that statement moved)."""
+    groups: dict[tuple[str, ItemStatus], list[Settled]] = {}
+    for one in settled:
+        groups.setdefault((one.item.batch_id, one.to), []).append(one)
+    for (batch_id, to), group in groups.items():
+        at = conn.now_iso() if to == "triggered" else None
+        moved = conn.executemany(
+            f"UPDATE {ITEMS} SET status = ?, execution_id = ?, triggered_at = ?, "
+            "failure_reason = ? WHERE rowid = ? AND status = 'awaiting_capacity'",
+            ((to, s.execution_id, at, s.failure_reason, s.item.rowid) for s in group),
+        ).rowcount
+        _count_moved(conn, batch_id, "awaiting_capacity", to, moved)
+
+
+def has_waiting(conn: Conn, org_id: str) -> bool:
+    """Whether the organization has items awaiting capacity (its batches' counters,
+    read from an index of the batches that have any: migration 012)."""
+    found = conn.execute(
+        f"SELECT 1 FROM {BATCHES} WHERE organization_id = ? AND awaiting_capacity_count > 0"
+        " LIMIT 1",
+        (org_id,),
+    ).fetchone()
+    return found is not None
 
 
 def organizations_with_waiting_items(conn: Conn) -> list[str]:

@@ -66,8 +66,13 @@ class OrderCache:
                 self._entries.popitem(last=False)
 
 
+@functools.lru_cache(maxsize=256)
 def iso(moment: datetime) -> str:
-    """UTC with microseconds and a Z: sorts lexically in time order."""
+    """UTC with microseconds and a Z: sorts lexically in time order.
+
+    Cached by the instant itself (equal instants, whatever their zone, are one text):
+    while a manual clock stands still, or a transaction writes one moment many times,
+    it is formatted once; a moved clock is another key."""
     if moment.tzinfo is None:  # astimezone would take it for local time, silently
         raise ValueError(f"a naive datetime cannot be stored: {moment!r}")
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
