@@ -34,6 +34,9 @@ from agentform.service.models.profile_sets import ProfileSet
 
 KEY = "bench-admin-key-0001"
 ORG_ID = "5f0c9f7e-0000-4000-8000-00000000b001"
+SMALL_KEY = "bench-admin-key-0002"  # an organization whose pools fit in one page
+SMALL_ORG_ID = "5f0c9f7e-0000-4000-8000-00000000b002"
+ORGS = {KEY: ORG_ID, SMALL_KEY: SMALL_ORG_ID}
 AGENT_ID = "5f0c9f7e-0000-4000-8000-00000000a001"
 SEED = Seed.model_validate(
     {
@@ -51,7 +54,12 @@ SEED = Seed.model_validate(
                         "script": {"steps": [], "end": {"result": {}}},
                     }
                 ],
-            }
+            },
+            {
+                "name": "small",
+                "id": SMALL_ORG_ID,
+                "apiKeys": [{"name": "admin", "key": SMALL_KEY, "role": "admin"}],
+            },
         ]
     }
 )
@@ -74,9 +82,10 @@ def floor_app(db: Path) -> FastAPI:
             local.conn = conn
         return conn
 
-    def check(key: str) -> None:
-        if key != KEY:
+    def organization(key: str) -> str:
+        if key not in ORGS:
             raise HTTPException(401)
+        return ORGS[key]
 
     @app.get(BASE + "/context")
     async def context() -> dict[str, str]:
@@ -88,16 +97,15 @@ def floor_app(db: Path) -> FastAPI:
         page: Annotated[int, Query(ge=1)] = 1,
         pageSize: Annotated[int, Query(ge=1, le=100)] = 50,
     ) -> Any:
-        check(x_api_key)
-        conn = connection()
+        org_id, conn = organization(x_api_key), connection()
         where = "collection = 'pool' AND organization_id = ?"
         conn.execute("BEGIN")
         try:
-            total = conn.execute(f"SELECT count(*) FROM profile_sets WHERE {where}", (ORG_ID,))
+            total = conn.execute(f"SELECT count(*) FROM profile_sets WHERE {where}", (org_id,))
             rows = conn.execute(
                 f"SELECT * FROM profile_sets WHERE {where} ORDER BY created_at, id"
                 " LIMIT ? OFFSET ?",
-                (ORG_ID, pageSize, (page - 1) * pageSize),
+                (org_id, pageSize, (page - 1) * pageSize),
             ).fetchall()
             count = total.fetchone()[0]
         finally:
@@ -122,7 +130,7 @@ def floor_app(db: Path) -> FastAPI:
         x_api_key: Annotated[str, Header()],
         body: Annotated[ExecuteRequest | None, Body()] = None,
     ) -> Any:
-        check(x_api_key)
+        org_id = organization(x_api_key)
         body = body or ExecuteRequest()
         conn, execution_id = connection(), str(uuid.uuid4())
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -130,7 +138,7 @@ def floor_app(db: Path) -> FastAPI:
         try:
             agent = conn.execute(
                 "SELECT name, published_version FROM agents WHERE id = ? AND organization_id = ?",
-                (str(agentId), ORG_ID),
+                (str(agentId), org_id),
             ).fetchone()
             if agent is None:
                 raise HTTPException(404)
@@ -141,7 +149,7 @@ def floor_app(db: Path) -> FastAPI:
                 " VALUES (?, ?, ?, ?, ?, 'starting', ?, ?, ?, ?, '[]', ?, 0, ?, ?, ?)",
                 (
                     execution_id,
-                    ORG_ID,
+                    org_id,
                     str(agentId),
                     agent["name"],
                     agent["published_version"],

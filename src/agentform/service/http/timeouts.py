@@ -38,7 +38,9 @@ def receive_within(receive: Receive, seconds: float) -> Receive:
 
     async def timed() -> Message:
         try:
-            return await asyncio.wait_for(receive(), seconds)
+            # A timeout scope, not wait_for: no task made per part of every body.
+            async with asyncio.timeout(seconds):
+                return await receive()
         except TimeoutError:
             # An HTTPException passes through FastAPI's body reading unchanged.
             # Closed after the answer: the rest of the body may still come.

@@ -1,13 +1,17 @@
 """Agent profile pools and profile groups
 (docs/service/contract.md#profile-pools-and-profile-groups): two collections, one shape.
 
-`collection_router` builds the same operations for either collection.
+`add_collection` adds the same operations for either collection, to one router:
+one level of routers fewer for FastAPI to match a request through (each level
+is matched again as it hands the request down).
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
 
 from fastapi import APIRouter, Depends, Path, Response
 
@@ -26,24 +30,34 @@ from agentform.service.store.database import Conn, Database
 from agentform.service.store.profile_sets import GROUPS, POOLS, Collection
 
 
-def collection_router(of: Collection, prefix: str, param: str, tag: str) -> APIRouter:
-    """The operations of one collection: the sets themselves, then their members."""
-    router = api_router(prefix=prefix, tags=[tag])
-    item = "/{" + param + "}"
-    _add_set_routes(router, of, item, param)
-    _add_member_routes(router, of, item, param)
-    return router
+def add_collection(router: APIRouter, of: Collection, path: str, param: str, tag: str) -> None:
+    """The operations of one collection at `path`: the sets themselves, then their members."""
+    item = path + "/{" + param + "}"
+    _add_set_routes(router, of, _At(path, item, param, [tag]))
+    _add_member_routes(router, of, _At(path, item, param, [tag]))
 
 
-def _add_set_routes(router: APIRouter, of: Collection, item: str, param: str) -> None:
-    @router.get("", response_model=Page[ProfileSet])
+@dataclass(frozen=True)
+class _At:
+    """Where a collection's operations are: its path, an item's, the item's parameter."""
+
+    path: str
+    item: str
+    param: str
+    tags: list[str | Enum]
+
+
+def _add_set_routes(router: APIRouter, of: Collection, at: _At) -> None:
+    item, param = at.item, at.param
+
+    @router.get(at.path, response_model=Page[ProfileSet], tags=at.tags)
     def list_sets(
         query: ListQuery = Depends(list_query), db: Database = Depends(database)
     ) -> Page[ProfileSet]:
         with db.read() as conn:
             return profile_sets.list_sets(conn, of, query.who.organization_id, query.request)
 
-    @router.post("", status_code=201, response_model=ProfileSet)
+    @router.post(at.path, status_code=201, response_model=ProfileSet, tags=at.tags)
     def create_set(
         body: ProfileSetCreate, who: Caller = Depends(caller), db: Database = Depends(database)
     ) -> ProfileSet:
@@ -51,7 +65,7 @@ def _add_set_routes(router: APIRouter, of: Collection, item: str, param: str) ->
         with db.write() as conn:
             return profile_sets.create_set(conn, of, who.organization_id, body)
 
-    @router.get(item, response_model=ProfileSet)
+    @router.get(item, response_model=ProfileSet, tags=at.tags)
     def get_set(
         set_id: uuid.UUID = Path(alias=param),
         who: Caller = Depends(caller),
@@ -60,7 +74,7 @@ def _add_set_routes(router: APIRouter, of: Collection, item: str, param: str) ->
         with db.read() as conn:
             return profile_sets.get_set(conn, of, who.organization_id, set_id)
 
-    @router.patch(item, response_model=ProfileSet)
+    @router.patch(item, response_model=ProfileSet, tags=at.tags)
     def update_set(
         body: ProfileSetUpdate,
         set_id: uuid.UUID = Path(alias=param),
@@ -70,7 +84,7 @@ def _add_set_routes(router: APIRouter, of: Collection, item: str, param: str) ->
         with db.write() as conn:
             return profile_sets.update_set(conn, of, who.organization_id, set_id, body)
 
-    @router.delete(item, status_code=204, response_class=Response)
+    @router.delete(item, status_code=204, response_class=Response, tags=at.tags)
     def delete_set(
         set_id: uuid.UUID = Path(alias=param),
         who: Caller = Depends(caller),
@@ -84,8 +98,10 @@ def _add_set_routes(router: APIRouter, of: Collection, item: str, param: str) ->
 MemberChange = Callable[[Conn, Collection, str, object, Sequence[object]], None]
 
 
-def _add_member_routes(router: APIRouter, of: Collection, item: str, param: str) -> None:
-    @router.get(item + "/members", response_model=Page[Member])
+def _add_member_routes(router: APIRouter, of: Collection, at: _At) -> None:
+    item, param = at.item, at.param
+
+    @router.get(item + "/members", response_model=Page[Member], tags=at.tags)
     def list_members(
         set_id: uuid.UUID = Path(alias=param),
         paging: PageParams = Depends(page_params),
@@ -95,17 +111,14 @@ def _add_member_routes(router: APIRouter, of: Collection, item: str, param: str)
         with db.read() as conn:
             return profile_sets.list_members(conn, of, who.organization_id, set_id, paging)
 
-    _add_member_change(router, of, item, param, "POST", "add_members", profile_sets.add_members)
-    _add_member_change(
-        router, of, item, param, "DELETE", "remove_members", profile_sets.remove_members
-    )
+    _add_member_change(router, of, at, "POST", "add_members", profile_sets.add_members)
+    _add_member_change(router, of, at, "DELETE", "remove_members", profile_sets.remove_members)
 
 
 def _add_member_change(
     router: APIRouter,
     of: Collection,
-    item: str,
-    param: str,
+    at: _At,
     method: str,
     name: str,
     change: MemberChange,
@@ -115,7 +128,7 @@ def _add_member_change(
 
     def change_members(
         body: MembersRequest,
-        set_id: uuid.UUID = Path(alias=param),
+        set_id: uuid.UUID = Path(alias=at.param),
         who: Caller = Depends(caller),
         db: Database = Depends(database),
     ) -> Response:
@@ -124,17 +137,16 @@ def _add_member_change(
         return Response(status_code=204)
 
     router.add_api_route(
-        item + "/members",
+        at.item + "/members",
         change_members,
         methods=[method],
+        tags=at.tags,
         status_code=204,
         response_class=Response,
         name=name,
     )
 
 
-pools_router = collection_router(POOLS, "/agent-profile-pools", "poolId", "Agent Profile Pools")
-groups_router = collection_router(GROUPS, "/profile-groups", "groupId", "Profile Groups")
 router = api_router()
-router.include_router(pools_router)
-router.include_router(groups_router)
+add_collection(router, POOLS, "/agent-profile-pools", "poolId", "Agent Profile Pools")
+add_collection(router, GROUPS, "/profile-groups", "groupId", "Profile Groups")
