@@ -2,7 +2,8 @@
 declared and none chosen, every environment is validated. With `--all DIR...`, every
 workspace under the directories; with `--all` alone, every workspace of the
 repository (agentform-repository.yaml) or under the current directory; and that no
-two own a common name."""
+two own a common name. The test files (tests/*.yaml) are checked as `agentform test`
+checks them before it runs any (validate_tests.py), unless --no-tests."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import click
 from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
 from agentform.cli.context import RunContext
 from agentform.cli.validate_all import say_unset_and_warnings, validate_all
+from agentform.cli.validate_tests import Tested, checked_tests
 from agentform.config.loader import Workspace
 from agentform.core.diagnostics import Diagnostic
 from agentform.core.errors import AgentformError, DiagnosticsError
@@ -31,11 +33,18 @@ from agentform.policies.loading import PolicySet
     help="Validate every workspace under DIRS (default: the repository's, else .), "
     "and that no two own a common name.",
 )
+@click.option(
+    "--no-tests",
+    "no_tests",
+    is_flag=True,
+    help="Do not check the test files (tests/*.yaml, which agentform test runs).",
+)
 @click.argument("dirs", nargs=-1, type=click.Path(file_okay=False, exists=True, path_type=Path))
 @workspace_options
 @guarded
-def validate(run: RunContext, every: bool, dirs: tuple[Path, ...]) -> int:
-    """Render, parse and validate the workspace files, without calling the API.
+def validate(run: RunContext, every: bool, no_tests: bool, dirs: tuple[Path, ...]) -> int:
+    """Render, parse and validate the workspace files, and its test files, without
+    calling the API.
 
     Needs no secret() value: an unset secret passes every rule a value would have to
     pass, and plan checks the value itself (and names each one missing). With
@@ -47,20 +56,26 @@ def validate(run: RunContext, every: bool, dirs: tuple[Path, ...]) -> int:
             f"{', '.join(map(str, dirs))}, add --all"
         )
     if every:
-        return validate_all(run.opts, list(dirs))
+        return validate_all(run.opts, list(dirs), tests=not no_tests)
     names: list[str | None] = [run.opts.env]
     if run.opts.env is None:
         names = [*run.environment_names()] or [None]
     found: dict[str | None, list[Diagnostic]] = {}
+    tested = Tested()
     with collector_paused():  # each load's objects are freed by count: no cycles to find
         for name in names:
-            found[name] = _validated(run, name)
+            workspace, found[name] = _validated(run, name)
+            if not no_tests:
+                tested = checked_tests(run.opts.workspace_dir, workspace)
+                found[name] += tested.problems
     policies, policy_problems = _policies(run.opts.workspace_dir)
     if problems := _together(found) + policy_problems:
         raise DiagnosticsError(problems)
     if policies is not None:
         files = counted(len(policies.files), "policy file")
         click.echo(f"Valid: {files}, {counted(len(policies.rules), 'rule')}.")
+    if tested.files:
+        click.echo(f"Valid: {counted(tested.files, 'test file')}, {counted(tested.tests, 'test')}.")
     return 0
 
 
@@ -88,14 +103,14 @@ def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
     return out
 
 
-def _validated(run: RunContext, name: str | None) -> list[Diagnostic]:
-    """The problems of one environment (none: it is said valid)."""
+def _validated(run: RunContext, name: str | None) -> tuple[Workspace | None, list[Diagnostic]]:
+    """One environment's workspace, or its problems (none: it is said valid)."""
     try:
         workspace = run.load_environment(name, unset_secrets_allowed=True)
     except DiagnosticsError as exc:
-        return list(exc.diagnostics)
+        return None, list(exc.diagnostics)
     _say_valid(workspace)
-    return []
+    return workspace, []
 
 
 def _say_valid(workspace: Workspace) -> None:
