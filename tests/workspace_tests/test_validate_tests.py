@@ -115,3 +115,26 @@ def test_validate_all_checks_each_workspaces_tests(tmp_path: Path) -> None:
     assert "b/tests/t.yaml:1:19: error: tests.0.stepz: unknown field" in result.output
     assert "1 problem in 1 of 2 workspaces" in result.output
     assert run("validate", "--all", "--no-tests", str(tmp_path)).exit_code == 0
+
+
+def test_nothing_is_said_valid_when_something_fails(tmp_path: Path) -> None:
+    """The workspace's files are fine, a policy file and a test file are not: no
+    "Valid:" line above the problems of an exit 1 (each is said only when all is)."""
+    root = workspace(tmp_path / "ws", {"t.yaml": "tests: [{name: t, stepz: []}]\n"})
+    (root / "policies").mkdir()
+    (root / "policies" / "p.yaml").write_text("rules: [{name: r, levle: advisory}]\n")
+    result = run("validate", "-C", str(root))
+    assert result.exit_code == 1, result.output
+    assert "Valid" not in result.output, result.output
+    assert "policies/p.yaml:1:" in result.output and "tests/t.yaml:1:19:" in result.output
+    (root / "policies" / "p.yaml").write_text(
+        "rules:\n  - name: r\n    level: advisory\n    deny: 'false'\n    message: \"'m'\"\n"
+    )
+    (root / "tests" / "t.yaml").write_text(GOOD)
+    result = run("validate", "-C", str(root))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "Valid: 2 files, 1 object (workspace w).",
+        "Valid: 1 policy file, 1 rule.",
+        "Valid: 1 test file, 1 test.",
+    ]

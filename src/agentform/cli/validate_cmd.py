@@ -61,21 +61,27 @@ def validate(run: RunContext, every: bool, no_tests: bool, dirs: tuple[Path, ...
     if run.opts.env is None:
         names = [*run.environment_names()] or [None]
     found: dict[str | None, list[Diagnostic]] = {}
+    in_tests: dict[str | None, list[Diagnostic]] = {}
+    valid: list[str] = []  # said only when nothing fails: no "Valid" above an error
     tested = Tested()
     with collector_paused():  # each load's objects are freed by count: no cycles to find
         for name in names:
             workspace, found[name] = _validated(run, name)
+            valid += [_valid_line(workspace)] if workspace is not None else []
             if not no_tests:
                 tested = checked_tests(run.opts.workspace_dir, workspace)
-                found[name] += tested.problems
+                in_tests[name] = tested.problems
     policies, policy_problems = _policies(run.opts.workspace_dir)
-    if problems := _together(found) + policy_problems:
+    if problems := _together(found) + policy_problems + _together(in_tests):
         raise DiagnosticsError(problems)
     if policies is not None:
         files = counted(len(policies.files), "policy file")
-        click.echo(f"Valid: {files}, {counted(len(policies.rules), 'rule')}.")
+        valid.append(f"Valid: {files}, {counted(len(policies.rules), 'rule')}.")
     if tested.files:
-        click.echo(f"Valid: {counted(tested.files, 'test file')}, {counted(tested.tests, 'test')}.")
+        valid.append(
+            f"Valid: {counted(tested.files, 'test file')}, {counted(tested.tests, 'test')}."
+        )
+    click.echo("\n".join(valid))
     return 0
 
 
@@ -90,8 +96,8 @@ def _policies(root: Path) -> tuple[PolicySet | None, list[Diagnostic]]:
 def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
     """Every environment's problems: one every environment has is said once, as it
     is; the others name their environment."""
-    if len(found) == 1:  # one environment (or none declared): said as they are
-        return next(iter(found.values()))
+    if len(found) <= 1:  # one environment (or none declared): said as they are
+        return next(iter(found.values()), [])
     everywhere = set.intersection(*(set(problems) for problems in found.values()))
     out = list(dict.fromkeys(d for problems in found.values() for d in problems if d in everywhere))
     for name, problems in found.items():
@@ -104,21 +110,20 @@ def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
 
 
 def _validated(run: RunContext, name: str | None) -> tuple[Workspace | None, list[Diagnostic]]:
-    """One environment's workspace, or its problems (none: it is said valid)."""
+    """One environment's workspace (its warnings said), or its problems."""
     try:
         workspace = run.load_environment(name, unset_secrets_allowed=True)
     except DiagnosticsError as exc:
         return None, list(exc.diagnostics)
-    _say_valid(workspace)
+    say_unset_and_warnings(workspace)
     return workspace, []
 
 
-def _say_valid(workspace: Workspace) -> None:
-    say_unset_and_warnings(workspace)
+def _valid_line(workspace: Workspace) -> str:
     count = sum(len(items) for items in workspace.declared.values())
     environment = workspace.settings.environment
     env = f", environment {environment}" if environment else ""
-    click.echo(
+    return (
         f"Valid: {counted(len(workspace.files), 'file')}, {counted(count, 'object')} "
         f"(workspace {workspace.settings.workspace}{env})."
     )
