@@ -35,8 +35,8 @@ def test_a_test_file_linked_from_outside_the_repository_fails_validate(tmp_path:
     result = run("validate", "-C", str(root))
     assert result.exit_code == 1, result.output
     assert (
-        "tests/q.yaml: error: leads outside the workspace (a test file is a workspace file)"
-        in result.output
+        "tests/q.yaml: error: 'tests/q.yaml' leads outside the workspace: "
+        "not allowed in workspace files" in result.output
     )
     assert run("test", "-C", str(root)).exit_code == 1  # as `test` refuses it
 

@@ -124,8 +124,7 @@ def _read_one(
     any other is."""
     if not path.resolve().is_relative_to(bounds.limit):
         shown = relative(path.parent.resolve() / path.name, root)
-        why = f"leads outside {bounds.within} (a test file is a workspace file): not read"
-        diags.error(why, Position(shown))
+        diags.error(bounds.refused(shown), Position(shown))
         return None
     loaded = read_test_file(path, relative(path.resolve(), root), diags)
     if loaded is None:
@@ -175,7 +174,7 @@ def _seed_of(
             return None
     path = bounds.inside(written, loaded.path.resolve().parent)
     if path is None:
-        diags.error(f"seed '{written}' is outside {bounds.within}", loaded.at("seed"))
+        diags.error(f"seed {bounds.refused(written)}", loaded.at("seed"))
         return None
     if not path.is_file():  # said plainly: read_seed's own message is a whole diagnostic
         diags.error(f"seed: no file {bounds.name(path)} in {bounds.within}", loaded.at("seed"))
