@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from agentform.config import loader
 from agentform.config.loader import load_workspace
 from agentform.service.executions import script
-from agentform.service.startup.seed import DEMO_SEED
+from agentform.service.startup.seed_file import DEMO_SEED
 from workspace_tests import QUICKSTART, timed
 
 

@@ -40,7 +40,7 @@ from agentform.cli.main import cli
 from agentform.core.secrets import Secrets
 from agentform.core.sensitive import MASK
 from agentform.service import create_app
-from agentform.service.startup.seed import Seed
+from agentform.service.startup.seed_file import Seed
 from tests.loopback import serving
 
 

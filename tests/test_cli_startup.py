@@ -4,6 +4,7 @@ fresh interpreter, not with a timer."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from agentform.cli.main import COMMANDS, cli
+
+QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"
 
 # The service (FastAPI, Starlette, uvicorn), the HTTP client and cassette recording.
 HEAVY = ("fastapi", "starlette", "uvicorn", "vcr", "httpx")
@@ -62,6 +65,26 @@ def test_validate_imports_nothing_heavy(small_workspace: Path) -> None:
     unused = {*HEAVY, *UNUSED_OFFLINE}
     assert modules.isdisjoint(unused), modules & unused
     assert "yaml" in modules and "pydantic" in modules  # it did load the workspace
+
+
+def test_validating_a_workspace_with_tests_imports_no_service(tmp_path: Path) -> None:
+    """validate checks the test files (tests/*.yaml) as `agentform test` reads them,
+    their seeds included, without the service they run on: they add no event loop,
+    no FastAPI, no database, no console to what validating the workspace imports."""
+    workspace = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, workspace, ignore=shutil.ignore_patterns(".agentform", "tests"))
+    code, without = imported_by("validate", "-C", str(workspace))
+    assert code == 0
+    shutil.copytree(QUICKSTART / "tests", workspace / "tests")
+    code, modules = imported_by("validate", "-C", str(workspace))
+    assert code == 0
+    service = {"fastapi", "starlette", "uvicorn", "asyncio", "sqlite3"}
+    assert (modules - without).isdisjoint({*service, *UNUSED_OFFLINE}), modules - without
+    assert modules.isdisjoint(service), modules & service
+    (workspace / "tests" / "zz.yaml").write_text("tests: [{name: t, stepz: []}]\n")
+    code, modules = imported_by("validate", "-C", str(workspace))
+    assert code == 1  # it did read the test files
+    assert modules.isdisjoint(service), modules & service
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json"])

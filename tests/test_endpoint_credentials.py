@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from agentform.cli.main import cli
 from agentform.service import create_app
-from agentform.service.startup.seed import Seed
+from agentform.service.startup.seed_file import Seed
 from tests.loopback import serving
 from tests.test_canaries import Canary, leaks
 

@@ -240,7 +240,7 @@ def test_environments_are_checked_where_written(tmp_path: Path) -> None:
     with pytest.raises(DiagnosticsError) as caught:
         load_workspace(tmp_path, environment="prod")
     shown = "\n".join(d.render() for d in caught.value.diagnostics)
-    assert "'../outside.yaml' is not inside the workspace" in shown
+    assert "'../outside.yaml' leads outside the workspace" in shown
     assert "agentform.yaml:4:5: error: environments.prod.endpiont: unknown key" in shown
     assert "did you mean 'endpoint'" in shown
     assert "agentform.yaml:5:16: error: environments.prod.apiKeyEnv" in shown

@@ -151,7 +151,7 @@ def test_includes_stay_inside_the_workspace(ws: Path, include: str) -> None:
     found = problems(ws, f"{{% include '{include}' %}}\n")
     assert len(found) == 1 and "stolen" not in found[0]
     assert found[0].endswith(
-        f"'{include}' is outside the workspace: not allowed in workspace files"
+        f"'{include}' leads outside the workspace: not allowed in workspace files"
     )
 
 
@@ -274,7 +274,7 @@ def test_an_items_file_stays_inside_the_workspace(ws: Path, items: str) -> None:
     with pytest.raises(DiagnosticsError) as info:
         load_workspace(ws)
     assert [d.render() for d in info.value.diagnostics] == [
-        f"b.yaml:6:16: error: itemsFile {items} is outside the workspace: "
+        f"b.yaml:6:16: error: itemsFile '{items}' leads outside the workspace: "
         "not allowed in workspace files"
     ]
 
@@ -312,7 +312,7 @@ def test_a_workspace_file_linked_from_outside_is_refused(ws: Path) -> None:
     with pytest.raises(DiagnosticsError) as info:
         load_workspace(ws)
     assert [d.render() for d in info.value.diagnostics] == [
-        "pools.yaml: error: pools.yaml is a link to a file outside the workspace: "
+        "pools.yaml: error: 'pools.yaml' leads outside the workspace: "
         "not allowed in workspace files"
     ]
 

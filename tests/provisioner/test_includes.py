@@ -69,7 +69,7 @@ def test_a_yaml_error_in_included_text_is_at_the_included_line(ws: Path) -> None
         ),
         (
             "  - name: a\n{% include '../../outside.yaml' %}\n",
-            "shared/pools.yaml:2:1: error: '../../outside.yaml' is outside the workspace",
+            "shared/pools.yaml:2:1: error: '../../outside.yaml' leads outside the workspace",
         ),
         (
             "  - name: a\n{% include 'shared/nope.yaml' %}\n",

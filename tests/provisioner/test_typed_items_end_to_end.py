@@ -19,7 +19,7 @@ from agentform.kinds.context import PlanOptions
 from agentform.service import DEMO_ADMIN_KEY, Seed, create_app
 from agentform.service.http.inprocess import InProcessTransport
 from agentform.service.runtime import ManualClock
-from agentform.service.startup.seed import DEMO_SEED
+from agentform.service.startup.seed_file import DEMO_SEED
 from tests.provisioner.harness import BASE_URL, write_workspace
 
 REFUNDS = {

@@ -41,14 +41,14 @@ def test_the_same_files_without_a_repository_file_are_refused_as_today(tmp_path:
     found = problems(tmp_path / "teams/payments")
     assert found[0] == (
         "agentform.yaml: error: environments.prod.varFiles: "
-        "'../../common/prod.vars.yaml' is not inside the workspace"
+        "'../../common/prod.vars.yaml' leads outside the workspace: not allowed in workspace files"
     )
 
 
 def test_a_workspace_the_globs_do_not_name_is_not_of_the_repository(tmp_path: Path) -> None:
     company(tmp_path)
     write(tmp_path, {"agentform-repository.yaml": "workspaces: [apps/*]\n"})
-    assert "is not inside the workspace" in problems(tmp_path / "teams/payments")[0]
+    assert "leads outside the workspace" in problems(tmp_path / "teams/payments")[0]
 
 
 @pytest.mark.parametrize("include", ["../../../outside.j2", "/etc/hostname", "../../link/hostname"])
@@ -59,7 +59,7 @@ def test_an_include_stays_under_the_repository_root(tmp_path: Path, include: str
     write(repository, {"teams/payments/extra.yaml": f"{{% include '{include}' %}}\n"})
     found = problems(repository / "teams/payments")
     assert found == [
-        f"extra.yaml:1:1: error: '{include}' is outside the repository: "
+        f"extra.yaml:1:1: error: '{include}' leads outside the repository: "
         "not allowed in workspace files"
     ]
 
@@ -117,7 +117,8 @@ def test_a_seed_outside_the_repository_is_refused(tmp_path: Path) -> None:
     with pytest.raises(DiagnosticsError) as info:
         load_tests(load_workspace(root, environment="prod"), [root / "tests/smoke.yaml"])
     assert [d.render() for d in info.value.diagnostics] == [
-        "tests/smoke.yaml:1:1: error: seed '../../../../seed.yaml' is outside the repository"
+        "tests/smoke.yaml:1:1: error: seed '../../../../seed.yaml' leads outside the repository: "
+        "not allowed in workspace files"
     ]
 
 

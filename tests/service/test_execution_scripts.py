@@ -9,7 +9,7 @@ import pytest
 from agentform.service.executions.program import compile_program, node_id
 from agentform.service.executions.script import Script, ScriptError, render
 from agentform.service.models import execution_status as status
-from agentform.service.startup.seed import DEMO_SEED, SeedError, read_seed
+from agentform.service.startup.seed_file import DEMO_SEED, SeedError, read_seed
 
 SCRIPT = Script.model_validate(
     {

@@ -16,7 +16,7 @@ import pytest
 from fastapi import FastAPI
 
 from agentform.rules.values import replace_unencodable, unencodable_at
-from agentform.service.startup.seed import SeedError, read_seed
+from agentform.service.startup.seed_file import SeedError, read_seed
 from tests.service.conftest import Api, assert_error
 
 LONE = "\ud800"

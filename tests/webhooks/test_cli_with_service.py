@@ -17,7 +17,7 @@ from agentform.cli.main import cli
 from agentform.core.sensitive import Sensitive
 from agentform.rules.signatures import verify
 from agentform.service import DEMO_ADMIN_KEY, create_app
-from agentform.service.startup.seed import DEMO_ORGANIZATION_ID
+from agentform.service.startup.seed_file import DEMO_ORGANIZATION_ID
 from agentform.service.store.events import append_event
 from tests.service.conftest import running
 from tests.webhooks.receiver import listen_process, running_receiver

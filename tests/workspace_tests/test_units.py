@@ -18,7 +18,7 @@ from agentform.cli.options import Options
 from agentform.cli.test_cmd import load_for_tests
 from agentform.config.loader import load_workspace
 from agentform.service.clock import MANUAL_START
-from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED
+from agentform.service.startup.seed_file import DEMO_ADMIN_KEY, DEMO_SEED
 from agentform.testing import report
 from agentform.testing.model import MAX_STEPS, MAX_TESTS
 from agentform.testing.results import CaseResult, RunResult, StepFailed

@@ -15,6 +15,7 @@ import click
 from agentform.cli.common import SHOWN_PROBLEMS
 from agentform.cli.context import RunContext
 from agentform.cli.options import Options
+from agentform.cli.validate_tests import checked_tests
 from agentform.config.files import root_file
 from agentform.config.loader import Settings, Workspace
 from agentform.config.repository import Member, find_workspaces, overlaps
@@ -59,10 +60,13 @@ def _shown(name: str, environment: str | None) -> str:
     return name if environment is None else f"{name} (environment {environment})"
 
 
-def _load_one(opts: Options, folder: Path, name: str) -> tuple[list[Member], list[Diagnostic]]:
+def _load_one(
+    opts: Options, folder: Path, name: str, tests: bool
+) -> tuple[list[Member], list[Diagnostic]]:
     """One workspace: each of its environments' settings for the overlap check (an
     environment may name its own organization and owns, and one with other problems
-    is still checked), and the problems of each environment, each said once."""
+    is still checked), and the problems of each environment and of its test files
+    (with `tests`), each said once."""
     here = RunContext(dataclasses.replace(opts, workspace_dir=folder))
     members: list[Member] = []
     problems: list[Diagnostic] = []
@@ -74,18 +78,21 @@ def _load_one(opts: Options, folder: Path, name: str) -> tuple[list[Member], lis
         return [], [Diagnostic(str(exc), Position(name))]
     for environment in environments:
         shown = _shown(name, environment)
+        workspace = None
         try:
             workspace = here.load_environment(environment, True)
         except DiagnosticsError as exc:
             if isinstance(exc, InvalidWorkspace) and isinstance(exc.settings, Settings):
                 members.append(Member(shown, root, exc.settings))
             problems += [_rebased(d, name) for d in exc.diagnostics]
-            continue
         except AgentformError as exc:
             problems.append(Diagnostic(f"{shown}: {exc}", Position(name)))
             continue
-        say_unset_and_warnings(workspace, prefix=f"{shown}: ")
-        members.append(Member(shown, root, workspace.settings))
+        if tests:
+            problems += [_rebased(d, name) for d in checked_tests(folder, workspace).problems]
+        if workspace is not None:
+            say_unset_and_warnings(workspace, prefix=f"{shown}: ")
+            members.append(Member(shown, root, workspace.settings))
     return members, list(dict.fromkeys(problems))
 
 
@@ -123,13 +130,13 @@ def _workspaces(opts: Options, dirs: list[Path]) -> tuple[dict[Path, str], list[
     return {folder: repository.name_of(folder) for folder in folders}, warnings
 
 
-def validate_all(opts: Options, dirs: list[Path]) -> int:
+def validate_all(opts: Options, dirs: list[Path], tests: bool = True) -> int:
     folders, problems = _workspaces(opts, dirs)
     members: list[Member] = []
     failing: set[str] = set()  # the workspaces with an error, to say "in 1 of 2"
     workspace_of: dict[str, str] = {}  # a root file, as an overlap is placed, -> its workspace
     for folder, name in folders.items():
-        found_members, found = _load_one(opts, folder, name)
+        found_members, found = _load_one(opts, folder, name, tests)
         problems += found
         members += found_members
         workspace_of.update((m.root_file, name) for m in found_members)

@@ -2,7 +2,8 @@
 declared and none chosen, every environment is validated. With `--all DIR...`, every
 workspace under the directories; with `--all` alone, every workspace of the
 repository (agentform-repository.yaml) or under the current directory; and that no
-two own a common name."""
+two own a common name. The test files (tests/*.yaml) are checked as `agentform test`
+checks them before it runs any (validate_tests.py), unless --no-tests."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import click
 from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
 from agentform.cli.context import RunContext
 from agentform.cli.validate_all import say_unset_and_warnings, validate_all
+from agentform.cli.validate_tests import Tested, checked_tests
 from agentform.config.loader import Workspace
 from agentform.core.diagnostics import Diagnostic
 from agentform.core.errors import AgentformError, DiagnosticsError
@@ -31,11 +33,18 @@ from agentform.policies.loading import PolicySet
     help="Validate every workspace under DIRS (default: the repository's, else .), "
     "and that no two own a common name.",
 )
+@click.option(
+    "--no-tests",
+    "no_tests",
+    is_flag=True,
+    help="Do not check the test files (tests/*.yaml, which agentform test runs).",
+)
 @click.argument("dirs", nargs=-1, type=click.Path(file_okay=False, exists=True, path_type=Path))
 @workspace_options
 @guarded
-def validate(run: RunContext, every: bool, dirs: tuple[Path, ...]) -> int:
-    """Render, parse and validate the workspace files, without calling the API.
+def validate(run: RunContext, every: bool, no_tests: bool, dirs: tuple[Path, ...]) -> int:
+    """Render, parse and validate the workspace files, and its test files, without
+    calling the API.
 
     Needs no secret() value: an unset secret passes every rule a value would have to
     pass, and plan checks the value itself (and names each one missing). With
@@ -47,20 +56,32 @@ def validate(run: RunContext, every: bool, dirs: tuple[Path, ...]) -> int:
             f"{', '.join(map(str, dirs))}, add --all"
         )
     if every:
-        return validate_all(run.opts, list(dirs))
+        return validate_all(run.opts, list(dirs), tests=not no_tests)
     names: list[str | None] = [run.opts.env]
     if run.opts.env is None:
         names = [*run.environment_names()] or [None]
     found: dict[str | None, list[Diagnostic]] = {}
+    in_tests: dict[str | None, list[Diagnostic]] = {}
+    valid: list[str] = []  # said only when nothing fails: no "Valid" above an error
+    tested = Tested()
     with collector_paused():  # each load's objects are freed by count: no cycles to find
         for name in names:
-            found[name] = _validated(run, name)
+            workspace, found[name] = _validated(run, name)
+            valid += [_valid_line(workspace)] if workspace is not None else []
+            if not no_tests:
+                tested = checked_tests(run.opts.workspace_dir, workspace)
+                in_tests[name] = tested.problems
     policies, policy_problems = _policies(run.opts.workspace_dir)
-    if problems := _together(found) + policy_problems:
+    if problems := _together(found) + policy_problems + _together(in_tests):
         raise DiagnosticsError(problems)
     if policies is not None:
         files = counted(len(policies.files), "policy file")
-        click.echo(f"Valid: {files}, {counted(len(policies.rules), 'rule')}.")
+        valid.append(f"Valid: {files}, {counted(len(policies.rules), 'rule')}.")
+    if tested.files:
+        valid.append(
+            f"Valid: {counted(tested.files, 'test file')}, {counted(tested.tests, 'test')}."
+        )
+    click.echo("\n".join(valid))
     return 0
 
 
@@ -75,8 +96,8 @@ def _policies(root: Path) -> tuple[PolicySet | None, list[Diagnostic]]:
 def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
     """Every environment's problems: one every environment has is said once, as it
     is; the others name their environment."""
-    if len(found) == 1:  # one environment (or none declared): said as they are
-        return next(iter(found.values()))
+    if len(found) <= 1:  # one environment (or none declared): said as they are
+        return next(iter(found.values()), [])
     everywhere = set.intersection(*(set(problems) for problems in found.values()))
     out = list(dict.fromkeys(d for problems in found.values() for d in problems if d in everywhere))
     for name, problems in found.items():
@@ -88,22 +109,21 @@ def _together(found: dict[str | None, list[Diagnostic]]) -> list[Diagnostic]:
     return out
 
 
-def _validated(run: RunContext, name: str | None) -> list[Diagnostic]:
-    """The problems of one environment (none: it is said valid)."""
+def _validated(run: RunContext, name: str | None) -> tuple[Workspace | None, list[Diagnostic]]:
+    """One environment's workspace (its warnings said), or its problems."""
     try:
         workspace = run.load_environment(name, unset_secrets_allowed=True)
     except DiagnosticsError as exc:
-        return list(exc.diagnostics)
-    _say_valid(workspace)
-    return []
-
-
-def _say_valid(workspace: Workspace) -> None:
+        return None, list(exc.diagnostics)
     say_unset_and_warnings(workspace)
+    return workspace, []
+
+
+def _valid_line(workspace: Workspace) -> str:
     count = sum(len(items) for items in workspace.declared.values())
     environment = workspace.settings.environment
     env = f", environment {environment}" if environment else ""
-    click.echo(
+    return (
         f"Valid: {counted(len(workspace.files), 'file')}, {counted(count, 'object')} "
         f"(workspace {workspace.settings.workspace}{env})."
     )

@@ -129,7 +129,7 @@ def var_file_paths(
         path = bounds.inside(written)
         if path is None:
             diags.error(
-                f"environments.{spec.name}.varFiles: {written!r} is not inside {bounds.within}",
+                f"environments.{spec.name}.varFiles: {bounds.refused(written)}",
                 Position(root_file),
             )
         elif not path.is_file():

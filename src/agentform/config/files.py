@@ -88,8 +88,7 @@ def workspace_files(
             raise DiagnosticsError(
                 [
                     Diagnostic(
-                        f"{relative.as_posix()} is a link to a file outside {bounds.within}: "
-                        "not allowed in workspace files",
+                        bounds.refused(relative.as_posix()),
                         Position(relative.as_posix()),
                     )
                 ]

@@ -32,7 +32,7 @@ from jinja2 import nodes
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from agentform.core.bounds import Bounds
+from agentform.core.bounds import NOT_ALLOWED, Bounds, leads_outside
 from agentform.core.errors import AgentformError
 from agentform.core.secrets import API_KEY_VARIABLE
 
@@ -40,7 +40,6 @@ MAX_STEPS = 1_000_000  # loop iterations and calls in one file's rendering
 MAX_VALUE = 1 << 20  # characters of one value a template computes
 MAX_RENDERED = 16 << 20  # characters of one rendered file
 MAX_WIDTH = 10_000  # a width or count given to a format or a filter
-NOT_ALLOWED = "not allowed in workspace files"
 ENV_PREFIX = "AGENTFORM_VAR_"  # env() reads these without listing them, as Terraform's TF_VAR_
 CREDENTIALS = frozenset({API_KEY_VARIABLE})
 
@@ -253,7 +252,7 @@ class _WorkspaceLoader(jinja2.BaseLoader):
     ) -> tuple[str, str, Callable[[], bool]]:
         path = self.bounds.inside(template)
         if path is None:
-            raise NotAllowed(f"'{template}' is outside {self.bounds.within}")
+            raise NotAllowed(leads_outside(template, self.bounds.within))
         if not path.is_file():
             raise jinja2.TemplateNotFound(template)
         if path.stat().st_size > MAX_RENDERED:

@@ -17,6 +17,20 @@ from pathlib import Path
 
 MAX_FILE_BYTES = 16 << 20
 """A workspace file or an itemsFile (a batch of 10,000 items is far below it)."""
+NOT_ALLOWED = "not allowed in workspace files"
+
+
+def leads_outside(written: str, within: str) -> str:
+    """The one wording of every refusal of a path that leads out of its bounds (by
+    `..`, as an absolute path, or through a symlink): an include, an itemsFile, a var
+    file, a test's seed; a workspace, test or policy file that is a link. It names the
+    path as written (the link), never where it leads."""
+    return f"'{written}' leads outside {within}"
+
+
+def refusal(written: str, within: str) -> str:
+    """`leads_outside`, said as the refusal it is."""
+    return f"{leads_outside(written, within)}: {NOT_ALLOWED}"
 
 
 @dataclass(frozen=True)
@@ -46,6 +60,10 @@ class Bounds:
             return None
         path = ((folder or self.workspace) / written).resolve()
         return path if path.is_relative_to(self.limit) else None
+
+    def refused(self, written: str) -> str:
+        """Why `written`, which `inside` refused, is not read (`refusal`)."""
+        return refusal(written, self.within)
 
     def name(self, path: Path) -> str:
         """How the files name `path`: from the workspace, with `..` for a file of the

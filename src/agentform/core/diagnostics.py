@@ -38,10 +38,14 @@ class Diagnostics:
     def warnings(self) -> list[Diagnostic]:
         return [d for d in self.items if d.severity == "warning"]
 
+    def in_order(self) -> list[Diagnostic]:
+        """Every problem, by file and position."""
+        return sorted(self.items, key=_order)
+
     def raise_if_errors(self) -> None:
         """Raises when there is an error; the warnings are shown with the errors."""
         if self.errors:
-            raise DiagnosticsError(sorted(self.items, key=_order))
+            raise DiagnosticsError(self.in_order())
 
 
 def _order(d: Diagnostic) -> tuple[str, int, int]:

@@ -146,8 +146,7 @@ class Batches(Kind):
         path = bounds.inside(model.itemsFile, folder)
         if path is None:
             diagnostics.error(
-                f"itemsFile {model.itemsFile} is outside {bounds.within}: "
-                "not allowed in workspace files",
+                f"itemsFile {bounds.refused(model.itemsFile)}",
                 declared.at("itemsFile"),
             )
             return declared, []

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from agentform.config.files import POLICIES_DIR, SUFFIXES
 from agentform.config.repository_file import repository_of
-from agentform.core.bounds import MAX_FILE_BYTES, Bounds, too_large
-from agentform.core.errors import AgentformError
+from agentform.core.bounds import MAX_FILE_BYTES, Bounds, refusal, too_large
+from agentform.core.diagnostics import Diagnostic, Position
+from agentform.core.errors import AgentformError, DiagnosticsError
 
 MAX_FILES = 200
 GIT_TIMEOUT = 30.0  # seconds for one git command on a local repository
@@ -72,7 +73,8 @@ def folder_sources(folder: Path, shown_as: str) -> list[Source]:
     for path in paths:
         shown = f"{shown_as}/{path.name}"
         if bounds.inside(path.name) is None:
-            raise AgentformError(f"{shown} is a link to a file outside {shown_as}/: not read")
+            problem = Diagnostic(refusal(shown, f"{shown_as}/"), Position(shown))
+            raise DiagnosticsError([problem])  # at the file, with the workspace's problems
         if (why := too_large(path)) is not None:
             raise AgentformError(f"{shown} {why}")
         try:

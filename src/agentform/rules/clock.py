@@ -27,6 +27,9 @@ MAX_DURATION = 366 * 86400.0
 """The longest a clock moves in one go: a year (and a day), in seconds."""
 MAX_TEXT = 600
 """The longest duration or condition text read."""
+DEFAULT_WITHIN = 86400.0
+"""How long `until` waits at most, unless told: a day of the manual clock (the
+service's default, and what a test's failing `until` says it waited)."""
 
 FINISHED = "finished"
 """A condition's status meaning any final one."""

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentform.service.app import BASE_PATH, create_app
-    from agentform.service.startup.seed import (
+    from agentform.service.startup.seed_file import (
         DEMO_ADMIN_KEY,
         DEMO_SEED,
         Seed,
@@ -58,5 +58,5 @@ def __getattr__(name: str) -> Any:
     if name in ("BASE_PATH", "create_app"):
         return getattr(import_module("agentform.service.app"), name)
     if name in __all__:
-        return getattr(import_module("agentform.service.startup.seed"), name)
+        return getattr(import_module("agentform.service.startup.seed_file"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

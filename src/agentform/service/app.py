@@ -31,7 +31,8 @@ from agentform.service.runtime import Clock, JobHandlers, Runner, WallClock
 from agentform.service.settings import ServiceSettings
 from agentform.service.start_errors import UnhandledJobKind
 from agentform.service.startup.presets import install_presets
-from agentform.service.startup.seed import DEMO_SEED, Seed, load_seed
+from agentform.service.startup.seed import load_seed
+from agentform.service.startup.seed_file import DEMO_SEED, Seed
 from agentform.service.store import jobs
 from agentform.service.store.database import Database
 from agentform.service.store.organizations import load_keys

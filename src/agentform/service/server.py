@@ -21,7 +21,7 @@ from agentform.service.http.timeouts import TimedConfig
 from agentform.service.runtime import Runner
 from agentform.service.settings import READ_TIMEOUT_SECONDS, RETAIN, ServiceSettings
 from agentform.service.start_errors import PortInUse
-from agentform.service.startup.seed import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
+from agentform.service.startup.seed_file import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
 
 
 def base_url(host: str, port: int, path: str = BASE_PATH) -> str:

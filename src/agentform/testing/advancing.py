@@ -12,13 +12,21 @@ the step, saying the subject's status.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from agentform.core.errors import ApiError
 from agentform.core.problems import did_you_mean
-from agentform.rules.clock import ClockWordsError, Condition, parse_condition, parse_duration
-from agentform.service.runtime.advancing import DEFAULT_WITHIN
+from agentform.rules.clock import (
+    DEFAULT_WITHIN,
+    ClockWordsError,
+    Condition,
+    parse_condition,
+    parse_duration,
+)
 from agentform.testing.results import StepFailed
-from agentform.testing.session import TestService
+
+if TYPE_CHECKING:  # checking a test's words (validate) needs no service to run them on
+    from agentform.testing.session import TestService
 
 UNTIL = "until "
 
@@ -27,7 +35,7 @@ def advance_problem(
     text: str,
     bound: Sequence[str],
     agents: frozenset[str] | None,
-    batches: frozenset[str] = frozenset(),
+    batches: frozenset[str] | None = frozenset(),
 ) -> str | None:
     """What is wrong with an `advance:` value (checked before anything runs), or None."""
     written = text.strip()
@@ -45,7 +53,8 @@ def advance_problem(
     if condition.kind == "batches" and agents is not None and subject not in agents:
         return f"agent '{subject}' is not known{did_you_mean(subject, agents)}"
     batch = "/".join(condition.key)
-    if condition.kind == "batches" and batch not in batches:  # else a day of waiting for nothing
+    if condition.kind == "batches" and batches is not None and batch not in batches:
+        # else a day of waiting for nothing
         hint = did_you_mean(batch, batches) or " (the workspace declares no such batch)"
         return f"batch '{batch}' is not known{hint}"
     return None

@@ -11,24 +11,37 @@ without one, the demo seed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
+from agentform.config.files import TESTS_DIR
 from agentform.config.loader import Workspace
 from agentform.config.repository_file import bounds_of
 from agentform.core.bounds import Bounds
 from agentform.core.budget import BudgetExceeded, metered
-from agentform.core.diagnostics import Diagnostics, Position, relative
+from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
 from agentform.core.problems import problems_from
 from agentform.core.yamlpos import parse
-from agentform.service.startup.seed import DEMO_SEED, Seed, SeedError, read_seed
+from agentform.service.startup.seed_file import DEMO_SEED, Seed, SeedError, read_seed
+from agentform.testing.model import TestFile
 from agentform.testing.parse import LoadedFile, Names, check_names, read_test_file, seed_agents
-from agentform.testing.runner import TestFileRun
 
 SUFFIXES = (".yaml", ".yml")
 MAX_FILES = 1000
+
+
+@dataclass(frozen=True)
+class TestFileRun:
+    """A loaded file with the seed its tests run on."""
+
+    __test__ = False  # not a pytest class
+
+    loaded: LoadedFile
+    seed: Seed
+    model: TestFile  # the loaded file's, valid
 
 
 def discover(folder: Path) -> list[Path]:
@@ -57,29 +70,49 @@ def _is_seed(path: Path) -> bool:
 def load_tests(workspace: Workspace, paths: Sequence[Path]) -> list[TestFileRun]:
     """The files, validated, their seeds read and their names checked; DiagnosticsError
     with every problem of every file otherwise."""
-    diags = Diagnostics()
-    if len(paths) > MAX_FILES:
-        diags.error(f"{len(paths)} test files: at most {MAX_FILES} run at once")
-        diags.raise_if_errors()
-    names = _workspace_names(workspace)
-    runs = []
-    seeds: dict[Path | None, Seed] = {}
-    bounds = bounds_of(workspace.root)
-    for path in paths:
-        try:
-            with metered():
-                run = _read_one(workspace, bounds, path, names, diags, seeds)
-        except BudgetExceeded as exc:
-            diags.error(str(exc), Position(relative(path.resolve(), workspace.root), 1, 1))
-            continue
-        if run is not None:
-            runs.append(run)
+    runs, diags = read_tests(workspace.root, paths, workspace_names(workspace))
     diags.raise_if_errors()
     return runs
 
 
+def workspace_tests(
+    root: Path, workspace: Workspace | None
+) -> tuple[list[TestFileRun], list[Diagnostic]]:
+    """The workspace's tests (its tests/ directory, as `agentform test` finds them),
+    checked as `agentform test` checks them before running any (`agentform validate`),
+    and their problems in order. Without the workspace (it did not load), the names it
+    declares are not checked."""
+    names = workspace_names(workspace) if workspace is not None else Names(None, None, None, None)
+    runs, diags = read_tests(root, discover(root / TESTS_DIR), names)
+    return runs, diags.in_order()
+
+
+def read_tests(
+    root: Path, paths: Sequence[Path], names: Names
+) -> tuple[list[TestFileRun], Diagnostics]:
+    """The files that are valid, with their seeds, and every problem of every file."""
+    root = root.resolve()
+    diags = Diagnostics()
+    if len(paths) > MAX_FILES:
+        diags.error(f"{len(paths)} test files: at most {MAX_FILES} run at once")
+        return [], diags
+    runs = []
+    seeds: dict[Path | None, Seed] = {}
+    bounds = bounds_of(root)
+    for path in paths:
+        try:
+            with metered():
+                run = _read_one(root, bounds, path, names, diags, seeds)
+        except BudgetExceeded as exc:
+            diags.error(str(exc), Position(relative(path.resolve(), root), 1, 1))
+            continue
+        if run is not None:
+            runs.append(run)
+    return runs, diags
+
+
 def _read_one(
-    workspace: Workspace,
+    root: Path,
     bounds: Bounds,
     path: Path,
     names: Names,
@@ -90,11 +123,10 @@ def _read_one(
     that leads out of the workspace, or of its repository (a symlink), is refused as
     any other is."""
     if not path.resolve().is_relative_to(bounds.limit):
-        shown = relative(path.parent.resolve() / path.name, workspace.root)
-        why = f"leads outside {bounds.within} (a test file is a workspace file): not read"
-        diags.error(why, Position(shown))
+        shown = relative(path.parent.resolve() / path.name, root)
+        diags.error(bounds.refused(shown), Position(shown))
         return None
-    loaded = read_test_file(path, relative(path.resolve(), workspace.root), diags)
+    loaded = read_test_file(path, relative(path.resolve(), root), diags)
     if loaded is None:
         return None
     if loaded.model is not None:
@@ -109,7 +141,9 @@ def _read_one(
     return None
 
 
-def _workspace_names(workspace: Workspace) -> Names:
+def workspace_names(workspace: Workspace) -> Names:
+    """What the workspace declares that a test may name."""
+
     def named(kind: str) -> frozenset[str]:
         return frozenset(
             str(getattr(d.model, "name", "")) for d in workspace.declared.get(kind, [])
@@ -140,7 +174,7 @@ def _seed_of(
             return None
     path = bounds.inside(written, loaded.path.resolve().parent)
     if path is None:
-        diags.error(f"seed '{written}' is outside {bounds.within}", loaded.at("seed"))
+        diags.error(f"seed {bounds.refused(written)}", loaded.at("seed"))
         return None
     if not path.is_file():  # said plainly: read_seed's own message is a whole diagnostic
         diags.error(f"seed: no file {bounds.name(path)} in {bounds.within}", loaded.at("seed"))

@@ -40,12 +40,13 @@ MAX_TEST_FILE_BYTES = 1 << 20
 class Names:
     """What a test may name: the workspace's webhooks, pools and batches (`AGENT/NAME`:
     a seed holds none, so a batch the files do not declare never exists), the seed's
-    agents (None: not known before the seed is read)."""
+    agents. None: not known (the seed not read yet, a workspace that did not load),
+    so not checked."""
 
-    webhooks: frozenset[str]
-    pools: frozenset[str]
+    webhooks: frozenset[str] | None
+    pools: frozenset[str] | None
     agents: frozenset[str] | None = None
-    batches: frozenset[str] = frozenset()
+    batches: frozenset[str] | None = frozenset()
 
 
 @dataclass(frozen=True)

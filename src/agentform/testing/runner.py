@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
 from agentform.api.concurrency import DEFAULT_PARALLELISM
@@ -24,7 +24,6 @@ from agentform.engine.planner import make_plan
 from agentform.kinds.context import PlanOptions
 from agentform.output.values import report_counts
 from agentform.service.clock import MANUAL_START
-from agentform.service.startup.seed import Seed
 from agentform.testing.deliveries import expect_deliveries
 from agentform.testing.expectations import (
     expect_batch,
@@ -32,6 +31,7 @@ from agentform.testing.expectations import (
     expect_execution,
     expect_policy,
 )
+from agentform.testing.files import TestFileRun
 from agentform.testing.model import EXPECT_SUBJECTS, Case, Step, TestFile
 from agentform.testing.pages import Pages, TestRecord
 from agentform.testing.parse import LoadedFile
@@ -46,17 +46,6 @@ from agentform.testing.session import (
     open_service,
 )
 from agentform.testing.steps import Context, run_action
-
-
-@dataclass(frozen=True)
-class TestFileRun:
-    """A loaded file with the seed its tests run on."""
-
-    __test__ = False  # not a pytest class
-
-    loaded: LoadedFile
-    seed: Seed
-    model: TestFile  # the loaded file's, valid
 
 
 def run_tests(

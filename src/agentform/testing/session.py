@@ -32,7 +32,7 @@ from agentform.rules.paths import API_PATH
 from agentform.service import create_app
 from agentform.service.clock import MANUAL_START, ManualClock
 from agentform.service.http.inprocess import InProcessTransport
-from agentform.service.startup.seed import Seed
+from agentform.service.startup.seed_file import Seed
 from agentform.testing.receivers import Receivers
 
 BASE_URL = f"http://agentform.test{API_PATH}"

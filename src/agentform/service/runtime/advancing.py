@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from agentform.rules.clock import (
+    DEFAULT_WITHIN,
     MAX_DURATION,
     ClockWordsError,
     Condition,
@@ -45,9 +46,6 @@ __all__ = [
     "parse_duration",
     "subject_status",
 ]
-
-DEFAULT_WITHIN = 86400.0
-"""How long `until` waits at most, unless told: a day of the manual clock."""
 
 
 class Services(Protocol):

@@ -1,4 +1,5 @@
-"""The service's seed file: organizations, API keys, agents and profiles.
+"""Writing the seed (seed_file.py) into the service's store: organizations, API keys,
+agents and profiles.
 
 Loading is idempotent: everything is matched by name and created only when
 missing, so a seed loaded twice (or on every start) creates nothing twice.
@@ -9,17 +10,8 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
-from pathlib import Path
-from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
-from agentform.core.errors import AgentformError
-from agentform.core.problems import problems_from, rule_error
-from agentform.core.yamlpos import parse, problem_of
-from agentform.rules.values import NAME_MAX_LENGTH, unencodable_at
-from agentform.service.executions.script import Script
+from agentform.service.startup.seed_file import Seed
 from agentform.service.store import (
     agent_scripts,
     agents,
@@ -28,148 +20,6 @@ from agentform.service.store import (
     profiles,
 )
 from agentform.service.store.database import Database, iso
-
-DEMO_ORGANIZATION_ID = "0b7f3c1e-0000-4000-8000-000000000001"
-DEMO_ADMIN_KEY = "demo-admin-key"
-
-
-class SeedError(AgentformError):
-    """The seed file cannot be loaded: one line a problem, `FILE[:LINE:COL]: error: ...`."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SeedKey(_Strict):
-    name: Annotated[str, Field(min_length=1)]
-    key: Annotated[str, Field(min_length=8)]
-    role: Literal["admin", "read"]
-
-
-class SeedAgent(_Strict):
-    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH)]
-    id: uuid.UUID | None = None
-    versions: Annotated[list[int], Field(min_length=1)] = [1]
-    publishedVersion: int | None = None
-    script: Script | None = None
-
-    @model_validator(mode="after")
-    def _published_is_a_version(self) -> SeedAgent:
-        if self.publishedVersion is None:
-            self.publishedVersion = max(self.versions)
-        elif self.publishedVersion not in self.versions:
-            raise ValueError(f"publishedVersion {self.publishedVersion} is not in versions")
-        return self
-
-
-class SeedProfile(_Strict):
-    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH)]
-    id: uuid.UUID | None = None
-    description: Annotated[str, Field(max_length=1000)] | None = None
-
-
-class SeedOrganization(_Strict):
-    name: Annotated[str, Field(min_length=1)]
-    id: uuid.UUID | None = None
-    maxConcurrentExecutions: Annotated[int, Field(ge=1)] = 10
-    apiKeys: list[SeedKey] = []
-    agents: list[SeedAgent] = []
-    profiles: list[SeedProfile] = []
-
-    @model_validator(mode="after")
-    def _unique_names(self) -> SeedOrganization:
-        for what, items in (
-            ("apiKeys", self.apiKeys),
-            ("agents", self.agents),
-            ("profiles", self.profiles),
-        ):
-            names = [i.name for i in items]
-            dupes = sorted({n for n in names if names.count(n) > 1})
-            if dupes:
-                raise ValueError(f"{what}: duplicate names {', '.join(dupes)}")
-        return self
-
-
-class Seed(_Strict):
-    organizations: list[SeedOrganization]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _encodable(cls, data: Any) -> Any:
-        """Text UTF-8 cannot encode, anywhere in the file (names, keys, scripts), is
-        refused where it is, as the service refuses it in a request."""
-        found = unencodable_at(data)
-        if found is not None:
-            path, problem = found
-            parts = tuple(p for p in path.split(".") if p)
-            raise rule_error(problem, at=[(parts, problem)])
-        return data
-
-    @model_validator(mode="after")
-    def _unique(self) -> Seed:
-        names = [o.name for o in self.organizations]
-        if len(set(names)) != len(names):
-            raise ValueError("organizations: duplicate names")
-        keys = [k.key for o in self.organizations for k in o.apiKeys]
-        if len(set(keys)) != len(keys):
-            raise ValueError("apiKeys: the same key is given twice")
-        return self
-
-
-_DEMO_SCRIPTS = yaml.safe_load(
-    (Path(__file__).parents[1] / "executions" / "demo_scripts.yaml").read_text(encoding="utf-8")
-)
-
-DEMO_SEED = Seed.model_validate(
-    {
-        "organizations": [
-            {
-                "name": "demo",
-                "id": DEMO_ORGANIZATION_ID,
-                "apiKeys": [
-                    {"name": "admin", "key": DEMO_ADMIN_KEY, "role": "admin"},
-                    {"name": "reader", "key": "demo-read-key", "role": "read"},
-                ],
-                "agents": [
-                    {
-                        "name": "checkout-agent",
-                        "versions": [1, 2],
-                        "publishedVersion": 2,
-                        "script": _DEMO_SCRIPTS["checkout-agent"],
-                    },
-                    {"name": "support-agent", "script": _DEMO_SCRIPTS["support-agent"]},
-                    {"name": "refund-agent", "script": _DEMO_SCRIPTS["refund-agent"]},
-                ],
-                "profiles": [
-                    {"name": f"bot-{i}", "description": f"demo profile {i}"} for i in range(1, 7)
-                ],
-            }
-        ]
-    }
-)
-
-
-def read_seed(path: str | Path) -> Seed:
-    """Parse and validate a seed file, or raise SeedError naming the problem."""
-    try:
-        doc = parse(Path(path).read_text())
-    except OSError as exc:
-        raise SeedError(f"{path}: error: cannot read: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        problem, line_column = problem_of(exc)
-        at = f"{path}:{line_column[0]}:{line_column[1]}" if line_column else str(path)
-        raise SeedError(f"{at}: error: not valid YAML: {problem}") from None
-    try:
-        return Seed.model_validate(doc.data)
-    except ValidationError as exc:
-        lines = []  # one line a problem, at its position (a problem of the whole file: 1:1)
-        for p in problems_from(exc, model=Seed):
-            parts = () if p.parameter == "body" else p.parameter.split(".")
-            line, column = doc.where(tuple(int(x) if x.isdigit() else x for x in parts))
-            what = "file" if p.parameter == "body" else p.parameter
-            lines.append(f"{path}:{line}:{column}: error: {what}: {p.detail}")
-        raise SeedError("\n".join(lines)) from None
 
 
 def _stable_id(given: uuid.UUID | None, *parts: str) -> str:
