@@ -63,3 +63,22 @@ def test_a_transaction_that_cannot_be_made_fails_every_step_in_it(tmp_path: Path
     with pytest.raises(OSError, match="disk gone"):
         asyncio.run(go())
     db.close()
+
+
+def test_a_group_commit_closes_on_a_later_loop_than_its_last_commit(tmp_path: Path) -> None:
+    """An app's runner stops and starts again with each lifespan (a test's second
+    TestClient): closing must not wait on the last loop's finished committer."""
+    db = Database(tmp_path / "g.db")
+
+    async def in_thread(fn: Any, *args: Any) -> Any:
+        return await asyncio.to_thread(fn, *args)
+
+    grouped = GroupCommit(db, in_thread)
+
+    async def commit_and_close() -> None:
+        await grouped.run(lambda conn: conn.execute("SELECT 1").fetchone())
+        await grouped.aclose()
+
+    asyncio.run(commit_and_close())
+    asyncio.run(grouped.aclose())  # another loop, nothing committed on it
+    db.close()

@@ -60,5 +60,8 @@ class GroupCommit:
 
     async def aclose(self) -> None:
         """Lets a commit under way finish (its thread cannot be stopped anyway)."""
-        if self._committer is not None:
-            await asyncio.gather(self._committer, return_exceptions=True)
+        # Forgotten once closed: the next start may be on another loop, which cannot
+        # wait on this one's task (gathering a finished task of a closed loop raises).
+        committer, self._committer = self._committer, None
+        if committer is not None and not committer.done():
+            await asyncio.gather(committer, return_exceptions=True)
