@@ -126,6 +126,9 @@ def create_execution(
     except ScriptError as exc:
         program = failed_program(str(exc))
     execution_id = new_id()
+    # Started at once, it is written started: one write of the row, not a write and a move.
+    wake = _first_wake(conn, program) if slot.free else None
+    profile = str(request.agentProfileId) if request.agentProfileId else None
     store.insert(
         conn,
         store.NewExecution(
@@ -134,12 +137,12 @@ def create_execution(
             agent_id=agent.id,
             agent_name=agent.name,
             version=effective_version(request, agent.versions_rule),
-            status="queued",
+            status="queued" if wake is None else "starting",
             inputs=inputs,
             metadata=request.metadata or {},
             request=request.as_sent(),
             program=program,
-            agent_profile_id=str(request.agentProfileId) if request.agentProfileId else None,
+            agent_profile_id=profile if wake is None else slot.profile_id,
             agent_profile_pool_id=(
                 str(request.agentProfilePoolId) if request.agentProfilePoolId else None
             ),
@@ -147,17 +150,25 @@ def create_execution(
             batch_id=batch_id,
             soft_timeout_mins=request.soft_timeout_mins,
             created_by=created_by.key_name if created_by else None,
+            started_at=None if wake is None else conn.now_iso(),
+            wake_at=None if wake is None else iso(wake),
         ),
     )
-    if slot.free:
-        _start(conn, _row(conn, execution_id), slot.profile_id)
-    return _row(conn, execution_id)
+    row = _row(conn, execution_id)
+    if wake is not None:
+        _schedule_run(conn, row, wake)
+    return row
+
+
+def _first_wake(conn: Conn, program: list[dict[str, Any]]) -> datetime:
+    """When a program started now takes its first step."""
+    return conn.now() + timedelta(seconds=program[0]["after"])
 
 
 def _start(conn: Conn, row: ExecutionRow, profile_id: str | None) -> None:
+    """A queued execution starts."""
     check_move(row.status, "starting")
-    first_wait = row.program[0]["after"]
-    wake = conn.now() + timedelta(seconds=first_wait)
+    wake = _first_wake(conn, row.program)
     store.update(
         conn,
         row.id,
@@ -167,6 +178,11 @@ def _start(conn: Conn, row: ExecutionRow, profile_id: str | None) -> None:
         pc=0,
         wake_at=iso(wake),
     )
+    _schedule_run(conn, row, wake)
+
+
+def _schedule_run(conn: Conn, row: ExecutionRow, wake: datetime) -> None:
+    """The jobs of a started execution: its first step, and its soft timeout if it has one."""
     schedule_step(conn, row, wake)
     if row.soft_timeout_mins is not None:
         due = conn.now() + timedelta(minutes=row.soft_timeout_mins)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import fields
 from functools import cache
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, TypeAdapter
@@ -86,11 +87,14 @@ class RowModel(Generic[M]):
     def __init__(self, model: type[M], **computed: Callable[[sqlite3.Row], Any]) -> None:
         self.model = model
         self._computed = computed
-        self._columns = tuple((f, c) for f, c in _columns(model) if f not in computed)
+        read = [(f, c) for f, c in _columns(model) if f not in computed]
+        self._fields = tuple(f for f, _ in read)
+        columns = itemgetter(*(c for _, c in read))  # a tuple of values, for 2 columns or more
+        self._read = columns if len(read) > 1 else lambda row: (columns(row),)
         self._many: TypeAdapter[list[M]] = TypeAdapter(list[model])  # type: ignore[valid-type]
 
     def values(self, row: sqlite3.Row) -> dict[str, Any]:
-        values = {field: row[column] for field, column in self._columns}
+        values = dict(zip(self._fields, self._read(row), strict=True))
         for field, compute in self._computed.items():
             values[field] = compute(row)
         return values

@@ -61,6 +61,9 @@ class NewExecution:
     batch_id: str | None
     soft_timeout_mins: float | None
     created_by: str | None
+    # Given when it starts at once (status `starting`): written with the row, not after it.
+    started_at: str | None = None
+    wake_at: str | None = None
 
 
 def insert(conn: Conn, new: NewExecution) -> None:
@@ -68,8 +71,8 @@ def insert(conn: Conn, new: NewExecution) -> None:
     conn.execute(
         "INSERT INTO executions (id, organization_id, agent_id, agent_name, version, status,"
         " inputs, metadata, request, program, agent_profile_id, agent_profile_pool_id,"
-        " temp_files, batch_id, soft_timeout_mins, created_by, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " temp_files, batch_id, soft_timeout_mins, created_by, started_at, wake_at, created_at,"
+        " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             new.id,
             new.organization_id,
@@ -87,6 +90,8 @@ def insert(conn: Conn, new: NewExecution) -> None:
             new.batch_id,
             new.soft_timeout_mins,
             new.created_by,
+            new.started_at,
+            new.wake_at,
             now,
             now,
         ),

@@ -130,5 +130,6 @@ class _Query:
             return []
         marks = ",".join("?" * len(rowids))
         sql = f"SELECT rowid, * FROM {self.table} WHERE rowid IN ({marks})"
+        # Put back in the list's order here: cheaper than SQLite sorting them again.
         found = {r[0]: r for r in self.conn.execute(sql, rowids)}
         return [found[rowid] for rowid in rowids]
