@@ -85,3 +85,24 @@ def test_a_file_that_is_not_text_is_said_so(tmp_path: Path) -> None:
     (tmp_path / "policies" / "x.yaml").write_bytes(b"\xff\xfe rules")
     with pytest.raises(AgentformError, match=r"policies/x\.yaml is not UTF-8 text"):
         working_tree(tmp_path)
+
+
+def test_comprehension_variables_of_no_known_shape_and_shadowing_load() -> None:
+    """A variable over a list whose items have no known fields is not checked; one
+    named as a value a rule sees (`change`) is the comprehension's own."""
+    plan_rule = yaml.safe_dump(
+        {
+            "rules": [
+                {
+                    "name": "r",
+                    "level": "advisory",
+                    "scope": "plan",
+                    "deny": "plan.changes.all(change, change.kind == 'x' && "
+                    "change.after.members.all(m, m.anything == 1))",
+                    "message": "'m'",
+                }
+            ]
+        }
+    )
+    assert problems(plan_rule) == []
+    assert problems(rule("change.after.members.exists(m, m.whatever)")) == []

@@ -127,3 +127,26 @@ def test_each_pause_the_service_asks_for_is_told() -> None:
     )
     assert asyncio.run(api.request("GET", "/context")) == {"organizations": []}
     assert notices.heard == [("pausing", "GET /context", "429 slow down")] * 2
+
+
+@pytest.mark.parametrize("own", [False, True])
+def test_the_service_is_named_by_the_endpoint_as_configured(tmp_path: Path, own: bool) -> None:
+    """`service prune` and `service advance` call agentform's own operations, served
+    at /agentform/v1 beside the API: a message names the service by the endpoint the
+    user typed (credentials removed), as the API's calls do, not by that base URL."""
+    from agentform.api.connect import Endpoint
+    from agentform.cli.endpoint import open_client
+    from agentform.core.sensitive import Sensitive
+
+    port = closed_port()
+    endpoint = Endpoint(f"http://ops:pw-9@127.0.0.1:{port}/agents/v2", Sensitive("k"))
+    api = open_client(endpoint, tmp_path, retry=RetryPolicy(attempts=1), own=own)
+
+    async def go() -> None:
+        async with api:
+            await api.request("GET", "/clock" if own else "/context")
+
+    with pytest.raises(ApiError) as caught:
+        asyncio.run(go())
+    assert f"cannot reach the service at http://127.0.0.1:{port}/agents/v2 (" in str(caught.value)
+    assert "/agentform/v1" not in str(caught.value) and "pw-9" not in str(caught.value)

@@ -61,8 +61,12 @@ class ApiClient:
         clock: Clock | None = None,
         timeout: float | None = None,
         notices: Notices | None = None,
+        shown: str | None = None,
     ) -> None:
-        """`concurrency` is the ceiling of requests in flight; `rate_limit` requests per
+        """`shown`: the URL messages name the service by (the endpoint as configured,
+        credentials removed), when `base_url` is another (agentform's own operations,
+        /agentform/v1 beside the API); else `base_url`.
+        `concurrency` is the ceiling of requests in flight; `rate_limit` requests per
         second, when the service's limit is known; `timeout` the seconds one request
         may take (transport.py's TIMEOUT when None). `sleep` (tests): waits are handed
         to it instead of slept, and the client's time moves on by them. `notices` hears
@@ -74,7 +78,7 @@ class ApiClient:
         self.concurrency = AdaptiveConcurrency(concurrency, self.clock)
         self.limiter = RateLimiter(self.clock, rate_limit)
         self.sent = 0  # requests sent, retries included
-        self.shown_url = shown_endpoint(base_url)
+        self.shown_url = shown_endpoint(shown or base_url)
         self.scope: dict[str, str] = {}
 
     async def __aenter__(self) -> ApiClient:

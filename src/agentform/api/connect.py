@@ -129,4 +129,5 @@ def connect(
         rate_limit=rate_limit,
         timeout=timeout,
         notices=notices,
+        shown=None if endpoint.url == "local" else endpoint.url,  # the own operations' too
     )

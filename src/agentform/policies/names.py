@@ -41,34 +41,36 @@ def unknown_names(source: str, scope: str, kinds: Iterable[str]) -> list[tuple[s
     which = ", ".join(kinds) or "any kind"
     problems = []
     for sel in selections(source):
-        found = _problem(sel.names, scope, fields, which)
+        found = _problem(sel.names, scope, fields, which, sel.element)
         if found is not None:
             problems.append((found[0], sel.offsets[min(found[1], len(sel.offsets) - 1)]))
     return problems
 
 
 def _problem(
-    names: tuple[str, ...], scope: str, fields: list[str], which: str
+    names: tuple[str, ...], scope: str, fields: list[str], which: str, element: str | None
 ) -> tuple[str, int] | None:
-    """What is wrong with a selection, and the index of the name at fault."""
-    root = names[0]
-    if root == "change" and scope == "plan":
+    """What is wrong with a selection, and the index of the name at fault. `element`:
+    names[0] is a comprehension's variable over such items (a `change`, a `name`),
+    whose fields are those of the value it stands for."""
+    root, value = names[0], element or names[0]
+    if value == "change" and element is None and scope == "plan":
         return "a plan rule sees `plan.changes`, not `change`", 0
     if len(names) < 2:
         return None
     second = names[1]
-    if root in ("workspace", "environment"):
+    if value in ("workspace", "environment", "name"):
         return f"{root} is a name (a string): it has no field {second}", 1
-    known = {"change": CHANGE, "plan": _plan_names(scope), "organization": ORGANIZATION}[root]
+    known = {"change": CHANGE, "plan": _plan_names(scope), "organization": ORGANIZATION}[value]
     if second not in known:
         return f"{root} has no field {second}{did_you_mean(second, known)}", 1
     if len(names) < 3:
         return None
     third = names[2]
-    if root == "plan" and second == "summary" and third not in Summary.model_fields:
+    if value == "plan" and second == "summary" and third not in Summary.model_fields:
         hint = did_you_mean(third, Summary.model_fields)
         return f"plan.summary has no count {third}{hint}", 2
-    if root == "change" and second in OBJECTS and third not in fields:
+    if value == "change" and second in OBJECTS and third not in fields:
         return f"the objects of {which} have no field {third}{did_you_mean(third, fields)}", 2
     return None
 
@@ -78,7 +80,10 @@ def fields_read(source: str) -> tuple[str, ...]:
     found = [
         s.names[2]
         for s in selections(source)
-        if s.names[0] == "change" and len(s.names) > 2 and s.names[1] in OBJECTS
+        if s.element is None
+        and s.names[0] == "change"
+        and len(s.names) > 2
+        and s.names[1] in OBJECTS
     ]
     return tuple(dict.fromkeys(found))
 
@@ -91,7 +96,9 @@ def object_reads(sources: Iterable[str]) -> frozenset[str] | None:
     found: set[str] = set()
     for source in sources:
         for s in selections(source):
-            if s.names[0] != "change" or len(s.names) < 2 or s.names[1] not in OBJECTS:
+            if s.element is not None or s.names[0] != "change" or len(s.names) < 2:
+                continue
+            if s.names[1] not in OBJECTS:
                 continue
             if len(s.names) == 2:
                 return None
