@@ -16,12 +16,15 @@ import uvicorn
 
 from agentform.service.app import BASE_PATH, create_app
 from agentform.service.clock import ManualClock, wall_now
+from agentform.service.delivery.workers import WorkerPool
 from agentform.service.http.binding import CONSOLE_PATH, console_mode
 from agentform.service.http.timeouts import TimedConfig
 from agentform.service.runtime import Runner
 from agentform.service.settings import READ_TIMEOUT_SECONDS, RETAIN, ServiceSettings
 from agentform.service.start_errors import PortInUse
 from agentform.service.startup.seed_file import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
+from agentform.service.store import claims
+from agentform.service.store.database import Database
 
 
 def base_url(host: str, port: int, path: str = BASE_PATH) -> str:
@@ -51,6 +54,7 @@ def serve(
     allow_private_webhooks: bool = False,
     retain: timedelta | None = RETAIN,
     console: bool = True,
+    delivery_workers: int = 0,
 ) -> None:
     """Loads the seed (raising SeedError) and takes the port (raising PortInUse),
     both before saying anything or creating the database, then serves until
@@ -71,20 +75,22 @@ def serve(
             # Whole seconds: the times it shows (and `service advance` prints) read cleanly.
             clock = ManualClock(start=wall_now().replace(microsecond=0)) if manual else None
             app = create_app(
-                db_path, seed=seed, rate_limit=rate_limit, settings=settings, clock=clock
+                db_path,
+                seed=seed,
+                rate_limit=rate_limit,
+                settings=settings,
+                clock=clock,
+                delivery_workers=delivery_workers,
             )
+            pool = None
             try:
+                pool = worker_pool(app.state.db, delivery_workers, settings, manual, say)
                 say(f"Agent Service on {base_url(host, port)} (database {db_path})")
                 if seed_path is None:
                     say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")
                 if rate_limit:
                     say(f"rate limit: {rate_limit:g} requests/s per API key")
-                if manual:
-                    say(MANUAL_BANNER.format(url=base_url(host, port)))
-                if allow_private_webhooks:
-                    say("webhooks may point at link-local and cloud-metadata addresses")
-                if console:
-                    say(f"console: {base_url(host, port, CONSOLE_PATH)}/ (sign in with an API key)")
+                announce(say, base_url(host, port), manual, settings, pool)
                 config = TimedConfig(
                     app,
                     read_timeout=read_timeout,
@@ -93,10 +99,46 @@ def serve(
                 )
                 StoppableServer(config, app.state.runner, stop).run(sockets=[sock])
             finally:
+                if pool is not None:
+                    pool.stop()
                 app.state.db.close()
         say("Agent Service stopped (pending work resumes on the next start)")
     finally:
         sock.close()
+
+
+def announce(
+    say: Callable[[str], None],
+    url: str,
+    manual: bool,
+    settings: ServiceSettings,
+    pool: WorkerPool | None,
+) -> None:
+    """The banner's lines after the address: the clock, the switches, the workers."""
+    if manual:
+        say(MANUAL_BANNER.format(url=url))
+    if settings.allow_private_webhooks:
+        say("webhooks may point at link-local and cloud-metadata addresses")
+    if settings.console != "off":
+        say(f"console: {url.removesuffix(BASE_PATH)}{CONSOLE_PATH}/ (sign in with an API key)")
+    if pool is not None:
+        say(f"delivery workers: {len(pool.slots)} (pids {pool.shown_pids})")
+
+
+def worker_pool(
+    db: Database, count: int, settings: ServiceSettings, manual: bool, say: Callable[[str], None]
+) -> WorkerPool | None:
+    """The delivery workers, started (None when deliveries are sent in-process)."""
+    if count <= 0:
+        return None
+
+    def release(worker_id: str) -> None:
+        with db.write() as conn:
+            claims.release(conn, worker_id)
+
+    pool = WorkerPool(count, db.path, settings, release, manual=manual, say=say)
+    pool.start()
+    return pool
 
 
 class StopRequest:
