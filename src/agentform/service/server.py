@@ -85,12 +85,8 @@ def serve(
             pool = None
             try:
                 pool = worker_pool(app.state.db, delivery_workers, settings, manual, say)
-                say(f"Agent Service on {base_url(host, port)} (database {db_path})")
-                if seed_path is None:
-                    say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")
-                if rate_limit:
-                    say(f"rate limit: {rate_limit:g} requests/s per API key")
-                announce(say, base_url(host, port), manual, settings, pool)
+                say(f"Agent Service on {(url := base_url(host, port))} (database {db_path})")
+                announce(say, url, seed_path is None, rate_limit, manual, settings, pool)
                 config = TimedConfig(
                     app,
                     read_timeout=read_timeout,
@@ -110,11 +106,18 @@ def serve(
 def announce(
     say: Callable[[str], None],
     url: str,
+    demo: bool,
+    rate_limit: float | None,
     manual: bool,
     settings: ServiceSettings,
     pool: WorkerPool | None,
 ) -> None:
-    """The banner's lines after the address: the clock, the switches, the workers."""
+    """The banner's lines after the address: the seed, the limits, the clock, the
+    switches, the workers."""
+    if demo:
+        say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")
+    if rate_limit:
+        say(f"rate limit: {rate_limit:g} requests/s per API key")
     if manual:
         say(MANUAL_BANNER.format(url=url))
     if settings.allow_private_webhooks:
