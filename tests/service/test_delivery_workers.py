@@ -79,11 +79,11 @@ class Service:
 
 
 @contextmanager
-def served(tmp_path: Path) -> Iterator[Service]:
+def served(tmp_path: Path, clock: str = "manual") -> Iterator[Service]:
     seed = tmp_path / "seed.yaml"
     seed.write_text(json.dumps(SEED))  # JSON is YAML
     db = tmp_path / "svc.db"
-    args = ("--db", str(db), "--seed", str(seed), "--clock", "manual", "--delivery-workers", "2")
+    args = ("--db", str(db), "--seed", str(seed), "--clock", clock, "--delivery-workers", "2")
     with running(*args) as (base, proc):
         assert proc.stdout is not None
         line = ""
@@ -246,3 +246,14 @@ def test_fair_shares_hold_across_workers(tmp_path: Path) -> None:
         dead.release.set()
         moving.join(120)
         assert not moving.is_alive()
+
+
+def test_a_webhook_test_answers_the_attempt_a_worker_made(tmp_path: Path) -> None:
+    with running_receiver() as receiver, served(tmp_path, clock="wall") as service:
+        with service.api("a") as api:
+            made = api.post("/webhook-integrations", json={"name": "hook", "url": receiver.url})
+            tested = api.post(f"/webhook-integrations/{made.json()['id']}/test")
+        assert tested.status_code == 200, tested.text
+        assert tested.json()["status"] == "delivered"
+        assert tested.json()["responseStatus"] == 204
+        assert receiver.events() == ["EXECUTION_TEST"]

@@ -95,6 +95,7 @@ def create_app(
             _share_clock(db, clock)
     app.state.runner = Runner(db, clock, handlers, settings=settings)
     app.state.runtime = runtime
+    app.state.delivery_workers = delivery_workers
     _include_routes(app)
     install_console(app)
     install_error_handlers(app)
