@@ -94,10 +94,10 @@ def service() -> None:
     "--delivery-workers",
     type=click.IntRange(0, 64),
     default=lambda: default_delivery_workers(),
-    show_default="min(2, CPUs - 1)",
     metavar="N",
     help="Processes sending the webhook deliveries beside the one running executions "
-    "(docs/service/internals.md#scaling); 0: send them in the service's own process.",
+    "(docs/service/internals.md#scaling); 0: send them in the service's own process. "
+    "Default: min(2, CPUs - 1).",
 )
 def run(
     host: str,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import signal
@@ -93,7 +94,7 @@ def serve(
                     log_level="warning",
                     timeout_graceful_shutdown=GRACE_SECONDS,
                 )
-                StoppableServer(config, app.state.runner, stop).run(sockets=[sock])
+                StoppableServer(config, app.state.runner, stop, pool).run(sockets=[sock])
             finally:
                 if pool is not None:
                     pool.stop()
@@ -177,13 +178,17 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 class StoppableServer(uvicorn.Server):
     """uvicorn's server, told to stop by a StopRequest. On stopping, the runtime runner
     stops first, so no new attempt starts and attempts in flight are abandoned (their
-    jobs stay pending and run after the next start); then the requests in flight
+    jobs stay pending and run after the next start), and the delivery workers are
+    told to stop (they do the same: delivery/worker.py); then the requests in flight
     get GRACE_SECONDS to finish. The signal is not raised again afterwards
     (uvicorn would, turning a clean stop into a KeyboardInterrupt)."""
 
-    def __init__(self, config: uvicorn.Config, runner: Runner, stop: StopRequest) -> None:
+    def __init__(
+        self, config: uvicorn.Config, runner: Runner, stop: StopRequest, pool: WorkerPool | None
+    ) -> None:
         super().__init__(config)
         self.runner = runner
+        self.pool = pool
         stop.server = self
         self.should_exit = stop.requested
 
@@ -193,6 +198,8 @@ class StoppableServer(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         await self.runner.stop()
+        if self.pool is not None:  # the workers stop while the requests finish
+            await asyncio.to_thread(self.pool.terminate)
         await super().shutdown(sockets)
 
 

@@ -11,10 +11,14 @@ kind alone, so the process that runs executions only writes the outbox.
   of falls due).
 - A manual clock: the service stores its instant when it moves; the worker's
   `FollowerClock` stands at it (docs/service/internals.md#scaling).
-- Stopping: on SIGTERM or SIGINT, or when its standard input closes (the
-  service is gone, even killed with -9), it takes no new job, lets the attempts
-  in flight finish and be recorded (at most `DRAIN_SECONDS`), frees what it
-  still holds and exits. So no orphan is left, and nothing it sent is sent again.
+- Stopping: on SIGTERM or SIGINT (the service stops) it takes no new job, gives
+  the attempts in flight `STOP_GRACE_SECONDS` to finish and be recorded, and
+  abandons the rest, as the service's own runner does (they stay pending: sent
+  again after the next start). When its standard input closes instead (the
+  service is gone, even killed with -9) it lets them finish, for at most
+  `DRAIN_SECONDS`: nobody else will record them. Then it frees what it still
+  holds and exits. So no orphan is left, and nothing it sent and recorded is
+  sent again.
 """
 
 from __future__ import annotations
@@ -41,9 +45,13 @@ from agentform.service.store import claims
 from agentform.service.store.database import Database
 
 POLL_SECONDS = 0.002
-"""How often a worker looks whether another process committed (a read of one pragma)."""
+"""How often a busy worker looks whether another process committed (a read of one
+pragma); idle, it looks half as often each time nothing changed, down to IDLE_POLL_SECONDS."""
+IDLE_POLL_SECONDS = 0.05
 DRAIN_SECONDS = 15.0
-"""How long a stopping worker lets its attempts in flight finish."""
+"""How long a worker whose service is gone lets its attempts in flight finish."""
+STOP_GRACE_SECONDS = 0.5
+"""How long a worker told to stop lets them finish (the service stops promptly)."""
 SHARED_SETTINGS = ("platform_url", "allow_private_webhooks", "webhook_timeout_seconds")
 """The service's settings a worker is given (on its command line)."""
 
@@ -80,7 +88,7 @@ async def work(db: Database, clock: Clock, worker_id: str, settings: ServiceSett
     handlers = JobHandlers()
     handlers.add(DELIVERY_JOB, DeliveryJob())
     runner = ClaimingRunner(db, clock, handlers, settings=settings, worker_id=worker_id)
-    stop = stop_event()
+    stop, orphaned = stop_events()
     await runner.start()
     helpers = [
         asyncio.create_task(watch(db, clock, runner)),
@@ -88,7 +96,7 @@ async def work(db: Database, clock: Clock, worker_id: str, settings: ServiceSett
     ]
     try:
         await stop.wait()
-        await runner.drain(DRAIN_SECONDS)
+        await runner.drain(DRAIN_SECONDS if orphaned.is_set() else STOP_GRACE_SECONDS)
     finally:
         for task in helpers:
             task.cancel()
@@ -97,9 +105,10 @@ async def work(db: Database, clock: Clock, worker_id: str, settings: ServiceSett
         await asyncio.to_thread(runner.release)
 
 
-def stop_event() -> asyncio.Event:
-    """Set on SIGTERM, SIGINT, or the end of standard input (the supervisor is gone)."""
-    loop, stop = asyncio.get_running_loop(), asyncio.Event()
+def stop_events() -> tuple[asyncio.Event, asyncio.Event]:
+    """(stop, orphaned): stop is set on SIGTERM, SIGINT, or the end of standard input,
+    when orphaned is set too (the supervisor is gone)."""
+    loop, stop, orphaned = asyncio.get_running_loop(), asyncio.Event(), asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
 
@@ -110,27 +119,29 @@ def stop_event() -> asyncio.Event:
             while os.read(sys.stdin.fileno(), 4096):
                 pass
         with contextlib.suppress(RuntimeError):  # the loop closed first: stopping anyway
+            loop.call_soon_threadsafe(orphaned.set)
             loop.call_soon_threadsafe(stop.set)
 
     threading.Thread(target=read_to_end, name="supervisor-pipe", daemon=True).start()
-    return stop
+    return stop, orphaned
 
 
 async def watch(db: Database, clock: Clock, runner: ClaimingRunner) -> None:
     """Wakes the runner when another process has committed (new work, a new instant)."""
-    seen = None
+    seen, pause = None, POLL_SECONDS
     while True:
         try:
             version, instant = await asyncio.to_thread(_look, db, isinstance(clock, FollowerClock))
         except Exception:  # a busy database, say: look again
             logging.getLogger("agentform.service.delivery").exception("watching the database")
             version, instant = None, None
+        pause = min(IDLE_POLL_SECONDS, pause * 2)
         if version != seen:
-            seen = version
+            seen, pause = version, POLL_SECONDS
             if instant is not None and isinstance(clock, FollowerClock):
                 clock.follow(instant)
             runner.wake.set()
-        await asyncio.sleep(POLL_SECONDS)
+        await asyncio.sleep(pause)
 
 
 def _look(db: Database, manual: bool) -> tuple[int, datetime | None]:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentform.service.delivery.worker import DRAIN_SECONDS, SHARED_SETTINGS
+from agentform.service.delivery.worker import SHARED_SETTINGS, STOP_GRACE_SECONDS
 from agentform.service.settings import ServiceSettings
 
 log = logging.getLogger("agentform.service.delivery")
@@ -113,21 +113,25 @@ class WorkerPool:
             with contextlib.suppress(OSError):
                 slot.process.stdin.close()
 
-    def stop(self) -> None:
-        """Tells every worker to stop, waits for them to drain, kills those that do not."""
+    def terminate(self) -> None:
+        """Tells every worker to stop (SIGTERM), without waiting; none is restarted."""
         self._stopping.set()
         if self._monitor is not None:
             self._monitor.join()
+        for slot in self.slots:
+            if slot.process is not None and slot.process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    slot.process.terminate()
+
+    def stop(self) -> None:
+        """Tells every worker to stop, waits for them, kills those that do not exit."""
+        self.terminate()
         running = [s for s in self.slots if s.process is not None]
         for slot in running:
             assert slot.process is not None
-            with contextlib.suppress(ProcessLookupError):
-                slot.process.terminate()
             self._close(slot)
-        for slot in running:
-            assert slot.process is not None
             try:
-                slot.process.wait(DRAIN_SECONDS + 5)
+                slot.process.wait(STOP_GRACE_SECONDS + 10)
             except subprocess.TimeoutExpired:
                 slot.process.kill()
                 slot.process.wait()

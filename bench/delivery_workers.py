@@ -1,0 +1,139 @@
+"""Benchmark: live webhook deliveries with 0, 1 and 2 delivery worker processes.
+
+`agentform service run --delivery-workers N` (wall clock) runs EXECUTIONS
+executions of a 10-step script started at once (16 requests at a time), one
+attachment taking every event, sent to a receiver process on loopback. For each
+N, in each round (interleaved: N = 0, 1, 2, then again), it measures:
+
+- the steady delivery rate while the executions run: the middle 80% of the
+  receipts (the first and last tenth are the ramp up and the tail);
+- just after, in the same round, a plain httpx POST loop to the same receiver,
+  32 at a time: the floor of the HTTP part. Goal: live / plain >= 0.8;
+- the CPU per delivery of the service and its workers together (/proc).
+
+    .venv/bin/python bench/delivery_workers.py [EXECUTIONS] [ROUNDS]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from deliveries import (
+    KEY,
+    PER_EXECUTION,
+    SEED,
+    bare_posts,
+    free_port,
+    process,
+    run_executions,
+    service,
+    wait_for,
+    wait_until,
+)
+
+SETTINGS = (0, 1, 2)
+PLAIN_CONCURRENCY = 32
+GOAL = 0.8
+
+
+def steady_rate(records: list[list[Any]]) -> float:
+    """Deliveries per second over the middle 80% of the receipts."""
+    receipts = sorted(r[0] for r in records)
+    low, high = len(receipts) // 10, len(receipts) * 9 // 10
+    return float((high - low) / (receipts[high - 1] - receipts[low]))
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of processes so far (Linux /proc)."""
+    total = 0.0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+@contextmanager
+def served(port: int, db: Path, seed: Path, workers: int) -> Iterator[list[int]]:
+    """The service with `workers` delivery workers; the pids of all its processes."""
+    command = [sys.executable, *service(port, db, seed), "--delivery-workers", str(workers)]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        pids = [proc.pid]
+        for line in proc.stdout:
+            if line.startswith("delivery workers:"):
+                pids += [int(p) for p in line.split("(pids ")[1].rstrip(")\n").split()]
+            if (line.startswith("console:") and not workers) or line.startswith("delivery workers"):
+                break
+        yield pids
+    finally:
+        proc.terminate()
+        proc.wait(60)
+
+
+def one_round(tmp: Path, receiver: str, workers: int, count: int) -> tuple[float, float, float]:
+    """(live deliveries/s, plain POSTs/s, ms of CPU per delivery) on a fresh database."""
+    port, db = free_port(), tmp / f"w{workers}-{os.urandom(4).hex()}.db"
+    base = f"http://127.0.0.1:{port}/agents/v2"
+    with served(port, db, tmp / "seed.yaml", workers) as pids:
+        wait_for(f"{base}/context", {"X-Api-Key": KEY})
+        with httpx.Client(base_url=base, headers={"X-Api-Key": KEY}, timeout=30) as api:
+            agent = {a["name"]: a["id"] for a in api.get("/agents").json()["items"]}["ten-steps"]
+            hook = api.post("/webhook-integrations", json={"name": "b", "url": f"{receiver}/hook"})
+            api.put(f"/agents/{agent}/webhooks/{hook.json()['id']}", json={"eventRules": ["*"]})
+        httpx.post(f"{receiver}/reset", timeout=30)
+        cpu = cpu_seconds(pids)
+        asyncio.run(run_executions(base, agent, count))
+        records = wait_until(receiver, count * PER_EXECUTION)
+        cpu = cpu_seconds(pids) - cpu
+    plain = asyncio.run(bare_posts(f"{receiver}/hook", max(2000, len(records) // 2), 32))
+    return steady_rate(records), plain, cpu / len(records) * 1000
+
+
+def spread(values: list[float], fmt: str = "{:.2f}") -> str:
+    return " / ".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    results: dict[int, list[tuple[float, float, float]]] = {n: [] for n in SETTINGS}
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        (tmp / "seed.yaml").write_text(json.dumps(SEED))  # JSON is YAML
+        receiver_port = free_port()
+        receiver = f"http://127.0.0.1:{receiver_port}"
+        with process(str(Path(__file__).parent / "_receiver.py"), str(receiver_port)):
+            wait_for(f"{receiver}/records")
+            for _ in range(rounds):
+                for workers in SETTINGS:
+                    results[workers].append(one_round(tmp, receiver, workers, count))
+    lines = [
+        f"{count} executions x {PER_EXECUTION} events, one attachment taking every event; "
+        f"{rounds} rounds, interleaved (min / median / max)"
+    ]
+    for workers, runs in results.items():
+        lines += [
+            f"--delivery-workers {workers}: live {spread([r[0] for r in runs], '{:.0f}')} /s, "
+            f"plain POSTs ({PLAIN_CONCURRENCY} at a time) {spread([r[1] for r in runs], '{:.0f}')}"
+            f" /s, ratio {spread([r[0] / r[1] for r in runs])} (goal >= {GOAL}); "
+            f"CPU per delivery {spread([r[2] for r in runs])} ms (all processes)"
+        ]
+    lines.append(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
