@@ -1,4 +1,4 @@
-"""012: claims on jobs, so processes sharing the database split the I/O work.
+"""013: claims on jobs, so processes sharing the database split the I/O work.
 
 A delivery worker process (service/delivery/worker.py) claims the jobs it runs:
 `claimed_by` names it and `lease_until` (real time, UTC) says how long the claim
