@@ -19,14 +19,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -42,26 +40,9 @@ from deliveries import (
     wait_for,
     wait_until,
 )
+from deliveries_live import LIVE_GOAL, PLAIN_CONCURRENCY, cpu_seconds, spread, steady_rate
 
 SETTINGS = (0, 1, 2)
-PLAIN_CONCURRENCY = 32
-GOAL = 0.8
-
-
-def steady_rate(records: list[list[Any]]) -> float:
-    """Deliveries per second over the middle 80% of the receipts."""
-    receipts = sorted(r[0] for r in records)
-    low, high = len(receipts) // 10, len(receipts) * 9 // 10
-    return float((high - low) / (receipts[high - 1] - receipts[low]))
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU of processes so far (Linux /proc)."""
-    total = 0.0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
 
 
 @contextmanager
@@ -94,16 +75,14 @@ def one_round(tmp: Path, receiver: str, workers: int, count: int) -> tuple[float
             hook = api.post("/webhook-integrations", json={"name": "b", "url": f"{receiver}/hook"})
             api.put(f"/agents/{agent}/webhooks/{hook.json()['id']}", json={"eventRules": ["*"]})
         httpx.post(f"{receiver}/reset", timeout=30)
-        cpu = cpu_seconds(pids)
+        cpu = sum(map(cpu_seconds, pids))
         asyncio.run(run_executions(base, agent, count))
         records = wait_until(receiver, count * PER_EXECUTION)
-        cpu = cpu_seconds(pids) - cpu
-    plain = asyncio.run(bare_posts(f"{receiver}/hook", max(2000, len(records) // 2), 32))
+        cpu = sum(map(cpu_seconds, pids)) - cpu
+    plain = asyncio.run(
+        bare_posts(f"{receiver}/hook", max(2000, len(records) // 2), PLAIN_CONCURRENCY)
+    )
     return steady_rate(records), plain, cpu / len(records) * 1000
-
-
-def spread(values: list[float], fmt: str = "{:.2f}") -> str:
-    return " / ".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
 
 
 def main() -> None:
@@ -128,7 +107,7 @@ def main() -> None:
         lines += [
             f"--delivery-workers {workers}: live {spread([r[0] for r in runs], '{:.0f}')} /s, "
             f"plain POSTs ({PLAIN_CONCURRENCY} at a time) {spread([r[1] for r in runs], '{:.0f}')}"
-            f" /s, ratio {spread([r[0] / r[1] for r in runs])} (goal >= {GOAL}); "
+            f" /s, ratio {spread([r[0] / r[1] for r in runs])} (goal >= {LIVE_GOAL}); "
             f"CPU per delivery {spread([r[2] for r in runs])} ms (all processes)"
         ]
     lines.append(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
