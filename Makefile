@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/apply_scale.py
 	$(BIN)/python bench/order.py
 	$(BIN)/python bench/deliveries.py
+	$(BIN)/python bench/delivery_workers.py
 	$(BIN)/python bench/workspace_tests.py
 	$(BIN)/python bench/policies.py
 	$(BIN)/python bench/stuck_executions.py

@@ -3,6 +3,7 @@ moving the clock of one started with `--clock manual`, and forgetting old histor
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -89,6 +90,15 @@ def service() -> None:
     help="Serve the web console at /console (sign in with an API key); it answers on "
     "loopback only unless --host binds elsewhere.",
 )
+@click.option(
+    "--delivery-workers",
+    type=click.IntRange(0, 64),
+    default=lambda: default_delivery_workers(),
+    metavar="N",
+    help="Processes sending the webhook deliveries beside the one running executions "
+    "(docs/service/internals.md#scaling); 0: send them in the service's own process. "
+    "Default: min(2, CPUs - 1).",
+)
 def run(
     host: str,
     port: int,
@@ -100,6 +110,7 @@ def run(
     allow_private_webhooks: bool,
     retain: timedelta | None,
     console: bool,
+    delivery_workers: int,
 ) -> None:
     """Serve the Agent Service API, and its web console, until stopped (Ctrl-C)."""
     from agentform.service import SeedError
@@ -118,12 +129,20 @@ def run(
             allow_private_webhooks=allow_private_webhooks,
             retain=retain,
             console=console,
+            delivery_workers=delivery_workers,
         )
     except SeedError as exc:  # its lines are diagnostics already (file:line:col: error: ...)
         click.echo(str(exc), err=True)
         raise SystemExit(1) from None
     except AgentformError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def default_delivery_workers() -> int:
+    """One delivery worker per CPU the executions' process leaves free, at most 2
+    (the live bench's best: docs/performance.md); 0 on one CPU."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(0, min(2, (cpus or 1) - 1))
 
 
 def parse_retain(value: str) -> timedelta | None:

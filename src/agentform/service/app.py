@@ -8,9 +8,11 @@ the client's own event loop.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -27,13 +29,14 @@ from agentform.service.http.openapi import install_openapi
 from agentform.service.http.ratelimit import RateLimitMiddleware
 from agentform.service.job_handlers import service_handlers
 from agentform.service.routes import routers
-from agentform.service.runtime import Clock, JobHandlers, Runner, WallClock
+from agentform.service.runtime import Clock, JobHandlers, ManualClock, Runner, WallClock
+from agentform.service.runtime.elsewhere import Elsewhere
 from agentform.service.settings import ServiceSettings
 from agentform.service.start_errors import UnhandledJobKind
 from agentform.service.startup.presets import install_presets
 from agentform.service.startup.seed import load_seed
 from agentform.service.startup.seed_file import DEMO_SEED, Seed
-from agentform.service.store import jobs
+from agentform.service.store import claims, jobs
 from agentform.service.store.database import Database
 from agentform.service.store.organizations import load_keys
 from agentform.service.upkeep.retention import schedule_retention
@@ -49,6 +52,7 @@ def create_app(
     settings: ServiceSettings | None = None,
     runtime: bool = True,
     webhook_transport: httpx.AsyncBaseTransport | None = None,
+    delivery_workers: int = 0,
 ) -> FastAPI:
     """The service over the SQLite file `db_path`, with `seed` loaded (idempotently).
 
@@ -60,11 +64,13 @@ def create_app(
     skipped, so reading the state changes none of it (`endpoint: local` commands).
     `webhook_transport` carries webhook deliveries instead of the network (`agentform
     test` puts its in-process receivers there).
+    `delivery_workers`: how many worker processes send the webhook deliveries (the
+    caller starts them: delivery/workers.py); 0: this app's runner sends them.
     """
     clock = clock or WallClock()
     if runtime:  # executions will run: their scripts' worker starts meanwhile
         prepare_scripts()
-    handlers = service_handlers()
+    handlers = _handlers(clock, delivery_workers)
     db = _open_database(db_path, seed, clock, handlers if runtime else None)
     app = FastAPI(
         title="Agent Service",
@@ -85,8 +91,11 @@ def create_app(
     if runtime:
         with db.write() as conn:
             schedule_retention(conn, settings.retain)
+        if delivery_workers > 0:
+            _share_clock(db, clock)
     app.state.runner = Runner(db, clock, handlers, settings=settings)
     app.state.runtime = runtime
+    app.state.delivery_workers = delivery_workers
     _include_routes(app)
     install_console(app)
     install_error_handlers(app)
@@ -94,6 +103,30 @@ def create_app(
     if rate_limit:
         app.add_middleware(RateLimitMiddleware, rate=rate_limit, clock=clock)
     return app
+
+
+def _handlers(clock: Clock, delivery_workers: int) -> JobHandlers:
+    """The service's handlers; with delivery workers, the delivery jobs are theirs
+    (watched here on a manual clock, whose instant they follow: `_share_clock`)."""
+    if delivery_workers <= 0:
+        return service_handlers()
+    return service_handlers(deliveries=Elsewhere(watch=isinstance(clock, ManualClock)))
+
+
+def _share_clock(db: Database, clock: Clock) -> None:
+    """A manual clock's instant, stored now and whenever it moves, for the workers."""
+    if not isinstance(clock, ManualClock):
+        return
+
+    def store(instant: datetime) -> None:
+        with db.write() as conn:
+            claims.write_instant(conn, instant)
+
+    async def publish(instant: datetime) -> None:
+        await asyncio.to_thread(store, instant)
+
+    store(clock.now())
+    clock.published = publish
 
 
 def _open_database(

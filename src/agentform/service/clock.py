@@ -29,7 +29,7 @@ import itertools
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
@@ -125,6 +125,9 @@ class ManualClock(Clock):
         if start.tzinfo is None:
             raise ValueError("start must be timezone-aware")
         self._now = start.astimezone(UTC)
+        self.published: Callable[[datetime], Awaitable[None]] | None = None
+        """Told each instant the clock moves to, before what falls due then runs: the
+        service stores it for its delivery workers (FollowerClock)."""
         self.settle = settle  # real seconds of unfinished I/O after which a sleeper may fire
         self._runners: list[Driven] = []
         self._sleepers: list[tuple[datetime, int, asyncio.Future[None]]] = []
@@ -181,6 +184,7 @@ class ManualClock(Clock):
         while await self.step(target):
             pass
         self._move_to(target)
+        await self._publish()
         await self._settle()
 
     async def step(self, limit: datetime) -> bool:
@@ -190,8 +194,13 @@ class ManualClock(Clock):
         if upcoming is None or upcoming > limit:
             return False
         self._move_to(upcoming)
+        await self._publish()
         await self._settle()
         return True
+
+    async def _publish(self) -> None:
+        if self.published is not None:
+            await self.published(self._now)
 
     def _move_to(self, moment: datetime) -> None:
         self._now = max(self._now, moment)
@@ -229,3 +238,33 @@ class ManualClock(Clock):
                 continue  # finished, or slow I/O with nothing on the clock: keep waiting
             if not started:
                 return
+
+
+class FollowerClock(WallClock):
+    """A delivery worker's clock when the service runs on a manual one: it stands at
+    the instant the service's clock last published (stored in the database; the
+    worker reads it before each pass, `follow`), and its work runs when woken
+    (new work or a new instant), never on a timer. Waits inside a job (an
+    attempt's timeout) are real time: they wait on a receiver, in another process
+    than the clock's (docs/service/internals.md#scaling)."""
+
+    def __init__(self, start: datetime = MANUAL_START) -> None:
+        self._now = start.astimezone(UTC)
+
+    def now(self) -> datetime:
+        return self._now
+
+    def seconds(self) -> float:
+        return (self._now - MANUAL_START).total_seconds()
+
+    def follow(self, instant: datetime) -> None:
+        self._now = max(self._now, instant)
+
+    async def drive(self, runner: Driven) -> None:
+        while not runner.stopping.is_set():
+            runner.wake.clear()
+            try:
+                await runner.run_due()
+            except Exception:  # the database was busy, say: the next wake-up tries again
+                log.exception("the runner could not read its jobs")
+            await runner.wake.wait()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import signal
@@ -16,12 +17,15 @@ import uvicorn
 
 from agentform.service.app import BASE_PATH, create_app
 from agentform.service.clock import ManualClock, wall_now
+from agentform.service.delivery.workers import WorkerPool
 from agentform.service.http.binding import CONSOLE_PATH, console_mode
 from agentform.service.http.timeouts import TimedConfig
 from agentform.service.runtime import Runner
 from agentform.service.settings import READ_TIMEOUT_SECONDS, RETAIN, ServiceSettings
 from agentform.service.start_errors import PortInUse
 from agentform.service.startup.seed_file import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
+from agentform.service.store import claims
+from agentform.service.store.database import Database
 
 
 def base_url(host: str, port: int, path: str = BASE_PATH) -> str:
@@ -51,6 +55,7 @@ def serve(
     allow_private_webhooks: bool = False,
     retain: timedelta | None = RETAIN,
     console: bool = True,
+    delivery_workers: int = 0,
 ) -> None:
     """Loads the seed (raising SeedError) and takes the port (raising PortInUse),
     both before saying anything or creating the database, then serves until
@@ -71,32 +76,73 @@ def serve(
             # Whole seconds: the times it shows (and `service advance` prints) read cleanly.
             clock = ManualClock(start=wall_now().replace(microsecond=0)) if manual else None
             app = create_app(
-                db_path, seed=seed, rate_limit=rate_limit, settings=settings, clock=clock
+                db_path,
+                seed=seed,
+                rate_limit=rate_limit,
+                settings=settings,
+                clock=clock,
+                delivery_workers=delivery_workers,
             )
+            pool = None
             try:
-                say(f"Agent Service on {base_url(host, port)} (database {db_path})")
-                if seed_path is None:
-                    say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")
-                if rate_limit:
-                    say(f"rate limit: {rate_limit:g} requests/s per API key")
-                if manual:
-                    say(MANUAL_BANNER.format(url=base_url(host, port)))
-                if allow_private_webhooks:
-                    say("webhooks may point at link-local and cloud-metadata addresses")
-                if console:
-                    say(f"console: {base_url(host, port, CONSOLE_PATH)}/ (sign in with an API key)")
+                pool = worker_pool(app.state.db, delivery_workers, settings, manual, say)
+                say(f"Agent Service on {(url := base_url(host, port))} (database {db_path})")
+                announce(say, url, seed_path is None, rate_limit, manual, settings, pool)
                 config = TimedConfig(
                     app,
                     read_timeout=read_timeout,
                     log_level="warning",
                     timeout_graceful_shutdown=GRACE_SECONDS,
                 )
-                StoppableServer(config, app.state.runner, stop).run(sockets=[sock])
+                StoppableServer(config, app.state.runner, stop, pool).run(sockets=[sock])
             finally:
+                if pool is not None:
+                    pool.stop()
                 app.state.db.close()
         say("Agent Service stopped (pending work resumes on the next start)")
     finally:
         sock.close()
+
+
+def announce(
+    say: Callable[[str], None],
+    url: str,
+    demo: bool,
+    rate_limit: float | None,
+    manual: bool,
+    settings: ServiceSettings,
+    pool: WorkerPool | None,
+) -> None:
+    """The banner's lines after the address: the seed, the limits, the clock, the
+    switches, the workers."""
+    if demo:
+        say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")
+    if rate_limit:
+        say(f"rate limit: {rate_limit:g} requests/s per API key")
+    if manual:
+        say(MANUAL_BANNER.format(url=url))
+    if settings.allow_private_webhooks:
+        say("webhooks may point at link-local and cloud-metadata addresses")
+    if settings.console != "off":
+        say(f"console: {url.removesuffix(BASE_PATH)}{CONSOLE_PATH}/ (sign in with an API key)")
+    if pool is not None:
+        say(f"delivery workers: {len(pool.slots)} (pids {pool.shown_pids})")
+
+
+def worker_pool(
+    db: Database, count: int, settings: ServiceSettings, manual: bool, say: Callable[[str], None]
+) -> WorkerPool | None:
+    """The delivery workers, started (None when deliveries are sent in-process)."""
+    if count <= 0:
+        return None
+
+    def release(worker_id: str) -> None:
+        with db.write() as conn:
+            claims.release(conn, worker_id)
+
+    pool = WorkerPool(count, db.path, settings, release, manual=manual, say=say)
+    pool.start()
+    return pool
 
 
 class StopRequest:
@@ -132,13 +178,17 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 class StoppableServer(uvicorn.Server):
     """uvicorn's server, told to stop by a StopRequest. On stopping, the runtime runner
     stops first, so no new attempt starts and attempts in flight are abandoned (their
-    jobs stay pending and run after the next start); then the requests in flight
+    jobs stay pending and run after the next start), and the delivery workers are
+    told to stop (they do the same: delivery/worker.py); then the requests in flight
     get GRACE_SECONDS to finish. The signal is not raised again afterwards
     (uvicorn would, turning a clean stop into a KeyboardInterrupt)."""
 
-    def __init__(self, config: uvicorn.Config, runner: Runner, stop: StopRequest) -> None:
+    def __init__(
+        self, config: uvicorn.Config, runner: Runner, stop: StopRequest, pool: WorkerPool | None
+    ) -> None:
         super().__init__(config)
         self.runner = runner
+        self.pool = pool
         stop.server = self
         self.should_exit = stop.requested
 
@@ -148,6 +198,8 @@ class StoppableServer(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         await self.runner.stop()
+        if self.pool is not None:  # the workers stop while the requests finish
+            await asyncio.to_thread(self.pool.terminate)
         await super().shutdown(sockets)
 
 

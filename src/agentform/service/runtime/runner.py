@@ -33,7 +33,8 @@ from agentform.service.store.jobs import JOBS_CHANGED, Job
 
 log = logging.getLogger("agentform.service.runtime")
 T = TypeVar("T")
-_NOTHING = object()
+NOTHING = object()
+"""What `_prepare` and `_record` return when the job has no more work here."""
 _EARLIEST = datetime.min.replace(tzinfo=UTC)
 READ_AHEAD = 256
 IO_SLOTS = 128
@@ -145,9 +146,7 @@ class Runner:
                 self._scheduled = None
             now = self.looked_at = self.clock.now()
             free = self.io_concurrency - len(self._io)
-            batch, newest = await self._in_thread(
-                self._read, self._due_batch, now, set(self._io), free, set(self._lanes)
-            )
+            batch, newest = await self._take_due(now, free)
             ran, stopped = await self._pass(batch, TxRun(newest, self.context))
             started += ran
             if not ran and not stopped:
@@ -210,6 +209,13 @@ class Runner:
     def _scheduled_before(self, job: Job) -> bool:
         earliest = self._scheduled
         return earliest is not None and earliest < job.due_at
+
+    async def _take_due(self, now: datetime, free: int) -> tuple[list[Job], int]:
+        """The due jobs this runner may start now, and the newest job's id then (a
+        delivery worker claims its jobs: service/delivery/claiming.py)."""
+        return await self._in_thread(
+            self._read, self._due_batch, now, set(self._io), free, set(self._lanes)
+        )
 
     def _due_batch(
         self, conn: Conn, now: datetime, in_flight: set[int], free: int, busy: set[str]
@@ -296,7 +302,7 @@ class Runner:
         try:
             # prepare and record share write transactions with other jobs' (grouped.py)
             prepared = await self._grouped.run(functools.partial(self._prepare, job, handler))
-            while prepared is not _NOTHING:  # `record` may hand back the job's next work
+            while prepared is not NOTHING:  # `record` may hand back the job's next work
                 outcome = await handler.perform(job, prepared, self.context)
                 prepared = await self._grouped.run(
                     functools.partial(self._record, job, handler, prepared, outcome)
@@ -313,11 +319,11 @@ class Runner:
 
     def _prepare(self, job: Job, handler: IoJobHandler[Any, Any], conn: Conn) -> Any:
         if not jobs.is_pending(conn, job.id):
-            return _NOTHING
+            return NOTHING
         prepared = handler.prepare(job, conn, self.context)
         if prepared is None:
             jobs.mark_done(conn, job.id)
-            return _NOTHING
+            return NOTHING
         return prepared
 
     def _record(
@@ -328,5 +334,5 @@ class Runner:
             jobs.mark_done(conn, job.id)
             if following is not None:
                 following.then(conn)
-            return _NOTHING
+            return NOTHING
         return following
