@@ -20,7 +20,7 @@ from agentform.service.clock import ManualClock, wall_now
 from agentform.service.delivery.workers import WorkerPool
 from agentform.service.http.binding import CONSOLE_PATH, console_mode
 from agentform.service.http.timeouts import TimedConfig
-from agentform.service.runtime import Runner
+from agentform.service.runtime import Runner, exclusive
 from agentform.service.settings import READ_TIMEOUT_SECONDS, RETAIN, ServiceSettings
 from agentform.service.start_errors import PortInUse
 from agentform.service.startup.seed_file import DEMO_ADMIN_KEY, DEMO_SEED, read_seed
@@ -65,6 +65,11 @@ def serve(
     port = sock.getsockname()[1]  # the one bound: --port 0 lets the OS choose
     stop = StopRequest()
     try:
+        exclusive.acquire(db_path)  # before a word is said: a second server on it is refused
+    except BaseException:
+        sock.close()
+        raise
+    try:
         with stop.on_signals():  # from here on: a signal during start-up counts too
             settings = ServiceSettings(
                 platform_url=base_url(host, port),  # links in notifications point here
@@ -101,6 +106,7 @@ def serve(
                 app.state.db.close()
         say("Agent Service stopped (pending work resumes on the next start)")
     finally:
+        exclusive.release(db_path)
         sock.close()
 
 

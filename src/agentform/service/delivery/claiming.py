@@ -35,6 +35,8 @@ RENEW_SECONDS = 3.0
 
 
 class ClaimingRunner(Runner):
+    sole = False  # the jobs it runs are claimed with leases: it shares the database
+
     def __init__(self, *args: Any, worker_id: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.worker_id = worker_id

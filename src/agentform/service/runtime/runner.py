@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from agentform.service.clock import Clock
+from agentform.service.runtime import exclusive
 from agentform.service.runtime.context import RunContext
 from agentform.service.runtime.grouped import GroupCommit
 from agentform.service.runtime.handlers import Done, IoJobHandler, JobHandlers, TxHandler
@@ -43,6 +44,10 @@ PRUNE_EVERY = timedelta(hours=1)
 
 
 class Runner:
+    sole = True
+    """It runs every due job of its database, so one process at most may
+    (runtime/exclusive.py); a runner claiming its jobs with leases shares it."""
+
     def __init__(
         self,
         db: Database,
@@ -87,6 +92,8 @@ class Runner:
         """Starts the background task on the running loop (a second call does nothing)."""
         if self._task is not None:
             return
+        if self.sole:
+            exclusive.acquire(self.db.path)  # one process runs a database's due work
         self._loop = asyncio.get_running_loop()
         self.wake = asyncio.Event()
         self.stopping = asyncio.Event()
@@ -98,17 +105,21 @@ class Runner:
         task, self._task = self._task, None
         if task is None:
             return
-        self.stopping.set()
-        self.db.unlisten(JOBS_CHANGED, self._poke)
-        task.cancel()
-        io = list(self._io.values())
-        for t in io:
-            t.cancel()
-        await asyncio.gather(task, *io, return_exceptions=True)
-        # A transaction already handed to a thread finishes (commits or rolls back).
-        await asyncio.gather(*self._threads, return_exceptions=True)
-        await self._grouped.aclose()
-        await self.context.aclose()
+        try:
+            self.stopping.set()
+            self.db.unlisten(JOBS_CHANGED, self._poke)
+            task.cancel()
+            io = list(self._io.values())
+            for t in io:
+                t.cancel()
+            await asyncio.gather(task, *io, return_exceptions=True)
+            # A transaction already handed to a thread finishes (commits or rolls back).
+            await asyncio.gather(*self._threads, return_exceptions=True)
+            await self._grouped.aclose()
+            await self.context.aclose()
+        finally:
+            if self.sole:
+                exclusive.release(self.db.path)
 
     def _poke(self, due_at: datetime | None = None) -> None:
         """After a commit that scheduled a job due at `due_at` (on any thread): look

@@ -1,0 +1,78 @@
+"""One runner per database: the process whose runner does a database's due work
+holds an advisory lock (flock) on a file beside it, `<database>.runner-lock`.
+
+Two `agentform service run` on one database would each run every due job: an
+execution's steps twice, a batch's items twice, a delivery sent twice. The
+second is refused before it serves, naming the process that holds the lock. The
+kernel releases a flock when its holder exits, kill -9 included, so a crashed
+service never leaves a stale lock behind (a pid file would).
+
+Within one process the lock is counted, not refused: an embedding caller (a test,
+`agentform test`) may start a second app's runner on a database it already runs,
+as it could before; the lock is about processes. Delivery workers
+(delivery/workers.py) do not take it: they claim deliveries with leases of their own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import threading
+from pathlib import Path
+
+from agentform.service.start_errors import CannotStart
+
+SUFFIX = ".runner-lock"
+
+_held: dict[Path, tuple[int, int]] = {}  # lock file -> (descriptor, holders in this process)
+_guard = threading.Lock()
+
+
+class DatabaseInUse(CannotStart):
+    """Another process runs this database's due work."""
+
+
+def lock_path(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + SUFFIX)
+
+
+def acquire(db_path: Path) -> None:
+    """Holds the database's runner lock for this process (once more if held already),
+    or raises DatabaseInUse naming the process holding it."""
+    path = lock_path(db_path).resolve()
+    with _guard:
+        if path in _held:
+            fd, count = _held[path]
+            _held[path] = (fd, count + 1)
+            return
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "another process"
+            os.close(fd)
+            raise DatabaseInUse(
+                f"{db_path}: another Agent Service (pid {holder}) is running this "
+                "database's work; stop it first, or give this one another --db"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        _held[path] = (fd, 1)
+
+
+def release(db_path: Path) -> None:
+    """Lets go of one hold; the last one unlocks (and the file is left: removing it
+    would race a process that opened it and is about to lock it)."""
+    path = lock_path(db_path).resolve()
+    with _guard:
+        if path not in _held:
+            return
+        fd, count = _held[path]
+        if count > 1:
+            _held[path] = (fd, count - 1)
+            return
+        del _held[path]
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+        os.close(fd)  # closing the last descriptor releases the flock
