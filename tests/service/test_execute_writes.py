@@ -1,7 +1,7 @@
 """What an execute writes (`lifecycle.create_execution`): an execution that starts at
 once is written started, in one insert of its row (not inserted queued, then moved),
 and is then the same as one started later: status, start time, first wake-up, step
-job and soft-timeout job."""
+job and soft-timeout job; the row it answers is the row it wrote."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastapi import FastAPI
 
 from agentform.rules.execute import ExecuteRequest
 from agentform.service.executions import lifecycle
-from agentform.service.store import jobs
+from agentform.service.store import executions, jobs
 from tests.service.execution_support import EXEC_ORG, SMALL_KEY, module_app, service
 
 app = module_app("execute_writes")
@@ -26,6 +26,7 @@ def test_an_execution_that_starts_at_once_is_written_once(app: FastAPI) -> None:
         row = lifecycle.create_execution(conn, agent, request, created_by=None)
         conn.set_trace_callback(None)
         stored = conn.execute("SELECT * FROM executions WHERE id = ?", (row.id,)).fetchone()
+        assert row == executions.row(conn, row.id)  # the row it answers is the row it wrote
         step = jobs.pending_job(conn, lifecycle.step_key(row))
         timeout = jobs.pending_job(conn, f"execution:{row.id}:timeout")
     # (SQLite traces a statement again for each trigger it fires: counted once)

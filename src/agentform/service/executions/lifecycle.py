@@ -129,32 +129,30 @@ def create_execution(
     # Started at once, it is written started: one write of the row, not a write and a move.
     wake = _first_wake(conn, program) if slot.free else None
     profile = str(request.agentProfileId) if request.agentProfileId else None
-    store.insert(
-        conn,
-        store.NewExecution(
-            id=execution_id,
-            organization_id=agent.organization_id,
-            agent_id=agent.id,
-            agent_name=agent.name,
-            version=effective_version(request, agent.versions_rule),
-            status="queued" if wake is None else "starting",
-            inputs=inputs,
-            metadata=request.metadata or {},
-            request=request.as_sent(),
-            program=program,
-            agent_profile_id=profile if wake is None else slot.profile_id,
-            agent_profile_pool_id=(
-                str(request.agentProfilePoolId) if request.agentProfilePoolId else None
-            ),
-            temp_files=[{"id": str(f.id), "name": f.name} for f in request.tempFiles or ()],
-            batch_id=batch_id,
-            soft_timeout_mins=request.soft_timeout_mins,
-            created_by=created_by.key_name if created_by else None,
-            started_at=None if wake is None else conn.now_iso(),
-            wake_at=None if wake is None else iso(wake),
+    new = store.NewExecution(
+        id=execution_id,
+        organization_id=agent.organization_id,
+        agent_id=agent.id,
+        agent_name=agent.name,
+        version=effective_version(request, agent.versions_rule),
+        status="queued" if wake is None else "starting",
+        inputs=inputs,
+        metadata=request.metadata or {},
+        request=request.as_sent(),
+        program=program,
+        agent_profile_id=profile if wake is None else slot.profile_id,
+        agent_profile_pool_id=(
+            str(request.agentProfilePoolId) if request.agentProfilePoolId else None
         ),
+        temp_files=[{"id": str(f.id), "name": f.name} for f in request.tempFiles or ()],
+        batch_id=batch_id,
+        soft_timeout_mins=request.soft_timeout_mins,
+        created_by=created_by.key_name if created_by else None,
+        started_at=None if wake is None else conn.now_iso(),
+        wake_at=None if wake is None else iso(wake),
     )
-    row = _row(conn, execution_id)
+    store.insert(conn, new)
+    row = store.inserted_row(new)
     if wake is not None:
         _schedule_run(conn, row, wake)
     return row

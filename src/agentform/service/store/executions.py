@@ -103,6 +103,25 @@ def insert(conn: Conn, new: NewExecution) -> None:
     )
 
 
+def inserted_row(new: NewExecution) -> ExecutionRow:
+    """The row `insert` wrote, as `row` would read it back (at the start of its program)."""
+    return ExecutionRow(
+        id=new.id,
+        organization_id=new.organization_id,
+        agent_id=new.agent_id,
+        batch_id=new.batch_id,
+        status=new.status,
+        metadata=new.metadata,
+        program=new.program,
+        pc=0,
+        wake_at=new.wake_at,
+        remaining=None,
+        soft_timeout_mins=new.soft_timeout_mins,
+        agent_profile_id=new.agent_profile_id,
+        agent_profile_pool_id=new.agent_profile_pool_id,
+    )
+
+
 def _creation_time(conn: Conn, org_id: str) -> str:
     """The clock's time, or a microsecond after the organization's last execution when
     the clock has not moved since: lists in creation order are the order of creation."""

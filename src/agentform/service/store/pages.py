@@ -7,7 +7,8 @@ substring. The ordered rowids of a query come from its ordering index (a
 covering index: no row is read) and are cached for the database's generation,
 so a page is a slice of them: the same cost at row 9,901 as at row 1, and one
 query (the page's rows by rowid). A first page that holds the whole list is one
-query too, whose rows give the order to cache.
+query too, whose rows give the order to cache; a first page of a longer one is
+that query and the walk of the index.
 """
 
 from __future__ import annotations
@@ -99,20 +100,22 @@ class _Query:
         """The rows of one page and the count of all, in one query when it can be:
         the order is cached (any list read since the last write), or the first page
         holds the whole list."""
-        db = self.conn.database
         key = (self.table, self.where, self.args, self.order)
-        generation = db.snapshot_generation()
-        rowids = db.order_cache.get(key, generation) if generation is not None else None
+        generation = self.conn.database.snapshot_generation()
+        cache = self.conn.database.order_cache
+        rowids = cache.get(key, generation) if generation is not None else None
+        first: list[sqlite3.Row] | None = None
+        known = rowids is not None
         if rowids is None and params.offset == 0:
-            rows = self._first(params.page_size + 1)
-            if len(rows) <= params.page_size:  # the whole list: its order is known too
-                if generation is not None:
-                    db.order_cache.put(key, generation, array("q", (r[0] for r in rows)))
-                return rows, len(rows)
+            first = self._first(params.page_size + 1)
+            if len(first) <= params.page_size:  # the whole list: its order is known too
+                rowids = array("q", (r[0] for r in first))
         if rowids is None:
             rowids = self._order()
-            if generation is not None:
-                db.order_cache.put(key, generation, rowids)
+        if generation is not None and not known:
+            cache.put(key, generation, rowids)
+        if first is not None:  # the first page, read already
+            return first[: params.page_size], len(rowids)
         window = rowids[params.offset : params.offset + params.page_size].tolist()
         return self._by_rowid(window), len(rowids)
 
