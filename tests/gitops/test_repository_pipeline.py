@@ -56,6 +56,10 @@ def test_a_pull_request_of_one_team_plans_and_tests_only_its_pairs(repo: TeamsRe
     )
     assert "<!-- agentform:plan workspace=teams/payments environment=prod -->" in pr.comment
     assert "support" not in pr.comment
+    for pair, done in pr.pairs.items():  # each job loads its own pair, not the repository
+        workspace, environment = pair.split()
+        assert f"list --all {workspace} --env {environment} --format json" in done.stderr
+        assert "list --all --format" not in done.stderr
     names = {a["name"] for a in repo.state.artifacts}
     assert names == {
         "agentform-affected", "agentform-plan-teams-payments--staging",

@@ -88,6 +88,30 @@ def test_list_all_lists_every_pair_with_its_organization_and_owns(tmp_path: Path
     }
 
 
+def test_list_all_of_one_workspace_and_environment_loads_that_pair_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a pipeline's pair job asks for its own pair: loading every workspace of the
+    repository in each of N jobs was N x N loads. Another workspace's broken template
+    is not even read."""
+    company(tmp_path)
+    write(tmp_path, {"teams/support/bad.yaml": "profilePools:\n  - name: {{ nope }}\n"})
+    monkeypatch.chdir(tmp_path)
+    args = ("-C", "teams/payments", "list", "--all", "teams/payments", "--format", "json")
+    one = run(*args, "--env", "prod")
+    assert one.exit_code == 0, one.output
+    assert [(p["workspace"], p["environment"]) for p in json.loads(one.output)] == [
+        ("teams/payments", "prod")
+    ]
+    both = run(*args)  # every environment of the workspace
+    assert [p["environment"] for p in json.loads(both.output)] == ["prod", "staging"]
+    typo = run(*args, "--env", "prodd")
+    assert typo.exit_code == 1 and "has environment prodd (did you mean 'prod'?)" in typo.output
+    elsewhere = run("list", "--all", "common")
+    assert elsewhere.exit_code == 1
+    assert "no workspace of the repository under common" in elsewhere.output
+
+
 def test_list_all_outside_a_repository_says_so(tmp_path: Path) -> None:
     result = run("-C", str(tmp_path), "list", "--all")
     assert result.exit_code == 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from agentform.cli.main import cli
@@ -138,3 +139,49 @@ def test_nothing_is_said_valid_when_something_fails(tmp_path: Path) -> None:
         "Valid: 1 policy file, 1 rule.",
         "Valid: 1 test file, 1 test.",
     ]
+
+
+def test_a_tests_directory_leading_outside_is_refused_unwalked(tmp_path: Path) -> None:
+    """tests/ a link to / would have every file of the machine walked and read by a
+    pre-commit hook; it is refused as a whole, named as written."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "t.yaml").write_text(GOOD)
+    root = workspace(tmp_path / "ws", {})
+    (root / "tests").rmdir()
+    os.symlink(outside, root / "tests")
+    for command in ("validate", "test"):
+        result = run(command, "-C", str(root))
+        assert result.exit_code == 1, result.output
+        assert result.output.splitlines()[0] == (
+            "tests: error: 'tests' leads outside the workspace: not allowed in workspace files"
+        )
+        assert str(outside) not in result.output
+
+
+def test_a_linked_test_file_is_refused_unread_even_when_it_would_pass_for_a_seed(
+    tmp_path: Path,
+) -> None:
+    root = workspace(tmp_path / "ws", {"t.yaml": GOOD})
+    (tmp_path / "seed.yaml").write_text("organizations: [{name: o}]\n")
+    os.symlink(tmp_path / "seed.yaml", root / "tests" / "s.yaml")
+    result = run("validate", "-C", str(root))
+    assert result.exit_code == 1, result.output
+    assert "tests/s.yaml: error: 'tests/s.yaml' leads outside the workspace" in result.output
+
+
+def test_a_test_file_through_a_linked_directory_is_named_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.yaml").write_text(GOOD)
+    root = workspace(tmp_path / "ws", {})
+    os.symlink(outside, root / "tests" / "sub")
+    monkeypatch.chdir(root)
+    result = run("test", "tests/sub")
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines()[0] == (
+        "tests/sub/x.yaml: error: 'tests/sub/x.yaml' leads outside the workspace: "
+        "not allowed in workspace files"
+    )

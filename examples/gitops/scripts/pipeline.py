@@ -117,9 +117,11 @@ def required(name: str, where: str = "passed in the `env:` of this step") -> str
 
 
 def listing(pair: Pair) -> dict[str, Any]:
-    """The pair as `agentform list --all` reads it from the files (offline); empty
-    when they do not load."""
-    done = agentform(pair, "list", "--all", "--format", "json", env=_base())
+    """The pair as `agentform list --all` reads it from the files (offline), that
+    pair's alone (a job per pair listing every workspace would load the repository's
+    N workspaces N times); empty when they do not load."""
+    env = ("--env", pair.environment) if pair.environment else ()
+    done = agentform(pair, "list", "--all", pair.workspace, *env, "--format", "json", env=_base())
     try:
         rows = json.loads(done.stdout or "[]")
     except ValueError:

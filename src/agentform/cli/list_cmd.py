@@ -1,9 +1,12 @@
 """`agentform list`: what the workspace manages, with live ids (Terraform's `state
 list`, worked out from the files and one read of the service); with --all, the
-repository's workspace x environment pairs, from the files alone."""
+repository's workspace x environment pairs, from the files alone: those of the
+workspaces under DIRS, of --env's environment, when given (a pipeline's pair job
+lists its own pair, loading no other workspace)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -26,19 +29,25 @@ if TYPE_CHECKING:
     "--all",
     "every",
     is_flag=True,
-    help="List every workspace x environment of the repository, with its organization "
-    "and owns (offline).",
+    help="List every workspace x environment of the repository (of the workspaces under "
+    "DIRS, of --env's environment, when given), with its organization and owns (offline).",
 )
+@click.argument("dirs", nargs=-1, type=click.Path(file_okay=False, exists=True, path_type=Path))
 @workspace_options
 @guarded
-def list_objects(run: RunContext, fmt: str, every: bool) -> int:
+def list_objects(run: RunContext, fmt: str, every: bool, dirs: tuple[Path, ...]) -> int:
     """List the objects the files declare: address, live id, and whether it is live.
 
     Reads the service, changes nothing; secret() values are not needed. With --all,
     lists the repository's pairs from the files instead, without the service."""
     view = run.view(fmt)
+    if dirs and not every:
+        raise AgentformError(
+            f"list lists the workspace of -C; to list the pairs under {', '.join(map(str, dirs))}, "
+            "add --all"
+        )
     if every:
-        pairs, problems = _pairs(run)
+        pairs, problems = _pairs(run, list(dirs))
         run.echo(view.show(pairs), nl=False)
         if problems:  # after the rows it could list, so one workspace's error hides none
             raise DiagnosticsError(problems)
@@ -49,10 +58,11 @@ def list_objects(run: RunContext, fmt: str, every: bool) -> int:
     return 0
 
 
-def _pairs(run: RunContext) -> tuple[Pairs, list[Diagnostic]]:
-    """The pairs that loaded, and the errors of the repository's files."""
+def _pairs(run: RunContext, dirs: list[Path]) -> tuple[Pairs, list[Diagnostic]]:
+    """The pairs that loaded, and the errors of their files."""
     from agentform.config.repository_file import REPOSITORY_FILE, find_repository
     from agentform.repository.listing import Pairs, listed
+    from agentform.repository.pairs import pairs_under
 
     repository = find_repository(run.opts.workspace_dir)
     if repository is None:
@@ -60,5 +70,5 @@ def _pairs(run: RunContext) -> tuple[Pairs, list[Diagnostic]]:
             f"no {REPOSITORY_FILE} in {run.opts.workspace_dir.resolve()} or above it: "
             "list --all lists a repository's workspaces"
         )
-    rows, problems = listed(repository)
+    rows, problems = listed(repository, pairs_under(repository, dirs, run.opts.env))
     return Pairs(rows), [p for p in problems if p.severity == "error"]

@@ -21,7 +21,6 @@ from agentform.cli.common import guarded, refuse_unused_offline, workspace_optio
 from agentform.cli.context import RunContext
 from agentform.cli.files import refuse_overwriting, save_file
 from agentform.cli.views import format_option
-from agentform.config.files import TESTS_DIR
 from agentform.config.loader import Workspace
 from agentform.core.errors import AgentformError
 
@@ -90,7 +89,7 @@ def test(
     *.yaml files). Each test applies
     the workspace to its own service, then runs its steps. Exits 1 when a test fails.
     """
-    from agentform.testing.files import discover, load_tests
+    from agentform.testing.files import discover, load_tests, tests_of
     from agentform.testing.pages import Pages
     from agentform.testing.report import Tested, junit, text_line
     from agentform.testing.results import CaseResult
@@ -101,8 +100,9 @@ def test(
         refuse_overwriting(junit_xml, "the test report")
     view = run.view(fmt)
     workspace = load_for_tests(run)
-    paths = [p for given in files for p in (discover(given) if given.is_dir() else [given])]
-    paths = paths if files else discover(workspace.root / TESTS_DIR)
+    root = workspace.root
+    paths = [p for given in files for p in (discover(given, root) if given.is_dir() else [given])]
+    paths = paths if files else tests_of(root)
     if not paths:
         where = ", ".join(str(f) for f in files) if files else str(workspace.root / "tests")
         raise AgentformError(

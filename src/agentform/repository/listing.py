@@ -46,14 +46,16 @@ def load_pair(repository: Repository, pair: Pair) -> Any:
     )
 
 
-def listed(repository: Repository) -> tuple[list[Listed], list[Diagnostic]]:
-    """Every pair with its settings, and the problems of those that do not load
-    (at their files, named from the repository's root). A pair whose settings
-    loaded but whose other files have problems is still listed: its organization
-    and owns come from agentform.yaml alone."""
+def listed(
+    repository: Repository, pairs: list[Pair] | None = None
+) -> tuple[list[Listed], list[Diagnostic]]:
+    """Every pair (or those given) with its settings, and the problems of those that
+    do not load (at their files, named from the repository's root). A pair whose
+    settings loaded but whose other files have problems is still listed: its
+    organization and owns come from agentform.yaml alone."""
     rows: list[Listed] = []
     problems: list[Diagnostic] = []
-    for pair in pairs_of(repository):
+    for pair in pairs_of(repository) if pairs is None else pairs:
         try:
             rows.append(Listed(pair, load_pair(repository, pair).settings))
         except DiagnosticsError as exc:

@@ -17,6 +17,8 @@ from agentform.config.environments import raw_environments
 from agentform.config.files import root_file
 from agentform.config.repository import find_workspaces
 from agentform.config.repository_file import Repository
+from agentform.core.errors import AgentformError
+from agentform.core.problems import did_you_mean
 
 
 @dataclass(frozen=True, order=True)
@@ -73,3 +75,30 @@ def pairs_of(repository: Repository, workspaces: list[Path] | None = None) -> li
         name = repository.name_of(workspace)
         out += [Pair(name, environment) for environment in environments_of(workspace)]
     return sorted(out, key=lambda p: (p.workspace, p.environment or ""))
+
+
+def pairs_under(
+    repository: Repository, dirs: list[Path], environment: str | None = None
+) -> list[Pair]:
+    """The pairs of the repository's workspaces under `dirs` (every workspace when
+    there is none), of `environment` alone when one is given: a pipeline's pair job
+    loads its own pair, not every workspace of the repository. AgentformError when
+    none is there."""
+    workspaces = workspace_dirs(repository)
+    if dirs:
+        under = [d.resolve() for d in dirs]
+        workspaces = [w for w in workspaces if any(w.is_relative_to(d) for d in under)]
+        if not workspaces:
+            shown = ", ".join(str(d) for d in dirs)
+            raise AgentformError(f"no workspace of the repository under {shown}")
+    found = pairs_of(repository, workspaces)
+    if environment is None:
+        return found
+    chosen = [p for p in found if p.environment == environment]
+    if not chosen:
+        where = f"under {', '.join(str(d) for d in dirs)} " if dirs else ""
+        hint = did_you_mean(environment, {p.environment for p in found if p.environment})
+        raise AgentformError(
+            f"no workspace of the repository {where}has environment {environment}{hint}"
+        )
+    return chosen

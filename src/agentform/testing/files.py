@@ -10,6 +10,7 @@ without one, the demo seed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from agentform.config.repository_file import bounds_of
 from agentform.core.bounds import Bounds
 from agentform.core.budget import BudgetExceeded, metered
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
+from agentform.core.errors import DiagnosticsError
 from agentform.core.problems import problems_from
 from agentform.core.yamlpos import parse
 from agentform.service.startup.seed_file import DEMO_SEED, Seed, SeedError, read_seed
@@ -44,17 +46,31 @@ class TestFileRun:
     model: TestFile  # the loaded file's, valid
 
 
-def discover(folder: Path) -> list[Path]:
-    """The test files under `folder` (the workspace's tests/), seeds aside."""
+def discover(folder: Path, workspace: Path | None = None) -> list[Path]:
+    """The test files under `folder` (the workspace's tests/), seeds aside. A file
+    leading out of the bounds of `workspace` is not opened to tell: it is a test file,
+    which reading refuses."""
     if not folder.is_dir():
         return []
+    limit = bounds_of(workspace.resolve()).limit if workspace is not None else None
     found = []
     for path in sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES and p.is_file()):
         if any(part.startswith(".") for part in path.relative_to(folder).parts):
             continue
-        if not _is_seed(path):
+        if (limit is not None and not path.resolve().is_relative_to(limit)) or not _is_seed(path):
             found.append(path)
     return found
+
+
+def tests_of(root: Path) -> list[Path]:
+    """The test files of the workspace at `root` (its tests/, as `discover` reads it);
+    DiagnosticsError when tests/ itself leads out of the workspace's bounds: a link
+    to / would have every file of the machine walked."""
+    folder = root / TESTS_DIR
+    bounds = bounds_of(root.resolve())
+    if folder.is_dir() and not folder.resolve().is_relative_to(bounds.limit):
+        raise DiagnosticsError([Diagnostic(bounds.refused(TESTS_DIR), Position(TESTS_DIR))])
+    return discover(folder, root)
 
 
 def _is_seed(path: Path) -> bool:
@@ -83,7 +99,11 @@ def workspace_tests(
     and their problems in order. Without the workspace (it did not load), the names it
     declares are not checked."""
     names = workspace_names(workspace) if workspace is not None else Names(None, None, None, None)
-    runs, diags = read_tests(root, discover(root / TESTS_DIR), names)
+    try:
+        paths = tests_of(root)
+    except DiagnosticsError as exc:
+        return [], list(exc.diagnostics)
+    runs, diags = read_tests(root, paths, names)
     return runs, diags.in_order()
 
 
@@ -123,7 +143,7 @@ def _read_one(
     that leads out of the workspace, or of its repository (a symlink), is refused as
     any other is."""
     if not path.resolve().is_relative_to(bounds.limit):
-        shown = relative(path.parent.resolve() / path.name, root)
+        shown = _as_written(path, root)
         diags.error(bounds.refused(shown), Position(shown))
         return None
     loaded = read_test_file(path, relative(path.resolve(), root), diags)
@@ -139,6 +159,16 @@ def _read_one(
     if loaded.model is not None and seed is not None:
         return TestFileRun(loaded, seed, loaded.model)
     return None
+
+
+def _as_written(path: Path, root: Path) -> str:
+    """`path` named from the workspace at `root` (resolved), the links under it as
+    written: a refusal names the link, never where it leads."""
+    parts = Path(os.path.abspath(path)).parts
+    for depth in range(1, len(parts)):
+        if Path(*parts[:depth]).resolve() == root:
+            return Path(*parts[depth:]).as_posix()
+    return relative(path.parent.resolve() / path.name, root)
 
 
 def workspace_names(workspace: Workspace) -> Names:
