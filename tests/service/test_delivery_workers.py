@@ -172,6 +172,10 @@ def test_two_workers_deliver_each_lane_in_order(tmp_path: Path) -> None:
         assert received_lanes(receiver) == stored_lanes(service)
         statuses = service.rows("SELECT DISTINCT status FROM webhook_deliveries")
         assert statuses == [("delivered",)]
+        # the workers stamp their attempts with the service's manual clock (whole
+        # seconds from its start: the steps last 1 s), not with their own time
+        moments = service.rows("SELECT DISTINCT attempted_at FROM webhook_attempts")
+        assert moments and all(at.endswith(".000000Z") for (at,) in moments), moments
         # every delivery job was run by a worker (a claim), none by the service itself
         senders = service.rows(
             "SELECT DISTINCT substr(claimed_by, 1, 1) FROM jobs "

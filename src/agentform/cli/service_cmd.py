@@ -97,7 +97,7 @@ def service() -> None:
     metavar="N",
     help="Processes sending the webhook deliveries beside the one running executions "
     "(docs/service/internals.md#scaling); 0: send them in the service's own process. "
-    "Default: min(2, CPUs - 1).",
+    "Default: 2, or 0 on one CPU.",
 )
 def run(
     host: str,
@@ -139,10 +139,10 @@ def run(
 
 
 def default_delivery_workers() -> int:
-    """One delivery worker per CPU the executions' process leaves free, at most 2
-    (the live bench's best: docs/performance.md); 0 on one CPU."""
+    """2 delivery workers (the live bench's best on two cores: docs/performance.md),
+    but none on one CPU, where a second process only adds its own costs."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(0, min(2, (cpus or 1) - 1))
+    return 0 if (cpus or 1) < 2 else 2
 
 
 def parse_retain(value: str) -> timedelta | None:

@@ -27,6 +27,8 @@ POLL_SECONDS = 0.005
 class Elsewhere(IoJobHandler[int, None]):
     def __init__(self, *, watch: bool) -> None:
         self.watch = watch
+        self._watched: dict[int, asyncio.Future[None]] = {}
+        self._looking: asyncio.Task[None] | None = None
 
     def choose_due(
         self, conn: Conn, kind: str, now: datetime, in_flight: Collection[int], free: int
@@ -37,7 +39,26 @@ class Elsewhere(IoJobHandler[int, None]):
         return job.id
 
     async def perform(self, job: Job, prepared: int, context: RunContext) -> None:
-        while await asyncio.to_thread(_pending, context.db, job.id):
+        """Returns once the job is no longer pending. One task looks at every watched
+        job at once, with one query, however many are in flight."""
+        done = self._watched.get(job.id)
+        if done is None:
+            done = self._watched[job.id] = asyncio.get_running_loop().create_future()
+        if self._looking is None or self._looking.done():
+            self._looking = asyncio.create_task(self._look(context.db))
+        try:
+            await asyncio.shield(done)
+        finally:
+            self._watched.pop(job.id, None)
+
+    async def _look(self, db: Database) -> None:
+        while self._watched:
+            ids = list(self._watched)
+            pending = await asyncio.to_thread(_pending, db, ids)
+            for job_id in ids:
+                done = self._watched.get(job_id)
+                if job_id not in pending and done is not None and not done.done():
+                    done.set_result(None)
             await asyncio.sleep(POLL_SECONDS)
 
     def record(
@@ -46,6 +67,6 @@ class Elsewhere(IoJobHandler[int, None]):
         return None  # the other process marked it done (marking it again changes nothing)
 
 
-def _pending(db: Database, job_id: int) -> bool:
+def _pending(db: Database, ids: list[int]) -> set[int]:
     with db.read() as conn:
-        return jobs.is_pending(conn, job_id)
+        return jobs.pending_among(conn, ids)

@@ -185,6 +185,14 @@ def is_pending(conn: Conn, job_id: int) -> bool:
     return row is not None and row[0] == "pending"
 
 
+def pending_among(conn: Conn, ids: Collection[int]) -> set[int]:
+    """Those of `ids` still pending."""
+    rows = conn.execute(
+        f"SELECT id FROM jobs WHERE status = 'pending' AND id IN ({_marks(ids)})", list(ids)
+    )
+    return {row[0] for row in rows}
+
+
 def mark_done(conn: Conn, job_id: int) -> None:
     conn.execute(
         "UPDATE jobs SET status = 'done', finished_at = ? WHERE id = ? AND status = 'pending'",
