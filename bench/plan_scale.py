@@ -198,20 +198,38 @@ def main() -> None:
                     walls[(n, latency)] = run["wall"]
                     report(n, latency, run)
                 for latency in LATENCIES[1:]:
-                    run = asyncio.run(planned(svc, root, latency, Replay(answers, latency)))
-                    floor = run["calls"] * latency / run["peak"]
-                    timers = asyncio.run(timer_floor(run["calls"], int(run["peak"]), latency))
-                    print(
-                        f"N={n:>6} {latency * 1000:2.0f} ms, the service's own time taken out "
-                        f"(its answers replayed from memory): plan {run['wall']:.2f} s | floor at "
-                        f"{run['peak']:.0f}: {floor:.2f} s -> {run['wall'] / floor:.2f}x "
-                        f"(goal 1.1x) | bare asyncio.sleep loop, same calls and concurrency: "
-                        f"{timers:.2f} s -> {timers / floor:.2f}x the floor (this machine's timers"
-                        f" now); plan / sleep loop {run['wall'] / timers:.2f}x"
-                    )
+                    replayed(svc, root, n, latency, answers)
     for latency in LATENCIES:
         ratio = walls[(SIZES[1], latency)] / walls[(SIZES[0], latency)]
         print(f"ratio plan(10k)/plan(1k) at {latency * 1000:.0f} ms: {ratio:.1f} (linear: 10)")
+
+
+ROUNDS = 3
+SLEEP_GOAL = 1.05
+
+
+def replayed(
+    svc: Running, root: Path, n: int, latency: float, answers: dict[tuple[str, str], Any]
+) -> None:
+    """The plan with the service's own time taken out (its answers replayed from
+    memory), next to the latency floor and, ROUNDS times in turn, next to a bare
+    asyncio.sleep loop of as many waits at the same concurrency: min/median/max."""
+    ratios, floors, cpus = [], [], []
+    for _ in range(ROUNDS):
+        run = asyncio.run(planned(svc, root, latency, Replay(answers, latency)))
+        floor = run["calls"] * latency / run["peak"]
+        timers = asyncio.run(timer_floor(run["calls"], int(run["peak"]), latency))
+        ratios.append(run["wall"] / timers)
+        floors.append(run["wall"] / floor)
+        cpus.append(run["cpu"] / run["calls"] * 1e6)
+    spread = "/".join(f"{f(ratios):.3f}" for f in (min, statistics.median, max))
+    print(
+        f"N={n:>6} {latency * 1000:2.0f} ms, the service's own time taken out (its answers "
+        f"replayed from memory), {ROUNDS} rounds: plan / bare asyncio.sleep loop of the same "
+        f"calls and concurrency (min/median/max) {spread} (goal {SLEEP_GOAL}x) | plan / "
+        f"latency floor at {run['peak']:.0f}: median {statistics.median(floors):.2f}x | client "
+        f"CPU per request (the whole plan) {statistics.median(cpus):.0f} us"
+    )
 
 
 def report(n: int, latency: float, run: dict[str, Any]) -> None:

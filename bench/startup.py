@@ -12,7 +12,12 @@ and as wall time:
 and the ratio of validate to the import line, next to the 1.5x target (judged on
 processor time; the wall-time ratio is printed beside it).
 
-    python bench/startup.py [ROUNDS]
+    python bench/startup.py [ROUNDS] [--instructions]
+
+With --instructions (valgrind installed), also the instructions each command
+executes, counted by cachegrind: the same on a loaded machine as on an idle one, so
+a change of a few percent shows, where processor times move by more than that
+between runs.
 
 Each process may write its bytecode cache (PYTHONDONTWRITEBYTECODE is dropped from
 its environment), as an installed package has one: the libraries of the import line
@@ -25,7 +30,9 @@ The machine is shared: compare the ratios of one run, not times across runs.
 from __future__ import annotations
 
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -77,5 +84,35 @@ def main(rounds: int) -> None:
     print(f"validate / import line: {ratio:.2f}x processor time ({verdict} the {TARGET}x target)")
 
 
+def instructions(argv: list[str]) -> int:
+    """The instructions one run of `argv` executes in user space (cachegrind's I refs)."""
+    valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no"]
+    valgrind.append("--cachegrind-out-file=/dev/null")
+    counted = subprocess.run(
+        [*valgrind, *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=ENV,
+        check=True,
+    )
+    found = re.search(r"I\s+refs:\s+([\d,]+)", counted.stderr)
+    assert found, counted.stderr[-500:]
+    return int(found.group(1).replace(",", ""))
+
+
+def count_instructions() -> None:
+    if shutil.which("valgrind") is None:
+        print("(valgrind is not installed: no instruction counts)")
+        return
+    counts = {name: instructions(argv) for name, argv in COMMANDS.items()}
+    for name, count in counts.items():
+        ratio = count / counts["import line"]
+        print(f"{name:12} {count / 1e6:7.0f} M instructions {ratio:4.2f}x")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 15)
+    args = [a for a in sys.argv[1:] if a != "--instructions"]
+    main(int(args[0]) if args else 15)
+    if "--instructions" in sys.argv:
+        count_instructions()

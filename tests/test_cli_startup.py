@@ -4,6 +4,7 @@ fresh interpreter, not with a timer."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -65,6 +66,59 @@ def test_validate_imports_nothing_heavy(small_workspace: Path) -> None:
     unused = {*HEAVY, *UNUSED_OFFLINE}
     assert modules.isdisjoint(unused), modules & unused
     assert "yaml" in modules and "pydantic" in modules  # it did load the workspace
+
+
+# A workspace's optional parts, each imported only where the workspace has it: the
+# policies' runtime (CEL, RE2) with a policies/ file, pathspec with .agentformignore.
+POLICY_RUNTIME = ("cel_expr_python", "re2")
+
+
+def test_validate_imports_the_policy_runtime_only_with_policies(tmp_path: Path) -> None:
+    """CEL and RE2 were imported by every validate and plan, with policies or not."""
+    (tmp_path / "agentform.yaml").write_text("workspace: small\n")
+    (tmp_path / "pools.yaml").write_text("profilePools:\n  - {name: a, members: [bot-1]}\n")
+    code, modules = imported_by("validate", "-C", str(tmp_path))
+    assert code == 0
+    assert modules.isdisjoint({*POLICY_RUNTIME, "pathspec"}), modules & {*POLICY_RUNTIME}
+    (tmp_path / "policies").mkdir()
+    shutil.copy(QUICKSTART / "policies" / "quickstart.yaml", tmp_path / "policies")
+    (tmp_path / ".agentformignore").write_text("pools.yaml\n")
+    code, modules = imported_by("validate", "-C", str(tmp_path))
+    assert code == 0
+    assert {*POLICY_RUNTIME, "pathspec"} <= modules  # (the probe sees them come)
+
+
+def test_plan_without_policies_imports_no_policy_runtime(small_workspace: Path) -> None:
+    code, modules = imported_by("plan", "-C", str(small_workspace))
+    assert code == 0
+    assert modules.isdisjoint(POLICY_RUNTIME), modules & set(POLICY_RUNTIME)
+
+
+MAIN_PROBE = """
+import gc, json, os, sys
+from agentform.cli.main import main
+sys.argv = ["agentform", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+plugins = os.environ.get("PYDANTIC_DISABLE_PLUGINS")
+print(json.dumps({"plugins": plugins, "frozen": gc.get_freeze_count()}))
+"""
+
+
+@pytest.mark.parametrize("given", [None, "logfire"])
+def test_the_program_skips_what_no_command_uses(small_workspace: Path, given: str | None) -> None:
+    """`agentform` (main) neither searches the installed distributions for pydantic
+    plugins (unless the environment names some itself) nor has the interpreter scan
+    its objects for cycles as it exits: they are frozen (docs/performance.md)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env |= {"PYDANTIC_DISABLE_PLUGINS": given} if given else {}
+    argv = [sys.executable, "-c", MAIN_PROBE, "validate", "-C", str(small_workspace)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["plugins"] == (given or "__all__")
+    assert result["frozen"] > 10_000  # the run's objects, not only the probe's
 
 
 def test_validating_a_workspace_with_tests_imports_no_service(tmp_path: Path) -> None:

@@ -27,6 +27,19 @@ from agentform.api.waiting import wait_in_line
 from agentform.core.sensitive import Sensitive, reveal
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)  # the default of --timeout (docs/guide/connecting.md)
+_EMPTY = httpx.ByteStream(b"")
+_LENGTH_REQUIRED = ("POST", "PUT", "PATCH")  # an empty body is sent as Content-Length: 0
+
+
+def _bodiless_headers(common: httpx.Headers, netloc: bytes) -> dict[bool, httpx.Headers]:
+    """The headers of a request without a body, as httpx would complete them (Host
+    first, then Content-Length: 0 for the methods in _LENGTH_REQUIRED), by whether
+    the method is one of those."""
+    host = [(b"Host", netloc)]
+    return {
+        False: httpx.Headers(host + common.raw),
+        True: httpx.Headers([*host, (b"Content-Length", b"0"), *common.raw]),
+    }
 
 
 class ConnectionShards(httpx.AsyncBaseTransport):
@@ -120,17 +133,27 @@ class Sender:
         )
         self.timeout = TIMEOUT if timeout is None else httpx.Timeout(timeout)
         self.extensions = {"timeout": self.timeout.as_dict()}
+        self.bodiless = _bodiless_headers(self.headers, self.urls.base.netloc)
 
     async def send(
         self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None
     ) -> httpx.Response:
-        request = httpx.Request(
-            method,
-            self.urls.url(path, params),
-            headers=self.headers,
-            json=json,
-            extensions=self.extensions,
-        )
+        url = self.urls.url(path, params)
+        if json is None:
+            # the headers httpx would add built once: given with `stream=`, httpx adds
+            # and re-checks none (its header checks were a quarter of a read's CPU)
+            request = httpx.Request(
+                method,
+                url,
+                headers=self.bodiless[method in _LENGTH_REQUIRED],
+                stream=_EMPTY,
+                extensions=self.extensions,
+            )
+            request.read()
+        else:
+            request = httpx.Request(
+                method, url, headers=self.headers, json=json, extensions=self.extensions
+            )
         response = await self.transport.handle_async_request(request)
         response.request = request
         try:

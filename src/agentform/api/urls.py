@@ -20,6 +20,23 @@ import httpx
 
 _PLAIN_PATH = re.compile(r"(?:/[A-Za-z0-9_~-]+)*/?")
 """Segments of unreserved characters, no dots: parsing changes nothing in them."""
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")
+"""What `quote` leaves as it is."""
+
+
+def query_text(params: dict[str, Any]) -> str:
+    """`urlencode(params, quote_via=quote)`: written directly when every name and value
+    is a string `quote` leaves as it is or an integer (a page's number and size), at
+    half the cost; any other query through urlencode."""
+    parts = []
+    for name, value in params.items():
+        text = str(value) if type(value) is int else value
+        if type(name) is not str or type(text) is not str:
+            return urlencode(params, quote_via=quote)
+        if not (_UNRESERVED.fullmatch(name) and _UNRESERVED.fullmatch(text)):
+            return urlencode(params, quote_via=quote)
+        parts.append(f"{name}={text}")
+    return "&".join(parts)
 
 
 class RequestUrls:
@@ -39,7 +56,7 @@ class RequestUrls:
 
     def url(self, path: str, params: dict[str, Any] | None = None) -> httpx.URL:
         """The URL of `path` (below the base) with `params` as its query."""
-        query = urlencode(params, quote_via=quote) if params else None
+        query = query_text(params) if params else None
         if self.plain_base and _PLAIN_PATH.fullmatch(path):
             url = httpx.URL.__new__(httpx.URL)
             url._uri_reference = self.reference._replace(path=self.prefix + path, query=query)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,7 +23,9 @@ from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.core.gcpause import collector_paused
 from agentform.core.words import counted
 from agentform.policies.changes import judging
-from agentform.policies.loading import PolicySet
+
+if TYPE_CHECKING:
+    from agentform.policies.loading import PolicySet
 
 
 @click.command("validate")

@@ -18,13 +18,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
-
-import pathspec
+from typing import TYPE_CHECKING, Any
 
 from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.core.errors import DiagnosticsError
+
+if TYPE_CHECKING:
+    import pathspec
 
 ROOT_NAMES = ("agentform.yaml", "agentform.yml")
 IGNORE_FILE = ".agentformignore"
@@ -51,10 +52,14 @@ def root_file(root: Path) -> Path | None:
     return found[0] if found else None
 
 
-def ignore_spec(root: Path) -> pathspec.PathSpec[Any]:
+def ignore_spec(root: Path) -> pathspec.PathSpec[Any] | None:
+    """What `.agentformignore` names; None without one (pathspec is then not imported)."""
     path = root / IGNORE_FILE
-    lines = path.read_text().splitlines() if path.is_file() else []
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    if not path.is_file():
+        return None
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(path.read_text().splitlines())
 
 
 def is_artifact(text: str) -> bool:
@@ -82,7 +87,7 @@ def workspace_files(
             continue
         if _in_nested_workspace(root, relative, nested):
             continue
-        if not path.is_file() or ignored.match_file(relative.as_posix()):
+        if not path.is_file() or (ignored is not None and ignored.match_file(relative.as_posix())):
             continue
         if bounds.inside(relative.as_posix()) is None:
             raise DiagnosticsError(

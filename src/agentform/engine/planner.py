@@ -17,6 +17,7 @@ from agentform.config.loader import Workspace
 from agentform.config.owns import is_owned
 from agentform.config.protect import is_protected
 from agentform.core.diagnostics import Diagnostics
+from agentform.core.gcpause import collector_paused
 from agentform.core.secrets import Secrets
 from agentform.core.sensitive import contains_sensitive
 from agentform.engine.decisions import Decisions
@@ -254,6 +255,17 @@ def _reads(workspace: Workspace, live: LiveState) -> dict[str, tuple[str, ...]]:
 
 def diff_plan(
     workspace: Workspace, live: LiveState, endpoint: str, options: PlanOptions | None = None
+) -> Plan:
+    """The plan of `workspace` against `live`, decided with the cyclic collector paused:
+    the decisions make tens of thousands of objects and no cycles, and each full
+    collection would scan the workspace and the live state again (a third of the
+    diff's time at 10,000 objects)."""
+    with collector_paused():
+        return _diff(workspace, live, endpoint, options)
+
+
+def _diff(
+    workspace: Workspace, live: LiveState, endpoint: str, options: PlanOptions | None
 ) -> Plan:
     diags = Diagnostics()
     moves = resolve_moves(workspace.settings.moves, live)

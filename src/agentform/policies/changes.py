@@ -1,24 +1,34 @@
 """The base branch judges: a plan judged by the policies of a git ref, and what the
 working tree's policies (a pull request's) would change, so a pull request that
 weakens a rule is still judged by the rule, and the reviewer sees the weakening.
+
+The rules' machinery (the CEL runtime, RE2, the rule format) is imported only when
+there are policy files: a workspace without them pays nothing for it, in `validate`
+as in `plan` (tests/test_cli_startup.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentform.config.loader import Workspace
-from agentform.engine.model import Plan
-from agentform.engine.verdicts import RuleChanges, Verdicts, Violation
-from agentform.policies.judge import judge
-from agentform.policies.loading import PolicySet, load_policies
 from agentform.policies.sources import Source, at_ref, working_tree
-from agentform.policies.values import Place, secret_paths
+
+if TYPE_CHECKING:
+    from agentform.config.loader import Workspace
+    from agentform.engine.model import Plan
+    from agentform.engine.verdicts import RuleChanges, Verdicts, Violation
+    from agentform.policies.loading import PolicySet
+    from agentform.policies.values import Place
 
 
 def _load(sources: list[Source]) -> PolicySet | None:
-    return load_policies(sources) if sources else None
+    if not sources:
+        return None
+    from agentform.policies.loading import load_policies
+
+    return load_policies(sources)
 
 
 @dataclass(frozen=True)
@@ -32,13 +42,17 @@ class Judging:
     def judged(self, plan: Plan, workspace: Workspace | None = None) -> Plan:
         """`plan` (of `workspace`) with the verdicts; unchanged when there are no
         policies."""
+        if self.ref is None and self.proposed is None:
+            return plan
+        from agentform.policies.judge import judge
+        from agentform.policies.loading import PolicySet
+        from agentform.policies.values import secret_paths
+
         secrets = secret_paths(workspace) if workspace is not None else None
-        if self.ref is None:
-            if self.proposed is None:
-                return plan
-            return plan.but(policies=judge(plan, self.proposed, secrets))
         empty = PolicySet((), {})
         judging, proposed = self.judging or empty, self.proposed or empty
+        if self.ref is None:
+            return plan.but(policies=judge(plan, proposed, secrets))
         verdicts = judge(plan, judging, secrets)
         changes = rule_changes(self.ref, (judging, proposed), plan, verdicts, secrets)
         return plan.but(policies=verdicts.but(ruleChanges=changes))
@@ -62,6 +76,9 @@ def rule_changes(
 ) -> RuleChanges:
     """The rules the proposed set adds, removes and changes from the judging one
     (`sets`), and the violations of `plan` that would appear or go under it."""
+    from agentform.engine.verdicts import RuleChanges
+    from agentform.policies.judge import judge
+
     judging, proposed = sets
     old, new = judging.by_name, proposed.by_name
     changed = sorted(n for n in old.keys() & new.keys() if old[n].source != new[n].source)
