@@ -46,19 +46,16 @@ SETTINGS = (0, 1, 2)
 
 
 @contextmanager
-def served(port: int, db: Path, seed: Path, workers: int) -> Iterator[list[int]]:
-    """The service with `workers` delivery workers; the pids of all its processes."""
+def served(port: int, db: Path, seed: Path, workers: int) -> Iterator[int]:
+    """The service with `workers` delivery workers, started; its pid."""
     command = [sys.executable, *service(port, db, seed), "--delivery-workers", str(workers)]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
-        pids = [proc.pid]
-        for line in proc.stdout:
-            if line.startswith("delivery workers:"):
-                pids += [int(p) for p in line.split("(pids ")[1].rstrip(")\n").split()]
-            if (line.startswith("console:") and not workers) or line.startswith("delivery workers"):
+        for line in proc.stdout:  # the banner's last line
+            if line.startswith("delivery workers") or (line.startswith("console:") and not workers):
                 break
-        yield pids
+        yield proc.pid
     finally:
         proc.terminate()
         proc.wait(60)
@@ -68,17 +65,17 @@ def one_round(tmp: Path, receiver: str, workers: int, count: int) -> tuple[float
     """(live deliveries/s, plain POSTs/s, ms of CPU per delivery) on a fresh database."""
     port, db = free_port(), tmp / f"w{workers}-{os.urandom(4).hex()}.db"
     base = f"http://127.0.0.1:{port}/agents/v2"
-    with served(port, db, tmp / "seed.yaml", workers) as pids:
+    with served(port, db, tmp / "seed.yaml", workers) as pid:
         wait_for(f"{base}/context", {"X-Api-Key": KEY})
         with httpx.Client(base_url=base, headers={"X-Api-Key": KEY}, timeout=30) as api:
             agent = {a["name"]: a["id"] for a in api.get("/agents").json()["items"]}["ten-steps"]
             hook = api.post("/webhook-integrations", json={"name": "b", "url": f"{receiver}/hook"})
             api.put(f"/agents/{agent}/webhooks/{hook.json()['id']}", json={"eventRules": ["*"]})
         httpx.post(f"{receiver}/reset", timeout=30)
-        cpu = sum(map(cpu_seconds, pids))
+        cpu = cpu_seconds(pid)  # the workers' included: its children
         asyncio.run(run_executions(base, agent, count))
         records = wait_until(receiver, count * PER_EXECUTION)
-        cpu = sum(map(cpu_seconds, pids)) - cpu
+        cpu = cpu_seconds(pid)  # the workers' included: its children - cpu
     plain = asyncio.run(
         bare_posts(f"{receiver}/hook", max(2000, len(records) // 2), PLAIN_CONCURRENCY)
     )

@@ -9,7 +9,7 @@ import uuid
 from datetime import timedelta
 from pathlib import Path
 
-from agentform.service.clock import wall_now
+from agentform.service.clock import MANUAL_START, FollowerClock, wall_now
 from agentform.service.delivery import fairness
 from agentform.service.delivery.fairness import INTEGRATION_SHARE
 from agentform.service.delivery.outbox import DELIVERY_JOB
@@ -65,4 +65,22 @@ def test_jobs_another_worker_holds_count_toward_the_share_until_their_lease_ends
         assert claims.live_ids(conn, DELIVERY_JOB, wall_now()) == set(held[:3])
         assert claims.held(conn, held[0], "2-other", wall_now())
         assert not claims.held(conn, held[5], "2-other", wall_now())
+    db.close()
+
+
+def test_a_manual_clock_publishes_each_instant_for_the_workers_to_follow(tmp_path: Path) -> None:
+    clock = ManualClock()
+    app = seeded_app(tmp_path / "s.db", seed=TEST_SEED, clock=clock, delivery_workers=1)
+    db = app.state.db
+    with running(app) as (_, advance):
+        with db.read() as conn:
+            assert claims.read_instant(conn) == MANUAL_START  # stored when the app is made
+        advance(90)
+        with db.read() as conn:
+            instant = claims.read_instant(conn)
+    assert instant == clock.now() == MANUAL_START + timedelta(seconds=90)
+    follower = FollowerClock()
+    follower.follow(instant)
+    follower.follow(MANUAL_START)  # an older instant read late: time does not go back
+    assert follower.now() == instant and follower.seconds() == 90
     db.close()

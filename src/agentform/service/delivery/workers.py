@@ -6,7 +6,7 @@ Each worker is `python -m agentform.service.delivery.worker` in its own session
 standard input: when the service is gone, even killed with -9, the pipe closes
 and the worker drains and exits, so none is left behind. A worker that dies has
 its claims freed at once, and a new one takes its place (after a pause that
-doubles while they keep dying, up to `MAX_PAUSE_SECONDS`).
+doubles while they keep dying soon after starting, up to `MAX_PAUSE_SECONDS`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
+from agentform.service.clock import MANUAL_START, wall_now
 from agentform.service.delivery.worker import SHARED_SETTINGS, STOP_GRACE_SECONDS
 from agentform.service.settings import ServiceSettings
 
@@ -40,7 +42,7 @@ class Slot:
     process: subprocess.Popen[bytes] | None = None
     worker_id: str = ""
     pause: float = 0.0
-    deaths: int = 0
+    started: datetime = MANUAL_START
 
 
 class WorkerPool:
@@ -84,6 +86,7 @@ class WorkerPool:
         command += ["--db", str(self.db_path), "--id", slot.worker_id]
         command += ["--clock", "manual" if self.manual else "wall", "--settings", self.settings]
         slot.process = subprocess.Popen(command, stdin=subprocess.PIPE, start_new_session=True)
+        slot.started = wall_now()
 
     def _supervise(self) -> None:
         while not self._stopping.wait(CHECK_SECONDS):
@@ -97,7 +100,8 @@ class WorkerPool:
         self._close(slot)
         with contextlib.suppress(Exception):  # a busy database: its leases run out anyway
             self.release(slot.worker_id)
-        slot.deaths += 1
+        if (wall_now() - slot.started).total_seconds() > MAX_PAUSE_SECONDS:
+            slot.pause = 0.0  # it had been running a while: not a worker that cannot start
         if self._stopping.wait(slot.pause):
             return
         slot.pause = min(MAX_PAUSE_SECONDS, max(0.5, slot.pause * 2))
@@ -129,11 +133,11 @@ class WorkerPool:
         running = [s for s in self.slots if s.process is not None]
         for slot in running:
             assert slot.process is not None
-            self._close(slot)
-            try:
+            try:  # its pipe stays open meanwhile: closed, it would drain (worker.py)
                 slot.process.wait(STOP_GRACE_SECONDS + 10)
             except subprocess.TimeoutExpired:
                 slot.process.kill()
                 slot.process.wait()
+            self._close(slot)
             with contextlib.suppress(Exception):
                 self.release(slot.worker_id)
