@@ -14,6 +14,7 @@ from pathlib import Path
 from types import FrameType
 
 import uvicorn
+from fastapi import FastAPI
 
 from agentform.service.app import BASE_PATH, create_app
 from agentform.service.clock import ManualClock, wall_now
@@ -93,13 +94,7 @@ def serve(
                 pool = worker_pool(app.state.db, delivery_workers, settings, manual, say)
                 say(f"Agent Service on {(url := base_url(host, port))} (database {db_path})")
                 announce(say, url, seed_path is None, rate_limit, manual, settings, pool)
-                config = TimedConfig(
-                    app,
-                    read_timeout=read_timeout,
-                    log_level="warning",
-                    timeout_graceful_shutdown=GRACE_SECONDS,
-                )
-                StoppableServer(config, app.state.runner, stop, pool).run(sockets=[sock])
+                StoppableServer.of(app, read_timeout, stop, pool).run(sockets=[sock])
             finally:
                 if pool is not None:
                     pool.stop()
@@ -197,6 +192,17 @@ class StoppableServer(uvicorn.Server):
         self.pool = pool
         stop.server = self
         self.should_exit = stop.requested
+
+    @classmethod
+    def of(
+        cls, app: FastAPI, read_timeout: float, stop: StopRequest, pool: WorkerPool | None
+    ) -> StoppableServer:
+        """The server of a service's app, with its read timeout and shutdown grace."""
+        grace = GRACE_SECONDS
+        config = TimedConfig(
+            app, read_timeout=read_timeout, log_level="warning", timeout_graceful_shutdown=grace
+        )
+        return cls(config, app.state.runner, stop, pool)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
