@@ -21,7 +21,11 @@ from an event to its receipt is printed (goal <= 1 s); and, as
 resent with the service stopped and drained by the restarted service, beside a
 plain loop at one integration's share of the slots (goal: keep >= 0.8).
 
-    .venv/bin/python bench/deliveries_live.py [EXECUTIONS] [ROUNDS]
+    .venv/bin/python bench/deliveries_live.py [EXECUTIONS] [ROUNDS] [DELIVERY_WORKERS]
+
+DELIVERY_WORKERS is passed as `service run --delivery-workers` (0: one process
+emits and sends, as docs/performance.md's "in one process" figures); without it
+the service starts its default.
 """
 
 from __future__ import annotations
@@ -110,12 +114,14 @@ def main() -> None:
 
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 250
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    workers = ["--delivery-workers", str(int(sys.argv[3]))] if len(sys.argv) > 3 else []
     with tempfile.TemporaryDirectory() as tmp:
         run = places(tmp)
         base, receiver = run.base, run.receiver
+        command = [*service(run.service_port, run.db, run.seed), *workers]
         with process(str(Path(__file__).parent / "_receiver.py"), str(run.receiver_port)):
             wait_for(f"{receiver}/records")
-            with process(*service(run.service_port, run.db, run.seed)) as proc:
+            with process(*command) as proc:
                 wait_for(f"{base}/context", {"X-Api-Key": KEY})
                 with httpx.Client(base_url=base, headers={"X-Api-Key": KEY}, timeout=30) as api:
                     agents = {a["name"]: a["id"] for a in api.get("/agents").json()["items"]}
@@ -135,7 +141,7 @@ def main() -> None:
                 paced_records = wait_until(receiver, paced * PER_EXECUTION)
             backlog = resend_everything(run.db, limit=count * PER_EXECUTION)
             httpx.post(f"{receiver}/reset", timeout=30)
-            with process(*service(run.service_port, run.db, run.seed)):
+            with process(*command):
                 drained = rate_of(wait_until(receiver, backlog))
                 bare = asyncio.run(bare_posts(f"{receiver}/hook", backlog, INTEGRATION_SHARE))
     latency = [(r[0] - r[1]) * 1000 for r in paced_records]
@@ -144,7 +150,8 @@ def main() -> None:
         "\n".join(
             [
                 f"{count} executions x {PER_EXECUTION} events, one attachment taking every "
-                f"event; {rounds} rounds (min / median / max)",
+                f"event; {rounds} rounds (min / median / max); "
+                f"{' '.join(workers) or 'the default delivery workers'}",
                 f"live deliveries, steady:        {spread([r.live for r in results], '{:.0f}')} /s",
                 f"plain POSTs, {PLAIN_CONCURRENCY} at a time:      "
                 f"{spread([r.plain for r in results], '{:.0f}')} /s",
