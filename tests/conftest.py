@@ -1,6 +1,7 @@
-"""Fixtures shared by the CLI tests: a fresh copy of examples/quickstart; and the
+"""Fixtures shared by the CLI tests: a fresh copy of examples/quickstart; the
 property tests' settings: no deadline per example, since a loaded CI machine runs
-an example late and a timer is not what they test (time bounds are benchmarks')."""
+an example late and a timer is not what they test (time bounds are benchmarks');
+and modules `-m` deselects whole left uncollected (tests/tiers.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from tests.tiers import left_out
 
 settings.register_profile("agentform", deadline=None)
 settings.load_profile("agentform")
@@ -21,3 +24,8 @@ def quickstart(tmp_path: Path) -> Path:
     root = tmp_path / "quickstart"
     shutil.copytree(QUICKSTART, root, ignore=shutil.ignore_patterns(".agentform"))
     return root
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A module no test of which `-m` can select is not collected (tests/tiers.py)."""
+    return True if left_out(collection_path, config.getoption("markexpr")) else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -145,3 +146,18 @@ def test_a_cancelled_wait_for_a_connection_leaves_the_shards_consistent() -> Non
         await shards.aclose()
 
     asyncio.run(go())
+
+
+def test_every_client_of_a_process_verifies_with_one_tls_context() -> None:
+    """Loading CA certificates costs ~20 ms of CPU: made once per process, not once per
+    client (the sender's transport made two per runtime start)."""
+    from agentform.api.transport import ConnectionShards
+    from agentform.core.tls import tls_context
+    from agentform.service.delivery.connecting import checked_transport
+
+    shards = [ConnectionShards(2)._new_shard() for _ in range(2)]
+    contexts = {id(s._pool._ssl_context) for s in shards}
+    assert contexts == {id(tls_context())}
+    senders = [checked_transport()._pool._ssl_context for _ in range(2)]
+    assert senders[0] is senders[1] is tls_context(trust_env=False)
+    assert tls_context(trust_env=False).verify_mode == ssl.CERT_REQUIRED

@@ -25,7 +25,9 @@ from schemathesis.specs.openapi.checks import (
 from agentform.service import create_app
 from tests.service.conftest import ADMIN_KEY, TEST_SEED
 
-pytestmark = pytest.mark.schemathesis  # the service fuzzed from its OpenAPI document
+# the service fuzzed from its OpenAPI document; all slow, so `make test-fast` does not
+# even collect the module (tests/tiers.py): building its tests costs ~10 s of CPU
+pytestmark = [pytest.mark.schemathesis, pytest.mark.slow]
 
 # removed when the process ends (weakref.finalize), with the database in it
 _dir = tempfile.TemporaryDirectory(prefix="agentform-fuzz-")
@@ -34,7 +36,6 @@ APP = create_app(Path(_dir.name) / "service.db", seed=TEST_SEED)
 schema = schemathesis.openapi.from_asgi("/agents/v2/openapi.json", APP)
 
 
-@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_no_server_errors_and_answers_match_the_document(case: schemathesis.Case[Any]) -> None:
@@ -65,7 +66,6 @@ def _has_cross_field_rules(method: str, path: str) -> bool:
     )
 
 
-@pytest.mark.slow
 def test_the_fuzzing_app_leaves_nothing_in_the_temp_directory(tmp_path: Path) -> None:
     """The module's app and database live in a temporary directory removed when the
     test process ends (one was left behind by every run)."""

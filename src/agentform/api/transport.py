@@ -25,6 +25,7 @@ import httpx
 from agentform.api.urls import RequestUrls
 from agentform.api.waiting import wait_in_line
 from agentform.core.sensitive import Sensitive, reveal
+from agentform.core.tls import tls_context
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)  # the default of --timeout (docs/guide/connecting.md)
 _EMPTY = httpx.ByteStream(b"")
@@ -51,13 +52,10 @@ class ConnectionShards(httpx.AsyncBaseTransport):
         self.shards: list[httpx.AsyncHTTPTransport] = []
         self.idle: list[httpx.AsyncHTTPTransport] = []  # last used first: warm connections
         self.waiters: deque[asyncio.Future[httpx.AsyncHTTPTransport]] = deque()
-        self.tls: Any = None
 
     def _new_shard(self) -> httpx.AsyncHTTPTransport:
-        if self.tls is None:
-            self.tls = httpx.create_ssl_context()  # once: loading CA certificates is slow
         shard = httpx.AsyncHTTPTransport(
-            verify=self.tls,
+            verify=tls_context(),  # the process's one: loading CA certificates is slow
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
             proxy=self.proxy,
         )

@@ -24,6 +24,7 @@ from typing import Any
 import httpcore
 import httpx
 
+from agentform.core.tls import tls_context
 from agentform.rules.webhook_targets import address_problem, host_address, resolved_problem
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -100,11 +101,12 @@ def checked_transport(
     """The sender's transport: httpx's own, over a `CheckedBackend` (which checks
     nothing when the service allows private webhooks)."""
     limits = limits or httpx.Limits()
-    transport = httpx.AsyncHTTPTransport(trust_env=False, limits=limits)
+    tls = tls_context(trust_env=False)  # the process's one: loading CA certificates is slow
+    transport = httpx.AsyncHTTPTransport(verify=tls, trust_env=False, limits=limits)
     # httpx takes no network backend, so its pool is made again with one, the same
     # settings as httpx gives it (httpx.AsyncHTTPTransport.__init__).
     transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=httpx.create_ssl_context(trust_env=False),
+        ssl_context=tls,
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,
