@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import yaml
 from pydantic import ValidationError
@@ -28,9 +28,12 @@ from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relati
 from agentform.core.errors import DiagnosticsError
 from agentform.core.problems import problems_from
 from agentform.core.yamlpos import parse
-from agentform.service.startup.seed_file import DEMO_AGENTS, Seed, SeedError, demo_seed, read_seed
+from agentform.rules.demo import DEMO_AGENTS
 from agentform.testing.model import TestFile
 from agentform.testing.parse import LoadedFile, Names, check_names, read_test_file, seed_agents
+
+if TYPE_CHECKING:
+    from agentform.service.startup.seed_file import Seed
 
 SUFFIXES = (".yaml", ".yml")
 MAX_FILES = 1000
@@ -50,11 +53,13 @@ class TestFileRun:
     def seed(self) -> Seed:
         """The seed the tests run on (the demo seed is built only when asked for:
         `agentform validate` needs its agents' names alone)."""
+        from agentform.service.startup.seed_file import demo_seed  # (the service's)
+
         return demo_seed() if self.given is None else self.given
 
 
 # The seed a file's tests run on: "demo" where it names none, None where it is wrong.
-_Found = Seed | Literal["demo"] | None
+_Found: TypeAlias = "Seed | Literal['demo'] | None"
 
 
 def discover(folder: Path, workspace: Path | None = None) -> list[Path]:
@@ -205,6 +210,9 @@ def _seed_of(
     written = loaded.model.seed
     if written is None:
         return "demo"
+    # The seed's format (and its script's) only for a file that gives a seed.
+    from agentform.service.startup.seed_file import Seed, SeedError, read_seed
+
     if isinstance(written, dict):
         try:
             return Seed.model_validate(written)

@@ -18,11 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from agentform.core.errors import AgentformError
 from agentform.core.problems import problems_from, rule_error
 from agentform.core.yamlpos import parse, problem_of
+from agentform.rules.demo import DEMO_ADMIN_KEY as DEMO_ADMIN_KEY  # (theirs, named here too)
+from agentform.rules.demo import DEMO_AGENT_VERSIONS
+from agentform.rules.demo import DEMO_ORGANIZATION_ID as DEMO_ORGANIZATION_ID
 from agentform.rules.values import NAME_MAX_LENGTH, unencodable_at
 from agentform.service.executions.script import Script
-
-DEMO_ORGANIZATION_ID = "0b7f3c1e-0000-4000-8000-000000000001"
-DEMO_ADMIN_KEY = "demo-admin-key"
 
 
 class SeedError(AgentformError):
@@ -31,7 +31,7 @@ class SeedError(AgentformError):
 
 class _Strict(BaseModel):
     # Built at the first seed read: `agentform validate` of tests on the demo seed
-    # needs only its agents' names (DEMO_AGENTS), never these validators.
+    # needs only its agents' names (rules/demo.py), never these validators.
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
@@ -116,16 +116,6 @@ def _demo_scripts() -> Any:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-# The demo seed's organization without its agents' scripts: what is known without
-# reading or validating them.
-_DEMO_AGENTS: list[dict[str, Any]] = [
-    {"name": "checkout-agent", "versions": [1, 2], "publishedVersion": 2},
-    {"name": "support-agent"},
-    {"name": "refund-agent"},
-]
-DEMO_AGENTS = frozenset(a["name"] for a in _DEMO_AGENTS)
-
-
 @functools.cache
 def demo_seed() -> Seed:
     """The demo seed, read and validated once, when first asked for."""
@@ -140,7 +130,7 @@ def demo_seed() -> Seed:
                         {"name": "admin", "key": DEMO_ADMIN_KEY, "role": "admin"},
                         {"name": "reader", "key": "demo-read-key", "role": "read"},
                     ],
-                    "agents": [{**a, "script": scripts[a["name"]]} for a in _DEMO_AGENTS],
+                    "agents": [{**a, "script": scripts[a["name"]]} for a in DEMO_AGENT_VERSIONS],
                     "profiles": [
                         {"name": f"bot-{i}", "description": f"demo profile {i}"}
                         for i in range(1, 7)
