@@ -168,3 +168,76 @@ def test_every_command_is_listed_and_loads() -> None:
     for name in COMMANDS:
         assert f"  {name} " in help_text
         assert cli.get_command(None, name) is not None  # type: ignore[arg-type]
+
+
+BUILT_PROBE = """
+import json, sys
+from pydantic import BaseModel
+from agentform.cli.main import cli
+try:
+    cli.main(sys.argv[1:], prog_name="agentform")
+except SystemExit as exc:
+    code = exc.code
+built = sorted(
+    f"{m.__module__}.{m.__qualname__}"
+    for name, module in list(sys.modules.items()) if name.startswith("agentform")
+    for m in vars(module).values()
+    if isinstance(m, type) and issubclass(m, BaseModel) and m.__pydantic_complete__
+)
+print(json.dumps({"code": code, "built": built, "modules": sorted(sys.modules)}))
+"""
+
+SEED_FORMAT = ("agentform.service.startup.seed_file", "agentform.service.executions.script")
+
+
+def models_built_by(*args: str) -> tuple[int, set[str], set[str]]:
+    """Runs `agentform ARGS` in a new interpreter: its exit code, the agentform
+    pydantic models whose validators it built and the modules it imported."""
+    argv = [sys.executable, "-c", BUILT_PROBE, *args]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["code"], set(result["built"]), set(result["modules"])
+
+
+def test_validating_tests_on_the_demo_seed_builds_no_seed(tmp_path: Path) -> None:
+    """Tests that name no seed run on the demo seed, and validate needs only its
+    agents' names: the demo seed (its scripts, the seed's and the script's models)
+    was read and validated at every import of the seed's format, which validate
+    imports only for a test file that gives a seed of its own."""
+    workspace = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, workspace, ignore=shutil.ignore_patterns(".agentform"))
+    code, built, modules = models_built_by("validate", "-C", str(workspace))
+    assert code == 0
+    assert "agentform.testing.model.TestFile" in built  # the test files were read
+    assert not {m for m in built if m.startswith(SEED_FORMAT)}, built
+    assert modules.isdisjoint(SEED_FORMAT), modules & set(SEED_FORMAT)
+    (workspace / "tests" / "own.yaml").write_text(
+        "seed: {organizations: [{name: o, agents: [{name: a}]}]}\n"
+        "tests: [{name: t, steps: [{execute: {agent: a}}]}]\n"
+    )
+    code, built, modules = models_built_by("validate", "-C", str(workspace))
+    assert "agentform.service.startup.seed_file.Seed" in built  # (the probe sees it)
+
+
+def test_the_demo_agents_are_the_demo_seeds() -> None:
+    from agentform.rules.demo import DEMO_AGENTS
+    from agentform.service.startup.seed_file import DEMO_SEED, demo_seed
+    from agentform.testing.parse import seed_agents
+
+    assert seed_agents(demo_seed()) == DEMO_AGENTS and DEMO_SEED is demo_seed()
+
+
+def test_validating_policies_imports_no_plan_model(tmp_path: Path) -> None:
+    """Checking a policy's names needs the plan's model (engine/model.py) only for a
+    rule that reads plan.summary: validate of the quickstart's policy imported it."""
+    workspace = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, workspace, ignore=shutil.ignore_patterns(".agentform", "tests"))
+    code, _, modules = models_built_by("validate", "-C", str(workspace))
+    assert code == 0 and "agentform.policies.loading" in modules
+    assert "agentform.engine.model" not in modules
+    (workspace / "policies" / "more.yaml").write_text(
+        "rules:\n  - {name: big, level: advisory, scope: plan, message: \"'big'\",\n"
+        "     deny: 'plan.summary.creat > 1'}\n"
+    )
+    code, _, modules = models_built_by("validate", "-C", str(workspace))
+    assert code == 1 and "agentform.engine.model" in modules  # (it did check the name)

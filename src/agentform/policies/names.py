@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agentform.core.problems import did_you_mean
-from agentform.engine.model import Summary
 from agentform.kinds.base import Kind
 from agentform.policies.expressions import selections
 
@@ -67,9 +66,14 @@ def _problem(
     if len(names) < 3:
         return None
     third = names[2]
-    if value == "plan" and second == "summary" and third not in Summary.model_fields:
-        hint = did_you_mean(third, Summary.model_fields)
-        return f"plan.summary has no count {third}{hint}", 2
+    if value == "plan" and second == "summary":
+        from agentform.engine.model import Summary  # the plan's model: only asked here
+
+        if third not in Summary.model_fields:
+            return (
+                f"plan.summary has no count {third}{did_you_mean(third, Summary.model_fields)}",
+                2,
+            )
     if value == "change" and second in OBJECTS and third not in fields:
         return f"the objects of {which} have no field {third}{did_you_mean(third, fields)}", 2
     return None

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import yaml
 from pydantic import ValidationError
@@ -27,9 +28,12 @@ from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relati
 from agentform.core.errors import DiagnosticsError
 from agentform.core.problems import problems_from
 from agentform.core.yamlpos import parse
-from agentform.service.startup.seed_file import DEMO_SEED, Seed, SeedError, read_seed
+from agentform.rules.demo import DEMO_AGENTS
 from agentform.testing.model import TestFile
 from agentform.testing.parse import LoadedFile, Names, check_names, read_test_file, seed_agents
+
+if TYPE_CHECKING:
+    from agentform.service.startup.seed_file import Seed
 
 SUFFIXES = (".yaml", ".yml")
 MAX_FILES = 1000
@@ -42,8 +46,20 @@ class TestFileRun:
     __test__ = False  # not a pytest class
 
     loaded: LoadedFile
-    seed: Seed
+    given: Seed | None  # None: the file names no seed, its tests run on the demo seed
     model: TestFile  # the loaded file's, valid
+
+    @property
+    def seed(self) -> Seed:
+        """The seed the tests run on (the demo seed is built only when asked for:
+        `agentform validate` needs its agents' names alone)."""
+        from agentform.service.startup.seed_file import demo_seed  # (the service's)
+
+        return demo_seed() if self.given is None else self.given
+
+
+# The seed a file's tests run on: "demo" where it names none, None where it is wrong.
+_Found: TypeAlias = "Seed | Literal['demo'] | None"
 
 
 def discover(folder: Path, workspace: Path | None = None) -> list[Path]:
@@ -149,15 +165,16 @@ def _read_one(
     loaded = read_test_file(path, relative(path.resolve(), root), diags)
     if loaded is None:
         return None
+    seed: _Found
     if loaded.model is not None:
         seed = _seed_of(bounds, loaded, diags, seeds)
     else:  # the file has problems: its names are still checked when its seed is known
         raw = loaded.doc.data if isinstance(loaded.doc.data, dict) else {}
-        seed = DEMO_SEED if raw.get("seed") is None else None
-    agents = seed_agents(seed) if seed is not None else None
+        seed = "demo" if raw.get("seed") is None else None
+    agents = DEMO_AGENTS if seed == "demo" else None if seed is None else seed_agents(seed)
     check_names(loaded, Names(names.webhooks, names.pools, agents, names.batches), diags)
     if loaded.model is not None and seed is not None:
-        return TestFileRun(loaded, seed, loaded.model)
+        return TestFileRun(loaded, None if seed == "demo" else seed, loaded.model)
     return None
 
 
@@ -188,11 +205,14 @@ def workspace_names(workspace: Workspace) -> Names:
 
 def _seed_of(
     bounds: Bounds, loaded: LoadedFile, diags: Diagnostics, seeds: dict[Path | None, Seed]
-) -> Seed | None:
+) -> _Found:
     assert loaded.model is not None
     written = loaded.model.seed
     if written is None:
-        return DEMO_SEED
+        return "demo"
+    # The seed's format (and its script's) only for a file that gives a seed.
+    from agentform.service.startup.seed_file import Seed, SeedError, read_seed
+
     if isinstance(written, dict):
         try:
             return Seed.model_validate(written)

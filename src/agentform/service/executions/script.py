@@ -63,8 +63,8 @@ class ScriptError(AgentformError):
 
 
 class _Strict(BaseModel):
-    # A number substituted into a text field reads as text.
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    # A number substituted into a text field reads as text; built when first used.
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, defer_build=True)
 
 
 def _check_templates(value: Any) -> Any:
@@ -174,16 +174,21 @@ class Script(_Strict):
 
     inputs: dict[str, Any] = {}
     steps: list[ScriptStep] = []
-    end: Annotated[list[ScriptEnd], BeforeValidator(_as_list)] = [ScriptEnd()]
+    end: Annotated[list[ScriptEnd], BeforeValidator(_as_list)] = Field(  # (not at import)
+        default_factory=lambda: [ScriptEnd()]
+    )
 
 
-NO_SCRIPT = Script(steps=[ScriptStep()])
-"""An agent without a script: one step, then completed with an empty result."""
+@functools.cache
+def _no_script() -> Script:
+    """An agent without a script: one step, then completed with an empty result."""
+    return Script(steps=[ScriptStep()])
 
 
 class RenderedScript(BaseModel):
     """The steps and the end that apply to one execution, inputs substituted."""
 
+    model_config = ConfigDict(defer_build=True)
     steps: list[ScriptStep]
     end: ScriptEnd
 
@@ -196,7 +201,7 @@ def render(script: Script | None, inputs: dict[str, Any]) -> RenderedScript:
     A script's templates come from a seed file anyone may have written (a test file's
     inline seed in a pull request): they are rendered in the budget's worker
     (core/budget_worker.py), so no script takes more memory or time than the budget."""
-    script = script or NO_SCRIPT
+    script = script or _no_script()
     if not _templated(script.model_dump()) or os.name != "posix":
         return render_here(script, inputs)
     try:

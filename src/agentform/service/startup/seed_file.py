@@ -7,9 +7,10 @@ name with this module alone; seed.py writes a seed into the service's store.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -17,11 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from agentform.core.errors import AgentformError
 from agentform.core.problems import problems_from, rule_error
 from agentform.core.yamlpos import parse, problem_of
+from agentform.rules.demo import DEMO_ADMIN_KEY as DEMO_ADMIN_KEY  # (theirs, named here too)
+from agentform.rules.demo import DEMO_AGENT_VERSIONS
+from agentform.rules.demo import DEMO_ORGANIZATION_ID as DEMO_ORGANIZATION_ID
 from agentform.rules.values import NAME_MAX_LENGTH, unencodable_at
 from agentform.service.executions.script import Script
-
-DEMO_ORGANIZATION_ID = "0b7f3c1e-0000-4000-8000-000000000001"
-DEMO_ADMIN_KEY = "demo-admin-key"
 
 
 class SeedError(AgentformError):
@@ -29,7 +30,9 @@ class SeedError(AgentformError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Built at the first seed read: `agentform validate` of tests on the demo seed
+    # needs only its agents' names (rules/demo.py), never these validators.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class SeedKey(_Strict):
@@ -108,37 +111,45 @@ class Seed(_Strict):
         return self
 
 
-_DEMO_SCRIPTS = yaml.safe_load(
-    (Path(__file__).parents[1] / "executions" / "demo_scripts.yaml").read_text(encoding="utf-8")
-)
+def _demo_scripts() -> Any:
+    path = Path(__file__).parents[1] / "executions" / "demo_scripts.yaml"
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
-DEMO_SEED = Seed.model_validate(
-    {
-        "organizations": [
-            {
-                "name": "demo",
-                "id": DEMO_ORGANIZATION_ID,
-                "apiKeys": [
-                    {"name": "admin", "key": DEMO_ADMIN_KEY, "role": "admin"},
-                    {"name": "reader", "key": "demo-read-key", "role": "read"},
-                ],
-                "agents": [
-                    {
-                        "name": "checkout-agent",
-                        "versions": [1, 2],
-                        "publishedVersion": 2,
-                        "script": _DEMO_SCRIPTS["checkout-agent"],
-                    },
-                    {"name": "support-agent", "script": _DEMO_SCRIPTS["support-agent"]},
-                    {"name": "refund-agent", "script": _DEMO_SCRIPTS["refund-agent"]},
-                ],
-                "profiles": [
-                    {"name": f"bot-{i}", "description": f"demo profile {i}"} for i in range(1, 7)
-                ],
-            }
-        ]
-    }
-)
+
+@functools.cache
+def demo_seed() -> Seed:
+    """The demo seed, read and validated once, when first asked for."""
+    scripts = _demo_scripts()
+    return Seed.model_validate(
+        {
+            "organizations": [
+                {
+                    "name": "demo",
+                    "id": DEMO_ORGANIZATION_ID,
+                    "apiKeys": [
+                        {"name": "admin", "key": DEMO_ADMIN_KEY, "role": "admin"},
+                        {"name": "reader", "key": "demo-read-key", "role": "read"},
+                    ],
+                    "agents": [{**a, "script": scripts[a["name"]]} for a in DEMO_AGENT_VERSIONS],
+                    "profiles": [
+                        {"name": f"bot-{i}", "description": f"demo profile {i}"}
+                        for i in range(1, 7)
+                    ],
+                }
+            ]
+        }
+    )
+
+
+if TYPE_CHECKING:
+    DEMO_SEED: Seed
+
+
+def __getattr__(name: str) -> Any:
+    """DEMO_SEED is demo_seed(), built when first named (PEP 562)."""
+    if name == "DEMO_SEED":
+        return demo_seed()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def read_seed(path: str | Path) -> Seed:
