@@ -72,3 +72,23 @@ def test_within_one_process_the_lock_is_counted_not_refused(tmp_path: Path) -> N
     exclusive.release(db)
     free = subprocess.run(probe, input="", capture_output=True, text=True, timeout=60)
     assert free.returncode == 0 and free.stdout == "held\n"
+
+
+def test_a_database_in_a_folder_not_yet_made_gets_its_folder(tmp_path: Path) -> None:
+    """`service run` in a fresh directory (the default --db is .agentform/service.db)
+    ended in a traceback: the lock's folder did not exist yet."""
+    db = tmp_path / ".agentform" / "service.db"
+    exclusive.acquire(db)
+    exclusive.release(db)
+    assert db.parent.is_dir()
+
+
+def test_a_database_where_no_folder_can_be_made_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = CliRunner().invoke(
+        cli, ["service", "run", "--port", "0", "--db", str(blocker / "service.db")]
+    )
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {blocker / 'service.db'}: cannot ")
+    assert "Traceback" not in result.output and len(result.output.splitlines()) == 1

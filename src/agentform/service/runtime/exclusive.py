@@ -46,7 +46,7 @@ def acquire(db_path: Path) -> None:
             fd, count = _held[path]
             _held[path] = (fd, count + 1)
             return
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = _opened(db_path, path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -59,6 +59,17 @@ def acquire(db_path: Path) -> None:
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
         _held[path] = (fd, 1)
+
+
+def _opened(db_path: Path, path: Path) -> int:
+    """The lock file's descriptor, its folder made as the database's would be."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise CannotStart(
+            f"{db_path}: cannot create the database there ({exc.strerror or exc})"
+        ) from None
 
 
 def release(db_path: Path) -> None:
