@@ -8,9 +8,8 @@ the execution's inputs (`{{ inputs.order }}`, Jinja2); a string that is one
 expression keeps the input's type. `when` (a Jinja2 expression) keeps a step or
 an end only when it is true, so one agent can succeed or fail by input.
 
-`render` turns a script and an execution's inputs into a `RenderedScript`: the
-concrete steps and the one end that apply. Templates are checked when the seed
-is read, so a typo is a seed error, not a failed execution.
+`render` makes the `RenderedScript` of a script and an execution's inputs: the
+steps and the one end that apply. A template's typo is a seed error, not a failed run.
 """
 
 from __future__ import annotations
