@@ -477,3 +477,19 @@ def test_root_file_may_be_yml_but_not_both(ws: Path) -> None:
     (ws / "agentform.yaml").write_text("workspace: two\n")
     result = run("validate", "-C", str(ws))
     assert result.exit_code == 1 and "keep one" in result.output
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    ['http://127.0.0.1:1/agents/v2?token=tok-é"\\1', 'http://127.0.0.1:1/agents/v2#tok-é"\\1'],
+)
+def test_an_endpoint_with_a_query_or_fragment_is_refused_without_showing_it(
+    ws: Path, endpoint: str
+) -> None:
+    """`--endpoint 'http://…/agents/v2?token=abc'` was echoed whole in the errors that
+    named the service: a token written there was printed. An endpoint is a base URL:
+    a query or fragment has no place in it (requests would not carry it)."""
+    result = run("plan", "-C", str(ws), "--endpoint", endpoint)
+    assert result.exit_code != 0
+    assert "tok-" not in result.output
+    assert "endpoint must have no query string or fragment" in result.output, result.output

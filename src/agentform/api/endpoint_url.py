@@ -22,11 +22,13 @@ def own_url(base_url: str) -> str:
 
 
 def shown_endpoint(url: str) -> str:
-    """The endpoint as every output names it: no user or password a URL may hold."""
+    """The endpoint as every output names it: no user or password a URL may hold, nor
+    a query or fragment (a token may be written there; an endpoint has neither)."""
     import httpx  # here: `validate` checks endpoints offline and imports no HTTP client
 
     try:
-        return str(httpx.URL(url).copy_with(username=None, password=None))
+        bare = httpx.URL(url).copy_with(username=None, password=None, query=None, fragment=None)
+        return str(bare)
     except (httpx.InvalidURL, TypeError):
         return url  # not a URL: refused where it is used, never sent
 
@@ -34,7 +36,17 @@ def shown_endpoint(url: str) -> str:
 def endpoint_problem(url: str) -> str | None:
     """Why `url` is not an endpoint ('local' or an http(s) URL), or None when it is one.
     Never shows a password the text holds; suggests what was probably meant."""
-    if url == "local" or url.startswith(("http://", "https://")):
+    if url.startswith(("http://", "https://")):
+        from urllib.parse import urlsplit
+
+        written = urlsplit(url)
+        if written.query or written.fragment or url.endswith(("?", "#")):
+            return (
+                f"must have no query string or fragment: {shown_endpoint(url)!r} "
+                "is its base URL (the service's, ending in /agents/v2)"
+            )
+        return None
+    if url == "local":
         return None
     if "://" in url:
         return f"must be 'local' or an http(s) URL, not {shown_endpoint(url)!r}"
