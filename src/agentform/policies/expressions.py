@@ -167,80 +167,21 @@ def activation(data: dict[str, Any]) -> Any:
 
 # -- the names an expression selects -----------------------------------------------
 
-_TOKEN = re.compile(
+TOKEN = re.compile(
     r"""(?P<string>[rRbB]{0,2}(?:'''(?:\\.|.)*?'''|\"\"\"(?:\\.|.)*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))
     |(?P<comment>//[^\n]*)
     |(?P<chain>(?<![\w.])[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)
+    |(?P<member>\.\s*[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)  # after a value: `).kind`
     |(?P<other>.)""",
     re.VERBOSE | re.DOTALL,
 )
-
-
-MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
-ELEMENTS: dict[tuple[str, ...], str] = {("plan", "changes"): "change", ("change", "fields"): "name"}
-"""What the items of a list rules see are, for a comprehension's variable over it
-(`plan.changes.all(c, ...)`: `c` is a change); over any other list, not known."""
-_VARIABLE = re.compile(r"\s*\(\s*([A-Za-z_]\w*)\s*,")  # `(c,` after a macro's name
-
-
-@dataclass(frozen=True)
-class Selection:
-    """A chain of names as written (`change.after.url`) and its offset in the source;
-    `element`: names[0] is a comprehension's variable over items of that (`change`)."""
-
-    names: tuple[str, ...]
-    offsets: tuple[int, ...]  # of each name in the source
-    element: str | None = None
-
-    @property
-    def offset(self) -> int:
-        return self.offsets[0]
-
-
-@dataclass(frozen=True)
-class _Bound:
-    name: str
-    element: str | None  # what its items are; None: not known, never checked
-    depth: int  # the parentheses' depth inside the macro's call
-
-
-def selections(source: str) -> list[Selection]:
-    """Every `a.b.c` chain the expression writes outside strings and comments,
-    starting at a variable of rules or at a comprehension's variable whose items are
-    known (calls such as `.startsWith` end a chain). A comprehension's variable is
-    bound inside its macro's parentheses, shadowing a variable of rules."""
-    found: list[Selection] = []
-    bound: list[_Bound] = []
-    declared: set[int] = set()  # where variables are declared: not selections
-    depth = 0
-    for match in _TOKEN.finditer(source):
-        if match["other"] in ("(", ")"):
-            depth += 1 if match["other"] == "(" else -1
-            bound = [b for b in bound if b.depth <= depth]
-        if match["chain"] is None or match.start() in declared:
-            continue
-        parts = [(m[0], match.start() + m.start()) for m in re.finditer(r"\w+", match["chain"])]
-        root = next((b for b in reversed(bound) if b.name == parts[0][0]), None)
-        element = root.element if root is not None else None
-        method = None
-        if source[match.end() :].lstrip().startswith("(") and len(parts) > 1:
-            method, parts = parts[-1][0], parts[:-1]  # a method: `x.y.startsWith(`
-        names = tuple(p[0] for p in parts)
-        if method in MACROS and (variable := _VARIABLE.match(source, match.end())):
-            over = (element, *names[1:]) if element else names
-            known = ELEMENTS.get(over) if root is None or element else None
-            bound.append(_Bound(variable[1], known, depth + 1))
-            declared.add(variable.start(1))
-        if (root is None and names[0] in VARIABLES) or element is not None:
-            found.append(Selection(names, tuple(p[1] for p in parts), element))
-    return found
 
 
 def _own_matches(source: str) -> str:
     """`source` with each call of `matches` (outside strings and comments) calling the
     RE2 matcher that compiles each pattern once."""
     out = []
-    for match in _TOKEN.finditer(source):
+    for match in TOKEN.finditer(source):
         text = match[0]
         if match["chain"] and source[match.end() :].lstrip().startswith("("):
             text = re.sub(r"\bmatches$", _MATCHES, text)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from agentform.core.problems import did_you_mean
 from agentform.kinds.base import Kind
-from agentform.policies.expressions import selections
+from agentform.policies.selections import selections
 
 CHANGE = ("kind", "name", "address", "action", "before", "after", "fields", "reason")
 ORGANIZATION = ("id", "name")
