@@ -177,6 +177,19 @@ def test_a_condition_on_nothing_exits_1_without_moving_the_clock(origin: str) ->
     assert "the clock did not move" in result.output
 
 
+def test_a_services_own_404_gives_no_hint_about_the_endpoint(origin: str) -> None:
+    """Found by the trial: the service's 404 about a missing execution was followed by
+    "(the endpoint is the service's base URL ...: did you mean .../agentform/v1/agents/v2?)",
+    though the endpoint was right: the hint is for a path the server does not serve."""
+    words = ["until", "executions/nope", "is", "finished"]
+    result = run("service", "advance", *words, "--endpoint", f"{origin}/agents/v2")
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: POST /clock/advance: 404 no execution 'nope' in this organization: "
+        "nothing to wait for (the clock did not move)\n"
+    )
+
+
 def test_a_service_on_the_wall_clock_is_not_moved(tmp_path: Path) -> None:
     app = create_app(tmp_path / "wall.db", seed=EXEC_SEED)
     with serving(app) as url:

@@ -15,7 +15,7 @@ import httpx
 
 from agentform.api.endpoint_url import shown_endpoint
 from agentform.core.errors import UnexpectedAnswer
-from agentform.rules.paths import API_PATH
+from agentform.rules.paths import API_PATH, UNKNOWN_PATH
 
 BASE_PATH = API_PATH  # where the API is served (rules/paths.py)
 
@@ -53,11 +53,13 @@ def _has_request(response: httpx.Response) -> bool:
     return True
 
 
-def base_path_hint(base_url: str, status: int) -> str:
-    """For a 404 when the endpoint does not end in /agents/v2: where it should."""
-    url = httpx.URL(shown_endpoint(base_url))
+def base_path_hint(endpoint: str, response: httpx.Response) -> str:
+    """For a 404 on a path the server does not serve, when the endpoint (as the user
+    gave it) does not end in /agents/v2: where it should. A service's 404 about a
+    missing object (its error body, another message) says nothing of the endpoint."""
+    url = httpx.URL(shown_endpoint(endpoint))
     path = url.path.rstrip("/")
-    if status != 404 or path.endswith(BASE_PATH):
+    if response.status_code != 404 or path.endswith(BASE_PATH) or not _unknown_path(response):
         return ""
     # another version (/agents/v1) is replaced; a path without one gets it appended
     stem = re.sub(r"/agents/v\d+$", "", path)
@@ -66,6 +68,18 @@ def base_path_hint(base_url: str, status: int) -> str:
         f" (the endpoint is the service's base URL, which ends in {BASE_PATH}: "
         f"did you mean {suggested}?)"
     )
+
+
+def _unknown_path(response: httpx.Response) -> bool:
+    """Whether a 404 is about its path: not a service's error body ({code, message}),
+    or the service's own message for a path it does not serve."""
+    try:
+        body = response.json()
+    except ValueError:
+        return True
+    if not isinstance(body, dict) or body.get("code") != 404:
+        return True
+    return not isinstance(body.get("message"), str) or body["message"] == UNKNOWN_PATH
 
 
 def page_of(answer: Any, path: str, identity: str) -> tuple[list[dict[str, Any]], int | None]:

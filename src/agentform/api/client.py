@@ -195,7 +195,7 @@ class ApiClient:
         if status == 404 and call.method == "DELETE" and call.may_have_applied:
             return None  # an earlier attempt deleted it
         if status >= 400:
-            message = error_message(response) + base_path_hint(self.sender.base_url, status)
+            message = error_message(response) + base_path_hint(self.shown_url, response)
             raise call.failed(status, message)
         if handed_over:
             await _successor_first()  # after any pause this answer asks for

@@ -7,5 +7,8 @@ own-operations.md) under `OWN_PATH`, beside it on the same server.
 
 API_PATH = "/agents/v2"
 OWN_PATH = "/agentform/v1"
+UNKNOWN_PATH = "no such operation"
+"""The message of the service's 404 for a path it does not serve: the client tells it
+from a 404 about a missing object, which gets no hint about the endpoint."""
 DEFAULT_PORT = 8700
 """The port `agentform service run` takes unless told otherwise."""

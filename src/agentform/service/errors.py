@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentform.core.errors import AgentformError
 from agentform.core.problems import Problem, own_errors, problems_of
+from agentform.rules.paths import UNKNOWN_PATH
 
 log = logging.getLogger("agentform.service")
 
@@ -166,7 +167,7 @@ def install_error_handlers(app: FastAPI) -> None:
         # An unknown path is 404; a method a known path does not have is 405 with
         # every method the path has in Allow (RFC 9110 §15.5.6).
         if exc.status_code == 404:
-            return error_response(404, "no such operation")
+            return error_response(404, UNKNOWN_PATH)
         if exc.status_code == 405:
             allowed = allowed_methods(request)
             message = f"this path does not take {request.method}; it takes {allowed}"
