@@ -150,6 +150,11 @@ def test_explain_of_an_unknown_execution(origin: str) -> None:
             " (did you mean 'batches'?)",
         ),
         (["until"], "Error: until what? write until KIND/KEY is STATUS"),
+        (
+            ["untill", "executions/e-1", "is", "finished"],
+            "Error: 'untill' is not a duration or until CONDITION (did you mean 'until'?)",
+        ),
+        (["Until"], "Error: 'Until' is not a duration or until CONDITION (did you mean 'until'?)"),
     ],
 )
 def test_advance_words_that_cannot_be_read(origin: str, words: list[str], said: str) -> None:

@@ -16,6 +16,7 @@ from agentform.cli.agentform_ops import read_clock
 from agentform.cli.context import RunContext
 from agentform.cli.endpoint import LOCAL
 from agentform.core.errors import AgentformError
+from agentform.core.problems import did_you_mean
 from agentform.rules.clock import CONDITION_FORMS, parse_condition, parse_duration
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ def request_body(words: tuple[str, ...], within: str) -> dict[str, str]:
         parse_condition(condition)
         parse_duration(within)
         return {"until": condition, "within": within}
+    if hint := did_you_mean(words[0], ["until"]):  # `untill`: a typo, not a duration
+        raise AgentformError(f"{words[0]!r} is not a duration or until CONDITION{hint}")
     if len(words) > 1:
         raise AgentformError(
             f"give one duration (90s, 2m, 1h30m, 1d), or until CONDITION; not {' '.join(words)!r}"
