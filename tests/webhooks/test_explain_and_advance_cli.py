@@ -222,6 +222,29 @@ def test_a_service_without_agentforms_operations_says_so() -> None:
     assert "Traceback" not in explained.output + moved.output
 
 
+def test_a_server_answering_405_on_the_clock_is_not_a_service_with_the_operations() -> None:
+    """Found by the trial: a server that is not the embedded service and answers
+    `GET /agentform/v1/clock` with 405 gave "405 Method Not Allowed", not the message
+    a 404 there gives."""
+    other = FastAPI()
+
+    @other.post("/agentform/v1/clock")
+    def clock() -> None: ...
+
+    with serving(other) as url:
+        moved = run("service", "advance", "1m", "--endpoint", f"{url}/agents/v2")
+        pruned = run("service", "prune", "--older-than", "1d", "--endpoint", f"{url}/agents/v2")
+    assert moved.exit_code == 1 and pruned.exit_code == 1
+    assert moved.output == (
+        f"Error: the service at {url}/agents/v2 does not have a clock agentform can move; "
+        "the embedded agentform service does (agentform service run)\n"
+    )
+    assert pruned.output == (
+        f"Error: the service at {url}/agents/v2 does not forget old history; "
+        "the embedded agentform service does (agentform service run)\n"
+    )
+
+
 @pytest.mark.slow
 def test_a_stopped_service_is_one_line(tmp_path: Path) -> None:
     with socket.socket() as sock:

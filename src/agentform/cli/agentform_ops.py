@@ -7,6 +7,8 @@ They are served beside the Agent Service API, not in it: a base URL ending in
 own-operations.md). The public service has none of them, so a 404 from them is
 told apart: when the service does not even know `GET /agentform/v1/clock`, the
 operations are missing, and the command says that plainly instead of "not found".
+A 405 there says the same: the embedded service always takes `GET /clock`, so a
+server refusing the method is another one.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ async def read_clock(api: ApiClient, shown: str, what: str) -> dict[str, Any]:
     try:
         answer: dict[str, Any] = await api.request("GET", "/clock")
     except ApiError as exc:
-        if exc.status == 404:
+        if exc.status in (404, 405):  # no such path, or not the method the service has
             raise MissingOperations(
                 f"the service at {shown} does not {what}; the embedded agentform service "
                 "does (agentform service run)"
