@@ -86,6 +86,30 @@ def test_plan_shows_each_violation_at_its_field(quickstart: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "deny",
+    [
+        "[change].exists(d, !d.after.url.startsWith('https://'))",
+        "!(change).after.url.startsWith('https://')",
+    ],
+)
+def test_a_change_read_through_a_variable_is_given_the_fields_it_reads(
+    quickstart: Path, deny: str
+) -> None:
+    """A change's objects hold only the fields its rules read; a variable standing for
+    the change (`[change].exists(d, d.after.url ...)`) read none, so the rule could not
+    be evaluated ("Key not found in map")."""
+    policy = HTTPS.format(level="mandatory").replace(
+        "\"!change.after.url.startsWith('https://')\"", json.dumps(deny)
+    )
+    policy = policy.replace(" + ' must use https, not ' + change.after.url", "")  # reads url
+    assert deny in policy and "change.after.url" not in policy
+    text = run("plan", "-C", str(with_policy(quickstart, policy))).output
+    assert "could not be evaluated" not in text
+    assert "Policies: 2 violations (2 mandatory) of 1 rule." in text
+    assert "mandatory rule https-webhooks violated at webhooks/ops-alerts, url" in text
+
+
 def test_a_plan_without_policies_has_no_policies_key(quickstart: Path) -> None:
     document = json.loads(run("plan", "--format", "json", "-C", str(quickstart)).output)
     assert "policies" not in document

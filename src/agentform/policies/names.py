@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from agentform.core.problems import did_you_mean
 from agentform.kinds.base import Kind
-from agentform.policies.selections import selections
+from agentform.policies.selections import Selection, selections
 
 CHANGE = ("kind", "name", "address", "action", "before", "after", "fields", "reason")
 ORGANIZATION = ("id", "name")
@@ -79,16 +79,19 @@ def _problem(
     return None
 
 
+def _object_read(selection: Selection) -> str | None:
+    """The object field a selection of a change reads (`change.after.url`, or `d.after.url`
+    where `d` stands for the change); "" for a whole object; None when it reads none."""
+    if (selection.element or selection.names[0]) != "change" or len(selection.names) < 2:
+        return None
+    if selection.names[1] not in OBJECTS:
+        return None
+    return selection.names[2] if len(selection.names) > 2 else ""
+
+
 def fields_read(source: str) -> tuple[str, ...]:
     """The object fields `source` reads (`change.after.url` reads url), in order."""
-    found = [
-        s.names[2]
-        for s in selections(source)
-        if s.element is None
-        and s.names[0] == "change"
-        and len(s.names) > 2
-        and s.names[1] in OBJECTS
-    ]
+    found = [f for s in selections(source) if (f := _object_read(s))]
     return tuple(dict.fromkeys(found))
 
 
@@ -100,11 +103,9 @@ def object_reads(sources: Iterable[str]) -> frozenset[str] | None:
     found: set[str] = set()
     for source in sources:
         for s in selections(source):
-            if s.element is not None or s.names[0] != "change" or len(s.names) < 2:
-                continue
-            if s.names[1] not in OBJECTS:
-                continue
-            if len(s.names) == 2:
+            field = _object_read(s)
+            if field == "":
                 return None
-            found.add(s.names[2])
+            if field is not None:
+                found.add(field)
     return frozenset(found)
