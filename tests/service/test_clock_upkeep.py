@@ -94,6 +94,28 @@ def test_with_delivery_workers_a_move_costs_the_same_for_a_day_and_a_year(tmp_pa
     assert cost[366.0][0] == 1
 
 
+def test_waiting_a_year_for_a_condition_that_never_holds_costs_what_a_day_does(
+    tmp_path: Path,
+) -> None:
+    app = _app(tmp_path / "s.db")
+    cost = {}
+    with running(app, EXEC_KEY) as (api, advance):
+        paused = execute(api, api.ids("/agents")["steady"])
+        advance(0)
+        assert api.post(f"/executions/{paused}/pause").status_code == 200
+        advance(0)
+        stops = Stops(app)
+        for within in ("1d", "366d"):
+            body = {"until": f"executions/{paused} is finished", "within": within}
+            headers = {"X-Api-Key": EXEC_KEY}
+            answer = api.client.post("/agentform/v1/clock/advance", json=body, headers=headers)
+            assert answer.json()["met"] is False
+            cost[within] = stops.take()
+    app.state.db.close()
+    assert cost["1d"] == cost["366d"]
+    assert cost["366d"][0] <= 2  # what is due at the start, then the window's end
+
+
 def _history_left(path: Path, moves: list[float]) -> list[dict[str, int]]:
     """Rows of each kind after each of `moves` (seconds), three executions having run
     at the start (a day's retention)."""
