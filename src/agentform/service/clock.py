@@ -5,7 +5,11 @@
 still until a test calls `await clock.advance(seconds)`, which moves time
 forward job by job and runs everything that falls due in the window, in due
 order (including jobs scheduled by those jobs, when they fall due within it),
-with no real sleeping; `advance(0)` runs what is due now.
+with no real sleeping; `advance(0)` runs what is due now. It does not stop for
+upkeep (runtime/handlers.py): an upkeep job due on the way runs at the next
+instant it stops at (another job's, or the move's end), so a move costs what
+falls due on the way, never the simulated time (a year of hourly looks was
+8,785 stops).
 
 This module is the only place the service reads the wall clock (`wall_now`,
 `WallClock.seconds`); everything else asks the injected clock, so a test's
@@ -59,6 +63,9 @@ class Driven(Protocol):
     async def run_due(self) -> int: ...
 
     async def next_due_after(self, moment: datetime) -> datetime | None: ...
+
+    async def next_stop_after(self, moment: datetime) -> datetime | None:
+        """`next_due_after` but for upkeep, which a manual clock does not stop for."""
 
 
 class Clock(ABC):
@@ -215,7 +222,7 @@ class ManualClock(Clock):
         return bool(self._sleepers)
 
     async def _next_moment(self) -> datetime | None:
-        moments = [await r.next_due_after(self._now) for r in self._runners]
+        moments = [await r.next_stop_after(self._now) for r in self._runners]
         if self._live_sleepers():
             moments.append(self._sleepers[0][0])
         return min((m for m in moments if m is not None), default=None)

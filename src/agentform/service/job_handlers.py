@@ -26,5 +26,5 @@ def service_handlers(*, deliveries: IoJobHandler[Any, Any] | None = None) -> Job
     handlers.add(scheduler.RELEASE_JOB, scheduler.release_job)
     handlers.add(scheduler.FILL_JOB, scheduler.fill_job)
     handlers.add(outbox.DELIVERY_JOB, deliveries or sending.DeliveryJob())
-    handlers.add(retention.RETENTION_JOB, retention.forget_old_history)
+    handlers.add(retention.RETENTION_JOB, retention.forget_old_history, upkeep=True)
     return handlers

@@ -23,6 +23,11 @@ shared resources) as an argument in every phase:
 
 A handler that wants to run again later schedules a follow-up job
 (`store.jobs.schedule`) in its transaction.
+
+A kind added as `upkeep` keeps house on a period of its own (retention's hourly
+look): a manual clock does not stop for it, so a long move costs what falls due
+on the way, not the simulated time; it runs at the next instant the clock stops
+at, and does then what its looks since would have (clock.py).
 """
 
 from __future__ import annotations
@@ -84,11 +89,18 @@ class JobHandlers:
 
     def __init__(self) -> None:
         self._by_kind: dict[str, Handler] = {}
+        self._upkeep: set[str] = set()
 
-    def add(self, kind: str, handler: Handler) -> None:
+    def add(self, kind: str, handler: Handler, *, upkeep: bool = False) -> None:
         if kind in self._by_kind:
             raise ValueError(f"job kind {kind!r} already has a handler")
         self._by_kind[kind] = handler
+        if upkeep:
+            self._upkeep.add(kind)
+
+    def upkeep_kinds(self) -> list[str]:
+        """The kinds a manual clock does not stop for (the module's docstring)."""
+        return sorted(self._upkeep)
 
     def get(self, kind: str) -> Handler | None:
         return self._by_kind.get(kind)

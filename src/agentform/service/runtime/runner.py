@@ -145,6 +145,11 @@ class Runner:
     async def next_due_after(self, moment: datetime) -> datetime | None:
         return await self._in_thread(self._read, jobs.next_due_after, moment)
 
+    async def next_stop_after(self, moment: datetime) -> datetime | None:
+        """When the first job due after `moment` that is not upkeep falls due."""
+        query = functools.partial(jobs.next_due_after, not_kinds=self.handlers.upkeep_kinds())
+        return await self._in_thread(self._read, query, moment)
+
     async def run_due(self) -> int:
         """Starts every job due now that can start, in due order; returns how many."""
         started = 0

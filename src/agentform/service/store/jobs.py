@@ -152,12 +152,17 @@ def due_jobs(
     return [job_from_row(r) for r in rows]
 
 
-def next_due_after(conn: Conn, moment: datetime) -> datetime | None:
-    """When the first pending job due after `moment` falls due."""
-    row = conn.execute(
-        "SELECT min(due_at) FROM jobs WHERE status = 'pending' AND due_at > ?", (iso(moment),)
+def next_due_after(
+    conn: Conn, moment: datetime, *, not_kinds: Collection[str] = ()
+) -> datetime | None:
+    """When the first pending job due after `moment`, of none of `not_kinds`, falls due."""
+    clause = f" AND kind NOT IN ({_marks(not_kinds)})" if not_kinds else ""
+    row = conn.execute(  # in the pending jobs' due order: it stops at the first one
+        f"SELECT due_at FROM jobs WHERE status = 'pending' AND due_at > ?{clause} "
+        "ORDER BY due_at LIMIT 1",
+        (iso(moment), *not_kinds),
     ).fetchone()
-    return parse_iso(row[0]) if row[0] else None
+    return parse_iso(row[0]) if row else None
 
 
 def newest_id(conn: Conn) -> int:
