@@ -154,9 +154,12 @@ def test_another_organizations_execution_is_not_found(browser: Any, served: Serv
 
 def test_the_keyboard_alone_signs_in_and_reaches_every_page(browser: Any, served: Served) -> None:
     browser.get(served.root + "/console/")
-    active = browser.switch_to.active_element
-    assert active.get_attribute("id") == "key"  # the field has the focus at once
-    active.send_keys(EXEC_KEY + Keys.ENTER)
+    # The field has the focus with no key pressed; Chrome applies `autofocus` in a
+    # task after the load event, which a loaded machine may not have run yet.
+    WebDriverWait(browser, 10).until(
+        lambda driver: driver.switch_to.active_element.get_attribute("id") == "key"
+    )
+    browser.switch_to.active_element.send_keys(EXEC_KEY + Keys.ENTER)
     WebDriverWait(browser, 10).until(seen.presence_of_element_located((By.CSS_SELECTOR, ".who")))
     body = browser.find_element(By.TAG_NAME, "body")
     body.send_keys(Keys.TAB)
