@@ -144,7 +144,8 @@ def validate_all(opts: Options, dirs: list[Path], tests: bool = True) -> int:
             failing.add(name)
     for overlap in overlaps(members):
         problems.append(overlap)
-        failing.add(workspace_of.get(overlap.position.file if overlap.position else "", ""))
+        if overlap.position and overlap.position.file in workspace_of:
+            failing.add(workspace_of[overlap.position.file])
     for problem in problems[:SHOWN_PROBLEMS]:
         click.echo(problem.render(), err=True)
     errors = sum(p.severity == "error" for p in problems)

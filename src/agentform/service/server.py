@@ -66,12 +66,9 @@ def serve(
     port = sock.getsockname()[1]  # the one bound: --port 0 lets the OS choose
     stop = StopRequest()
     try:
-        exclusive.acquire(db_path)  # before a word is said: a second server on it is refused
-    except BaseException:
-        sock.close()
-        raise
-    try:
-        with stop.on_signals():  # from here on: a signal during start-up counts too
+        # The lock before a word is said (a second server on the database is refused);
+        # from the signals on, a signal during start-up counts too.
+        with exclusive.held(db_path), stop.on_signals():
             settings = ServiceSettings(
                 platform_url=base_url(host, port),  # links in notifications point here
                 read_timeout_seconds=read_timeout,
@@ -101,7 +98,6 @@ def serve(
                 app.state.db.close()
         say("Agent Service stopped (pending work resumes on the next start)")
     finally:
-        exclusive.release(db_path)
         sock.close()
 
 

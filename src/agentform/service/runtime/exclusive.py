@@ -19,6 +19,7 @@ import contextlib
 import fcntl
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from agentform.service.start_errors import CannotStart
@@ -31,6 +32,16 @@ _guard = threading.Lock()
 
 class DatabaseInUse(CannotStart):
     """Another process runs this database's due work."""
+
+
+@contextlib.contextmanager
+def held(db_path: Path) -> Iterator[None]:
+    """The lock held for the block (`service run` takes it before saying a word)."""
+    acquire(db_path)
+    try:
+        yield
+    finally:
+        release(db_path)
 
 
 def lock_path(db_path: Path) -> Path:
