@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agentform.service.clock import MANUAL_START, FollowerClock, wall_now
 from agentform.service.delivery import fairness
+from agentform.service.delivery.claiming import in_flight
 from agentform.service.delivery.fairness import INTEGRATION_SHARE
 from agentform.service.delivery.outbox import DELIVERY_JOB
 from agentform.service.runtime import ManualClock
@@ -43,12 +44,12 @@ def test_jobs_another_worker_holds_count_toward_the_share_until_their_lease_ends
                 payload={},
                 execution_id=str(uuid.uuid4()),
             )
-        first = fairness.choose(conn, DELIVERY_JOB, now, set(), 128)
+        first = fairness.choose(conn, DELIVERY_JOB, now, in_flight(conn, DELIVERY_JOB, set()), 128)
         assert len(first) == INTEGRATION_SHARE  # the integration's share, of LANES due
         held = [job.id for job in first[:10]]
         claims.claim(conn, held, "1-other", wall_now() + timedelta(minutes=1))
 
-        mine = fairness.choose(conn, DELIVERY_JOB, now, set(), 128)
+        mine = fairness.choose(conn, DELIVERY_JOB, now, in_flight(conn, DELIVERY_JOB, set()), 128)
         assert len(mine) == INTEGRATION_SHARE - 10  # the other worker's ten are in flight
         assert not {job.id for job in mine} & set(held)
 
@@ -56,7 +57,7 @@ def test_jobs_another_worker_holds_count_toward_the_share_until_their_lease_ends
         later = wall_now() + timedelta(minutes=2)
         assert claims.live_ids(conn, DELIVERY_JOB, later) == set()
         claims.claim(conn, held, "1-other", wall_now() - timedelta(seconds=1))
-        again = fairness.choose(conn, DELIVERY_JOB, now, set(), 128)
+        again = fairness.choose(conn, DELIVERY_JOB, now, in_flight(conn, DELIVERY_JOB, set()), 128)
         assert set(held) <= {job.id for job in again}
 
         # A worker's claims are freed at once when it dies, but for those it keeps.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -32,6 +33,12 @@ LEASE = timedelta(seconds=15)
 """How long a claim holds unless renewed: a killed worker's jobs are taken again
 after it (the supervisor frees them at once when it sees the worker die)."""
 RENEW_SECONDS = 3.0
+
+
+def in_flight(conn: Conn, kind: str, running: Collection[int]) -> set[int]:
+    """The jobs of `kind` in flight across the service: this worker's `running` and
+    those other workers hold live claims on, so that shares are the whole service's."""
+    return set(running) | claims.live_ids(conn, kind, wall_now())
 
 
 class ClaimingRunner(Runner):
@@ -65,9 +72,9 @@ class ClaimingRunner(Runner):
                 handler = self.handlers.get(kind)
                 assert isinstance(handler, IoJobHandler)
                 room = free - len(chosen)
-                picked = handler.choose_due(conn, kind, now, running, room)
+                taken = in_flight(conn, kind, running)
+                picked = handler.choose_due(conn, kind, now, taken, room)
                 if picked is None:  # a kind with no choice of its own: oldest first
-                    taken = running | claims.live_ids(conn, kind, wall_now())
                     picked = jobs.due_jobs(conn, now, taken, room, kinds=[kind])
                 chosen += [job for job in picked if job.lane not in busy]
             claims.claim(conn, [job.id for job in chosen], self.worker_id, wall_now() + LEASE)

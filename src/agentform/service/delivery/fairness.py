@@ -34,8 +34,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from agentform.service.clock import wall_now
-from agentform.service.store import claims, delivery_health, delivery_lanes
+from agentform.service.store import delivery_health, delivery_lanes
 from agentform.service.store.database import Conn
 from agentform.service.store.delivery_lanes import LaneJob
 from agentform.service.store.jobs import Job
@@ -68,12 +67,11 @@ class Turn:
 def choose(
     conn: Conn, kind: str, now: datetime, in_flight: Collection[int], free: int
 ) -> list[Job]:
-    """Up to `free` due jobs of `kind` to start now, fairly (see the module's doc).
-    In flight are `in_flight` (the caller's) and the jobs other processes hold
-    claims on (store/claims.py): the shares are the whole service's."""
+    """Up to `free` due jobs of `kind` to start now, fairly (see the module's doc),
+    with `in_flight` counted in the shares: the caller's own, and, for a delivery
+    worker, those other processes hold claims on (delivery/claiming.py)."""
     if free <= 0:
         return []
-    in_flight = set(in_flight) | claims.live_ids(conn, kind, wall_now())
     due = delivery_lanes.due_lane_jobs(
         conn, kind, now, in_flight, INTEGRATION_SHARE, ORGANIZATION_SHARE
     )
