@@ -493,3 +493,10 @@ def test_an_endpoint_with_a_query_or_fragment_is_refused_without_showing_it(
     assert result.exit_code != 0
     assert "tok-" not in result.output
     assert "endpoint must have no query string or fragment" in result.output, result.output
+
+
+def test_an_endpoint_is_shown_without_credentials_query_or_fragment() -> None:
+    from agentform.api.endpoint_url import shown_endpoint
+
+    shown = shown_endpoint("http://u:pw-0000@h:1/agents/v2?token=tok-1#frag-1")
+    assert shown == "http://h:1/agents/v2"

@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agentform.rules.batches import next_release_at, next_status, released_count
-from agentform.service.batches.triggering import Trigger, free_capacity
+from agentform.service.batches.triggering import Trigger
 from agentform.service.executions.lifecycle import on_capacity_freed
 from agentform.service.runtime import RunContext
-from agentform.service.store import batches, jobs
+from agentform.service.store import batches, execution_capacity, jobs
 from agentform.service.store.batches import BatchRow
 from agentform.service.store.database import Conn
 from agentform.service.store.events import append_event
@@ -68,7 +68,7 @@ def stop(conn: Conn, batch_id: str) -> None:
 def fill(conn: Conn, org_id: str) -> set[str]:
     """Triggers waiting items, oldest due first, while the organization has capacity;
     returns the batches whose items moved."""
-    free = free_capacity(conn, org_id)
+    free = execution_capacity.room(conn, org_id)
     trigger = Trigger(conn, org_id)
     touched: set[str] = set()
     busy: set[str] = set()  # pools whose every profile is in use: their items keep their place

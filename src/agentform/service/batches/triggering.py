@@ -42,11 +42,6 @@ FULL = Outcome(full=True)
 NO_PROFILES = "agentProfilePoolId: the pool has no profiles, so no execution can take one"
 
 
-def free_capacity(conn: Conn, org_id: str) -> int:
-    """How many more executions the organization may start now."""
-    return execution_capacity.room(conn, org_id)
-
-
 class Trigger:
     """Triggers items of one organization within one transaction (agents, pools and
     profiles read once)."""
@@ -81,7 +76,7 @@ class Trigger:
             pool = request.agentProfilePoolId
             if pool is not None and not execution_capacity.pool_members(self.conn, str(pool)):
                 return Outcome(failure=NO_PROFILES)
-            if free_capacity(self.conn, self.org_id) == 0:
+            if execution_capacity.room(self.conn, self.org_id) == 0:
                 return FULL
             return WAITS  # its pool's profiles are all in use: it keeps its place
         return Outcome(execution_id=str(row.id))
