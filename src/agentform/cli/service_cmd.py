@@ -3,7 +3,6 @@ moving the clock of one started with `--clock manual`, and forgetting old histor
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -141,8 +140,9 @@ def run(
 def default_delivery_workers() -> int:
     """2 delivery workers (the live bench's best on two cores: docs/performance.md),
     but none on one CPU, where a second process only adds its own costs."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return 0 if (cpus or 1) < 2 else 2
+    from agentform.core.cpus import usable_cpus
+
+    return 0 if usable_cpus() < 2 else 2
 
 
 def parse_retain(value: str) -> timedelta | None:

@@ -15,7 +15,6 @@ only needs testing (every reason `tests only:`) from one to plan.
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 from agentform.config.files import ROOT_NAMES
 from agentform.config.repository_file import REPOSITORY_FILE, Repository, read_repository
+from agentform.core.cpus import usable_cpus
 from agentform.core.errors import DiagnosticsError
 from agentform.repository.pairs import Pair, pairs_of
 from agentform.repository.snapshot import Snapshot, snapshot
@@ -116,7 +116,7 @@ def _compare_some(work: Repository, base: Repository, pairs: list[Pair]) -> Comp
 def _compare_all(work: Repository, base: Repository, pairs: list[Pair]) -> Compared:
     """Each pair compared; over PARALLEL_FROM pairs, in one forked process per core
     (each pair is loaded apart from the others: rendering is CPU-bound Python)."""
-    workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8)
+    workers = min(usable_cpus(), 8)
     if len(pairs) < PARALLEL_FROM or workers < 2 or "fork" not in mp.get_all_start_methods():
         return _compare_some(work, base, pairs)
     shares = [pairs[i::workers] for i in range(workers)]
