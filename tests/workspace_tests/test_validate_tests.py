@@ -185,3 +185,27 @@ def test_a_test_file_through_a_linked_directory_is_named_as_written(
         "tests/sub/x.yaml: error: 'tests/sub/x.yaml' leads outside the workspace: "
         "not allowed in workspace files"
     )
+
+
+def test_the_test_files_are_found_once_for_every_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tests/ was walked, and each file opened to tell a seed, once per environment."""
+    from agentform.testing import files
+
+    root = workspace(tmp_path / "ws", {"good.yaml": GOOD})
+    (root / "agentform.yaml").write_text(
+        "workspace: w\nendpoint: local\nenvironments:\n  staging: {}\n  prod: {}\n"
+    )
+    opened: list[Path] = []
+    told = files._is_seed
+
+    def counted(path: Path) -> bool:
+        opened.append(path)
+        return told(path)
+
+    monkeypatch.setattr(files, "_is_seed", counted)
+    result = run("validate", "-C", str(root))
+    assert result.exit_code == 0, result.output
+    assert result.output.endswith("Valid: 1 test file, 1 test.\n")
+    assert [p.name for p in opened] == ["good.yaml"]

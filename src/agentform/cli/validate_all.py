@@ -15,7 +15,7 @@ import click
 from agentform.cli.common import SHOWN_PROBLEMS
 from agentform.cli.context import RunContext
 from agentform.cli.options import Options
-from agentform.cli.validate_tests import checked_tests
+from agentform.cli.validate_tests import TestFiles
 from agentform.config.files import root_file
 from agentform.config.loader import Settings, Workspace
 from agentform.config.repository import Member, find_workspaces, overlaps
@@ -76,6 +76,7 @@ def _load_one(
         environments: list[str | None] = [*here.environment_names()] or [None]
     except AgentformError as exc:
         return [], [Diagnostic(str(exc), Position(name))]
+    test_files = TestFiles(folder)  # found once, checked in each environment
     for environment in environments:
         shown = _shown(name, environment)
         workspace = None
@@ -89,7 +90,7 @@ def _load_one(
             problems.append(Diagnostic(f"{shown}: {exc}", Position(name)))
             continue
         if tests:
-            problems += [_rebased(d, name) for d in checked_tests(folder, workspace).problems]
+            problems += [_rebased(d, name) for d in test_files.checked(workspace).problems]
         if workspace is not None:
             say_unset_and_warnings(workspace, prefix=f"{shown}: ")
             members.append(Member(shown, root, workspace.settings))

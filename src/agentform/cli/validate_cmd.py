@@ -16,7 +16,7 @@ import click
 from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
 from agentform.cli.context import RunContext
 from agentform.cli.validate_all import say_unset_and_warnings, validate_all
-from agentform.cli.validate_tests import Tested, checked_tests
+from agentform.cli.validate_tests import Tested, TestFiles
 from agentform.config.loader import Workspace
 from agentform.core.diagnostics import Diagnostic
 from agentform.core.errors import AgentformError, DiagnosticsError
@@ -66,13 +66,13 @@ def validate(run: RunContext, every: bool, no_tests: bool, dirs: tuple[Path, ...
     found: dict[str | None, list[Diagnostic]] = {}
     in_tests: dict[str | None, list[Diagnostic]] = {}
     valid: list[str] = []  # said only when nothing fails: no "Valid" above an error
-    tested = Tested()
+    tested, test_files = Tested(), TestFiles(run.opts.workspace_dir)
     with collector_paused():  # each load's objects are freed by count: no cycles to find
         for name in names:
             workspace, found[name] = _validated(run, name)
             valid += [_valid_line(workspace)] if workspace is not None else []
             if not no_tests:
-                tested = checked_tests(run.opts.workspace_dir, workspace)
+                tested = test_files.checked(workspace)
                 in_tests[name] = tested.problems
     policies, policy_problems = _policies(run.opts.workspace_dir)
     if problems := _together(found) + policy_problems + _together(in_tests):

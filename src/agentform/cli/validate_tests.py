@@ -14,6 +14,7 @@ from pathlib import Path
 from agentform.config.files import TESTS_DIR
 from agentform.config.loader import Workspace
 from agentform.core.diagnostics import Diagnostic
+from agentform.core.errors import DiagnosticsError
 
 
 @dataclass(frozen=True)
@@ -25,12 +26,28 @@ class Tested:
     problems: list[Diagnostic] = field(default_factory=list)
 
 
-def checked_tests(root: Path, workspace: Workspace | None) -> Tested:
-    """The test files of the workspace at `root`, checked against `workspace` (None:
-    it did not load, so the names it declares are not checked)."""
-    if not (root / TESTS_DIR).is_dir():
-        return Tested()
-    from agentform.testing.files import workspace_tests  # only where there are tests
+class TestFiles:
+    """The test files of the workspace at `root`: found once (tests/ walked, each file
+    opened to tell a seed), then checked against each environment's workspace."""
 
-    runs, problems = workspace_tests(root, workspace)
-    return Tested(len(runs), sum(len(r.model.tests) for r in runs), problems)
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.paths: list[Path] | None = None
+        self.refused: list[Diagnostic] = []  # tests/ itself leads out: nothing is read
+
+    def checked(self, workspace: Workspace | None) -> Tested:
+        """The files checked against `workspace` (None: it did not load, so the
+        names it declares are not checked)."""
+        if not (self.root / TESTS_DIR).is_dir():
+            return Tested()
+        from agentform.testing.files import tests_of, workspace_tests  # only where tests are
+
+        if self.paths is None and not self.refused:
+            try:
+                self.paths = tests_of(self.root)
+            except DiagnosticsError as exc:
+                self.refused = list(exc.diagnostics)
+        if self.paths is None:
+            return Tested(problems=self.refused)
+        runs, problems = workspace_tests(self.root, workspace, self.paths)
+        return Tested(len(runs), sum(len(r.model.tests) for r in runs), problems)

@@ -108,17 +108,13 @@ def load_tests(workspace: Workspace, paths: Sequence[Path]) -> list[TestFileRun]
 
 
 def workspace_tests(
-    root: Path, workspace: Workspace | None
+    root: Path, workspace: Workspace | None, paths: Sequence[Path]
 ) -> tuple[list[TestFileRun], list[Diagnostic]]:
-    """The workspace's tests (its tests/ directory, as `agentform test` finds them),
-    checked as `agentform test` checks them before running any (`agentform validate`),
-    and their problems in order. Without the workspace (it did not load), the names it
-    declares are not checked."""
+    """The workspace's test files `paths` (`tests_of`, found once for every
+    environment), checked as `agentform test` checks them before running any
+    (`agentform validate`), and their problems in order. Without the workspace (it did
+    not load), the names it declares are not checked."""
     names = workspace_names(workspace) if workspace is not None else Names(None, None, None, None)
-    try:
-        paths = tests_of(root)
-    except DiagnosticsError as exc:
-        return [], list(exc.diagnostics)
     runs, diags = read_tests(root, paths, names)
     return runs, diags.in_order()
 
