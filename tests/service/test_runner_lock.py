@@ -92,3 +92,20 @@ def test_a_database_where_no_folder_can_be_made_is_one_line(tmp_path: Path) -> N
     assert result.exit_code == 1
     assert result.output.startswith(f"Error: {blocker / 'service.db'}: cannot ")
     assert "Traceback" not in result.output and len(result.output.splitlines()) == 1
+
+
+def test_a_start_that_cannot_open_the_database_leaves_no_lock_file(tmp_path: Path) -> None:
+    """`--db /etc/passwd` left `/etc/passwd.runner-lock` behind (found by a trial)."""
+    not_a_database = tmp_path / "notes.txt"
+    not_a_database.write_text("not a database\n" * 100)
+    result = CliRunner().invoke(cli, ["service", "run", "--port", "0", "--db", str(not_a_database)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_a_lock_let_go_is_removed_and_a_removed_one_is_not_won(tmp_path: Path) -> None:
+    db = tmp_path / "service.db"
+    exclusive.acquire(db)
+    assert exclusive.lock_path(db).exists()
+    exclusive.release(db)
+    assert not exclusive.lock_path(db).exists()

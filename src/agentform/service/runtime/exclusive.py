@@ -5,7 +5,8 @@ Two `agentform service run` on one database would each run every due job: an
 execution's steps twice, a batch's items twice, a delivery sent twice. The
 second is refused before it serves, naming the process that holds the lock. The
 kernel releases a flock when its holder exits, kill -9 included, so a crashed
-service never leaves a stale lock behind (a pid file would).
+service never leaves a stale lock behind (a pid file would); a clean stop, or a
+start that could not open the database, removes the file.
 
 Within one process the lock is counted, not refused: an embedding caller (a test,
 `agentform test`) may start a second app's runner on a database it already runs,
@@ -57,6 +58,13 @@ def acquire(db_path: Path) -> None:
             fd, count = _held[path]
             _held[path] = (fd, count + 1)
             return
+        _held[path] = (_locked(db_path, path), 1)
+
+
+def _locked(db_path: Path, path: Path) -> int:
+    """A descriptor of the lock file, locked. A holder removes the file before it lets
+    go, so a lock won on a file no longer at `path` is on a removed one: try again."""
+    while True:
         fd = _opened(db_path, path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -67,9 +75,15 @@ def acquire(db_path: Path) -> None:
                 f"{db_path}: another Agent Service (pid {holder}) is running this "
                 "database's work; stop it first, or give this one another --db"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
-        _held[path] = (fd, 1)
+        try:
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+    return fd
 
 
 def _opened(db_path: Path, path: Path) -> int:
@@ -84,8 +98,9 @@ def _opened(db_path: Path, path: Path) -> int:
 
 
 def release(db_path: Path) -> None:
-    """Lets go of one hold; the last one unlocks (and the file is left: removing it
-    would race a process that opened it and is about to lock it)."""
+    """Lets go of one hold; the last one removes the lock file, then unlocks: nothing
+    is left beside the database (a start that failed to open it included). A process
+    that opened the file just before sees, once it wins the lock, that it is gone."""
     path = lock_path(db_path).resolve()
     with _guard:
         if path not in _held:
@@ -96,5 +111,5 @@ def release(db_path: Path) -> None:
             return
         del _held[path]
         with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
+            os.unlink(path)
         os.close(fd)  # closing the last descriptor releases the flock
