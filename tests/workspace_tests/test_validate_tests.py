@@ -209,3 +209,18 @@ def test_the_test_files_are_found_once_for_every_environment(
     assert result.exit_code == 0, result.output
     assert result.output.endswith("Valid: 1 test file, 1 test.\n")
     assert [p.name for p in opened] == ["good.yaml"]
+
+
+def test_a_name_one_environment_lacks_is_said_for_that_environment(tmp_path: Path) -> None:
+    """The files are found once, and checked against each environment's names."""
+    root = workspace(tmp_path / "ws", {"good.yaml": GOOD})
+    (root / "agentform.yaml").write_text(
+        "workspace: w\nendpoint: local\nenvironments: {a: {}, b: {}}\n"
+    )
+    (root / "pools.yaml").write_text(
+        "profilePools:\n  - {name: \"{{ 'eu' if env_name == 'a' else 'us' }}\", members: [bot-1]}\n"
+    )
+    result = run("validate", "-C", str(root))
+    assert result.exit_code == 1, result.output
+    said = [line for line in result.output.splitlines() if "'eu'" in line]
+    assert len(said) == 1 and "environment b: " in said[0], result.output
