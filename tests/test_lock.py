@@ -10,6 +10,7 @@ from click.testing import CliRunner, Result
 
 from agentform.cli import lock
 from agentform.cli.main import cli
+from agentform.cli.options import Seconds
 
 
 @pytest.fixture
@@ -56,11 +57,22 @@ def test_the_lock_is_released_after_each_run(ws: Path) -> None:
         pass
 
 
-@pytest.mark.parametrize(("text", "seconds"), [("0", 0), ("0s", 0), ("45s", 45), ("2m", 120)])
+@pytest.mark.parametrize(
+    ("text", "seconds"), [("0", 0), ("0s", 0), ("45s", 45), ("2m", 120), ("1h30m", 5400)]
+)
 def test_lock_timeouts_read_as_terraform_writes_them(text: str, seconds: float) -> None:
-    assert lock.duration(text) == seconds
+    assert Seconds(zero=True).convert(text, None, None) == seconds
 
 
 def test_a_bad_lock_timeout_is_refused(ws: Path) -> None:
     result = agentform("apply", "--lock-timeout", "soon", "-C", str(ws))
     assert result.exit_code != 0 and "--lock-timeout" in result.output
+
+
+@pytest.mark.parametrize("text", ["-1s", "soon", "inf", "nan"])
+def test_a_lock_timeout_below_0_or_not_a_duration_says_what_is_accepted(
+    ws: Path, text: str
+) -> None:
+    result = agentform("apply", "--lock-timeout", text, "-C", str(ws))
+    assert result.exit_code == 1, result.output  # a usage error (docs/guide/command-line.md)
+    assert "--lock-timeout" in result.output and "0 or more or a duration" in result.output

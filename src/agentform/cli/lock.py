@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -20,38 +19,17 @@ from pathlib import Path
 
 import click
 
+from agentform.cli.options import Seconds
 from agentform.core.errors import WorkspaceLocked
 
 sleep = time.sleep  # replaced in tests, so waiting needs no real time
 POLL = 0.5
 
 
-def duration(text: str) -> float:
-    """Seconds in a duration written as Terraform writes them: `0`, `30s`, `5m`, `1h`."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*", text)
-    if not match:
-        raise ValueError(f"{text!r} is not a duration (like 0s, 30s, 5m)")
-    scale = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[match.group(2) or "s"]
-    return float(match.group(1)) * scale
-
-
-class Duration(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.4 on only
-    name = "duration"
-
-    def convert(
-        self, value: object, param: click.Parameter | None, ctx: click.Context | None
-    ) -> float:
-        if isinstance(value, int | float):
-            return float(value)
-        try:
-            return duration(str(value))
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
 lock_timeout_option = click.option(
     "--lock-timeout",
-    type=Duration(),
+    type=Seconds(zero=True),
+    metavar="DURATION",
     default="0s",
     show_default=True,
     help="How long to wait for another run's workspace lock (e.g. 30s, 5m).",

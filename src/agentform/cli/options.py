@@ -94,9 +94,10 @@ GLOBAL_NAMES = tuple(f.name for f in fields(Options))
 """The parameters of the global options: Options' fields, each one option."""
 
 
-def positive_seconds(text: str) -> float:
-    """Seconds above 0, written as a number (`30`) or a duration (`30s`, `2m`), as the
-    other options taking a time write it; ValueError saying what is accepted."""
+def seconds(text: str, *, zero: bool = False) -> float:
+    """Seconds written as a number (`30`) or a duration (`30s`, `2m`, `1h30m`), as
+    every option taking a time writes it: above 0, or 0 too when `zero` allows it
+    (`--lock-timeout 0s`); ValueError saying what is accepted."""
     try:
         value = float(text)
     except ValueError:
@@ -105,30 +106,34 @@ def positive_seconds(text: str) -> float:
         try:
             value = parse_duration(text)
         except ClockWordsError:
-            value = 0.0
-    if not value > 0 or value == float("inf"):
-        raise ValueError(f"{text!r} is not a number of seconds above 0 or a duration (30s, 2m)")
+            value = float("nan")
+    if not (value >= 0 if zero else value > 0) or value == float("inf"):
+        least = "0 or more" if zero else "above 0"
+        raise ValueError(f"{text!r} is not a number of seconds {least} or a duration (30s, 2m)")
     return value
 
 
 class Seconds(click.ParamType):  # type: ignore[type-arg]  # generic in some click stubs only
-    """An option's `positive_seconds` (`--timeout 30`, `--timeout 30s`)."""
+    """An option's `seconds` (`--timeout 30`, `--timeout 30s`, `--lock-timeout 0s`)."""
 
     name = "seconds"
+
+    def __init__(self, *, zero: bool = False) -> None:
+        self.zero = zero
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, float):
             return value
         try:
-            return positive_seconds(str(value))
+            return seconds(str(value), zero=self.zero)
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
 
 
 def _seconds(text: str, variable: str) -> float:
-    """`positive_seconds` from an environment variable, refused naming it."""
+    """`seconds` from an environment variable, refused naming it."""
     try:
-        return positive_seconds(text)
+        return seconds(text)
     except ValueError as exc:
         raise click.ClickException(f"Invalid value for {variable}: {exc}") from None
 
