@@ -123,6 +123,8 @@ def full(control: AdaptiveConcurrency) -> Ticket:
 
 
 def test_slow_start_then_steady_at_the_ceiling() -> None:
+    assert AdaptiveConcurrency(ceiling=16, clock=InstantClock()).window == 10  # IW10
+    assert AdaptiveConcurrency(ceiling=4, clock=InstantClock()).window == 4  # --parallelism 4
     control = AdaptiveConcurrency(ceiling=16, clock=InstantClock(), initial=4)
     assert control.window == 4
     for _ in range(4):
@@ -289,32 +291,36 @@ def test_429s_slow_a_run_down_and_back_off_its_concurrency() -> None:
 
         transport = Clocked(clock, reply, latency=0.010)
         api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock)
-        assert api.concurrency.window == 4
+        assert api.concurrency.window == 10  # INITIAL_WINDOW, as TCP's IW10
         creates = [
-            asyncio.create_task(api.request("POST", "/p", json={"name": str(i)})) for i in range(12)
+            asyncio.create_task(api.request("POST", "/p", json={"name": str(i)})) for i in range(30)
         ]
         await clock.advance(10)
         results = await asyncio.gather(*creates)
-        assert len(results) == 12
+        assert len(results) == 30
         return api, transport
 
     api, transport = asyncio.run(go())
-    assert len(transport.sent) == 14  # 12 creates, the 2 refused sent again, none twice
-    assert [t for t, _, _ in transport.sent[:4]] == [0.0] * 4
+    sent = [t for t, _, _ in transport.sent]
+    assert len(sent) == 32  # 30 creates, the 2 refused sent again, none twice
+    assert sent[:10] == [0.0] * 10
     # at t=0.01 the two answers worked on first free their slots and, requests
-    # waiting, grow the window by one each (slow start): four sent; then the two
-    # 429s: one back-off and one pause for both, nothing more until t=1.01
-    assert [t for t, _, _ in transport.sent[4:8]] == pytest.approx([0.01] * 4)
-    assert all(t >= 1.01 - 1e-9 for t, _, _ in transport.sent[8:])
+    # waiting, grow the window by one each (slow start, 10 -> 12): four sent; then
+    # the two 429s: one back-off and one pause for both, nothing more until t=1.01
+    assert sent[10:14] == pytest.approx([0.01] * 4)
+    assert all(t >= 1.01 - 1e-9 for t in sent[14:])
+    # then the halved window (12 -> 6): six a round trip where slow start sent 16
+    per_round = [sum(1 for t in sent if t == pytest.approx(1.01 + r * 0.01)) for r in range(2)]
+    assert per_round == [6, 6]
     assert api.limiter.pauses == 1
     assert api.concurrency.epoch == 1  # one back-off for one window's 429s
-    assert api.concurrency.peak_in_flight == 6
+    assert api.concurrency.peak_in_flight == 12
 
 
 def test_slow_start_doubles_each_round_trip_while_requests_wait_for_a_slot() -> None:
     """Requests queued behind the window are the evidence that it is too small, even
     when a whole window went out at once (only the last of a burst is admitted into
-    a full window): 4, 8, 16 in flight over three round trips, not 4, 5, 6."""
+    a full window): 10, then 16 (the ceiling, not 20) in flight, not 10, 11, 12."""
 
     async def go() -> list[float]:
         clock = ManualClock()
@@ -327,7 +333,7 @@ def test_slow_start_doubles_each_round_trip_while_requests_wait_for_a_slot() -> 
 
     sent = asyncio.run(go())
     per_round = [sum(1 for t in sent if t == pytest.approx(r * 0.010)) for r in range(4)]
-    assert per_round == [4, 8, 16, 16]
+    assert per_round == [10, 16, 16, 16]
 
 
 def test_a_request_refused_too_many_times_in_a_row_fails() -> None:
@@ -500,7 +506,7 @@ def test_requests_cancelled_while_paced_leave_no_slot_and_no_place_in_line() -> 
         clock = ManualClock()
         transport = Clocked(clock, lambda request, n: (200, {"n": n}, {}), latency=0.01)
         api = ApiClient("http://svc/agents/v2", "k", transport=transport, clock=clock, rate_limit=2)
-        calls = [asyncio.create_task(api.request("GET", f"/r{i}")) for i in range(10)]
+        calls = [asyncio.create_task(api.request("GET", f"/r{i}")) for i in range(20)]
         await clock.advance(0.7)  # two sent; some wait for the rate, the rest for a slot
         assert api.limiter.waiting and api.concurrency.waiters
         for call in calls:
