@@ -5,6 +5,7 @@ and the next apply converges."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -17,9 +18,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from agentform.cli.interrupts import GRACE, stopping_on_signals
+from agentform.cli.interrupts import GRACE, BeforeTheChanges, stopping_on_signals
 from agentform.cli.main import cli
 from agentform.engine.apply import ApplyStop
+from agentform.engine.planner import make_plan
 
 
 @pytest.mark.slow
@@ -145,3 +147,67 @@ def test_sigterm_before_the_changes_start_stops_as_ctrl_c_does(quickstart: Path)
     assert err.endswith("Interrupted before any change started; nothing was changed.\n"), err
     plan = CliRunner().invoke(cli, ["plan", "-C", str(quickstart)], catch_exceptions=False)
     assert " 0 to update" in plan.output and "to create" in plan.output, plan.output
+
+
+class SignalledWhileFinalized:
+    """Sends SIGTERM to this process from its finalizer, when a handler is in place:
+    an exception the handler raises there is lost ("Exception ignored in ...")."""
+
+    sent = False
+
+    def __del__(self) -> None:
+        if signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN):
+            SignalledWhileFinalized.sent = True
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs before kill returns
+
+
+def test_a_sigterm_handled_inside_a_finalizer_still_stops_the_apply(
+    quickstart: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SIGTERM handler raised KeyboardInterrupt wherever the process was; inside
+    a __del__ (or a GC callback) Python drops it, and the apply went on and exited 0.
+    The stop is recorded, and the apply sees it before the changes start."""
+
+    async def planned_after_a_finalizer(*args: Any, **kwargs: Any) -> Any:
+        SignalledWhileFinalized()  # dropped at once: its __del__ runs here
+        return await make_plan(*args, **kwargs)
+
+    monkeypatch.setattr("agentform.cli.apply_cmd.make_plan", planned_after_a_finalizer)
+    result = CliRunner().invoke(cli, ["apply", "--auto-approve", "-C", str(quickstart)])
+    assert SignalledWhileFinalized.sent
+    assert result.exit_code == 1, result.output
+    assert "Interrupted before any change started; nothing was changed." in result.output
+    plan = CliRunner().invoke(cli, ["plan", "-C", str(quickstart)], catch_exceptions=False)
+    assert " 0 to update" in plan.output and "10 to create" in plan.output, plan.output
+
+
+def test_signals_while_planning_cancel_it_at_an_await_and_raise_nothing() -> None:
+    """Before the changes, a second signal is as the first: planning just aborts."""
+    before = BeforeTheChanges(ApplyStop())
+    said_after: list[int] = []
+
+    async def planning() -> None:
+        with before.planning():
+            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGINT)
+            said_after.append(2)  # the handlers raised nothing
+            await asyncio.Event().wait()  # an answer that never comes
+
+    with before.installed(), pytest.raises(asyncio.CancelledError):
+        asyncio.run(planning())
+    assert said_after == [2] and before.stop.requested
+
+
+def test_a_signal_at_the_prompt_ends_it_and_if_lost_the_next_check_stops() -> None:
+    before = BeforeTheChanges(ApplyStop())
+    with before.installed():
+        with pytest.raises(KeyboardInterrupt), before.at_prompt():
+            os.kill(os.getpid(), signal.SIGINT)  # a blocking read wakes by nothing else
+        with pytest.raises(asyncio.CancelledError), before.at_prompt():
+            pass  # asked for already: the prompt is not shown
+    lost = BeforeTheChanges(ApplyStop())
+    # as a finalizer drops it:
+    with lost.installed(), lost.at_prompt(), contextlib.suppress(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGTERM)
+    with pytest.raises(asyncio.CancelledError):
+        lost.check()  # before the changes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import sys
 from contextlib import AbstractContextManager
@@ -13,7 +14,7 @@ from rich.console import Console
 
 from agentform.cli.common import guarded, workspace_options
 from agentform.cli.context import RunContext
-from agentform.cli.interrupts import stopping_on_signals, terminated_as_interrupted
+from agentform.cli.interrupts import BeforeTheChanges, stopping_on_signals
 from agentform.cli.lock import lock_timeout_option, workspace_lock
 from agentform.cli.options import stdout_is_terminal
 from agentform.cli.plan_options import override_options, plan_options
@@ -105,9 +106,11 @@ def apply(
             workspace.root, lock_timeout, "apply", lambda m: click.echo(m, err=True)
         )
         try:
-            with locked, terminated_as_interrupted():
+            with locked, applying.before.installed():
                 report = run.with_api(go)
-        except KeyboardInterrupt:  # before any change started (then the report says it)
+        except (KeyboardInterrupt, asyncio.CancelledError) as exc:  # before any change started
+            if isinstance(exc, asyncio.CancelledError) and not applying.stop.requested:
+                raise
             click.echo("\nInterrupted before any change started; nothing was changed.", err=True)
             return 1
     if report is None:
@@ -166,25 +169,36 @@ class _Applying:
         self.auto_approve = auto_approve
         self.policies = Judging(None)
         self.overrides: dict[str, str] = {}  # rule -> reason (--override-policy)
+        self.stop = ApplyStop()  # asked for by a signal, from the lock taken on
+        self.before = BeforeTheChanges(self.stop)
 
     async def run(self, api: ApiClient, endpoint: str, saved: Plan | None) -> ApplyReport | None:
         """The apply's report; None when the plan was not approved."""
+        with self.before.planning():
+            the_plan = await self._plan(api, endpoint, saved)
+        allowed = overridden(the_plan.policies or Verdicts(), self.overrides)
+        if saved is None:
+            if not the_plan.has_changes:
+                return ApplyReport()
+            if not self.auto_approve:
+                with self.before.at_prompt():
+                    if not confirm(the_plan):
+                        return None
+        self.before.check()
+        report = await self._carry_out(the_plan, api)
+        return dataclasses.replace(report, overrides=allowed)
+
+    async def _plan(self, api: ApiClient, endpoint: str, saved: Plan | None) -> Plan:
+        """A saved plan checked fresh, or a new one shown for approval; judged."""
         if saved is not None:
             fresh = await verified_plan(saved, self.workspace, api, endpoint, self.options)
             the_plan = self.policies.judged(fresh, self.workspace)
             _say_policies_moved(saved, the_plan)
-            allowed = overridden(the_plan.policies or Verdicts(), self.overrides)
-        else:
-            made = await make_plan(self.workspace, api, endpoint, self.options)
-            the_plan = self.policies.judged(made, self.workspace)
-            self._show_plan(the_plan)
-            allowed = overridden(the_plan.policies or Verdicts(), self.overrides)
-            if not the_plan.has_changes:
-                return ApplyReport()
-            if not self.auto_approve and not confirm(the_plan):
-                return None
-        report = await self._carry_out(the_plan, api)
-        return dataclasses.replace(report, overrides=allowed)
+            return the_plan
+        made = await make_plan(self.workspace, api, endpoint, self.options)
+        the_plan = self.policies.judged(made, self.workspace)
+        self._show_plan(the_plan)
+        return the_plan
 
     def _show_plan(self, the_plan: Plan) -> None:
         """On stdout in text; else, as text, on stderr to approve it by (the report is
@@ -199,11 +213,10 @@ class _Applying:
             self.context, self.view, len(the_plan.changes)
         )
         values = self.workspace.sensitive_values()
-        stop = ApplyStop()
         say = lambda message: click.echo(message, err=True)  # noqa: E731
-        with progress as hooks, stopping_on_signals(stop, say):
+        with progress as hooks, stopping_on_signals(self.stop, say):
             return await apply_plan(
-                the_plan, api, self.context.opts.parallelism, hooks, values, stop
+                the_plan, api, self.context.opts.parallelism, hooks, values, self.stop
             )
 
     def show_report(self, report: ApplyReport, saved_plan: bool) -> None:
