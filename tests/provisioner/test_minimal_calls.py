@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agentform.api.client import ApiClient
-from agentform.kinds.base import top_level_kinds
+from agentform.kinds.order import top_level_kinds
 from tests.provisioner.harness import Service, write_workspace
 
 

@@ -28,8 +28,8 @@ from agentform.config.loader import Settings, Workspace
 from agentform.core.errors import AgentformError
 from agentform.engine.export import export_organization, secrets_named
 from agentform.kinds import kinds_in_order
-from agentform.kinds.base import top_level_kinds
 from agentform.kinds.model import Declared
+from agentform.kinds.order import top_level_kinds
 from agentform.output.yaml_view import workspace_yaml
 
 

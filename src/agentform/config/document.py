@@ -32,7 +32,7 @@ from agentform.config.environments import (
     NAME_PATTERN,
     OVERRIDABLE,
 )
-from agentform.kinds.base import top_level_kinds
+from agentform.kinds.order import top_level_kinds
 from agentform.rules.values import NAME_MAX_LENGTH
 
 EXTENSION_SCHEMA: dict[str, JsonValue] = {

@@ -46,8 +46,8 @@ from agentform.core.secrets import API_KEY_VARIABLE, MIN_SEARCHED, Secrets
 from agentform.core.sensitive import Sensitive, plain_texts
 from agentform.core.yamlpos import Located
 from agentform.kinds import kinds_in_order
-from agentform.kinds.base import top_level_kinds
 from agentform.kinds.model import Declared
+from agentform.kinds.order import top_level_kinds
 
 ROOT_FILE = "agentform.yaml"
 

@@ -44,7 +44,7 @@ class Move:
 def read_moves(entries: Sequence[Any], where: Any, diagnostics: Diagnostics) -> list[Move]:
     """The validated `moved` entries of agentform.yaml as Moves (`where` gives
     positions); an entry naming no kind or two kinds is an error."""
-    from agentform.kinds.base import top_level_kinds
+    from agentform.kinds.order import top_level_kinds
 
     kinds = [k.name for k in top_level_kinds()]
     moves = []

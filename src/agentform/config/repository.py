@@ -22,7 +22,7 @@ from agentform.config.files import ROOT_NAMES
 from agentform.config.loader import Settings
 from agentform.config.owns import shared_names
 from agentform.core.diagnostics import Diagnostic, Position
-from agentform.kinds.base import top_level_kinds
+from agentform.kinds.order import top_level_kinds
 
 SKIPPED = frozenset({"node_modules", "venv", "__pycache__"})
 """Directories never searched (besides hidden ones: .git, .venv, .agentform...)."""

@@ -57,7 +57,7 @@ WorkspaceGlob = Annotated[
 @lru_cache(maxsize=1)
 def repository_model() -> type[BaseModel]:
     from agentform.config.document import settings_fields
-    from agentform.kinds.base import top_level_kinds
+    from agentform.kinds.order import top_level_kinds
 
     kind_name: Any = Literal[tuple(k.name for k in top_level_kinds())]
     every = settings_fields(kind_name)

@@ -18,8 +18,8 @@ from agentform.core.diagnostics import Diagnostics
 from agentform.core.problems import did_you_mean
 from agentform.engine.export import export_keyed
 from agentform.kinds import Kind
-from agentform.kinds.base import top_level_kinds
 from agentform.kinds.keys import Key, address, parse_address
+from agentform.kinds.order import top_level_kinds
 
 MAX_ADDRESSES = 1000
 

@@ -11,7 +11,7 @@ needs, its parent) is waited for on top. Linear in the number of changes.
 from __future__ import annotations
 
 from agentform.engine.model import Change
-from agentform.kinds.base import kind_levels
+from agentform.kinds.order import kind_levels
 
 BACKWARD = ("cancel", "delete")
 

@@ -3,8 +3,8 @@
 Importing `agentform.kinds` imports every module in it (and in any sub-package),
 as the service's migrations are found: no list of kinds to edit. A module
 defines a kind by defining a `Kind` subclass with a `name` (kinds/base.py); the
-modules that define none (base, model, context, keys, references, slots, the batch
-and profile-set helpers) are imported all the same and register nothing.
+modules that define none (base, model, context, keys, references, slots, values, order,
+the batch and profile-set helpers) are imported all the same and register nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import pkgutil
 from importlib import import_module
 from types import ModuleType
 
-from agentform.kinds.base import Kind, kinds_in_order
+from agentform.kinds.base import Kind
+from agentform.kinds.order import kinds_in_order
 
 __all__ = ["Kind", "discover", "kinds_in_order"]
 

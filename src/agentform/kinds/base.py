@@ -58,12 +58,12 @@ from agentform.kinds.model import (
     Decision,
     Declared,
     FieldChange,
-    KeyStatus,
     LiveObject,
     State,
 )
 from agentform.kinds.references import References
 from agentform.kinds.slots import SENSITIVE
+from agentform.kinds.values import holds, plain, sensitive_map_change
 
 # The JSON Schema text of a field whose model carries none: a description and
 # examples (possibly none), by "Model.field".
@@ -136,7 +136,7 @@ class Kind(ABC):
         """Whether the live object `found` holds what `asked` says of `field`; a kind
         whose answers hold a field differently (digests for values, the service's
         own time format) overrides this for that field."""
-        return _holds(asked, found[field])
+        return holds(asked, found[field])
 
     async def read_back(self, api: Any, path: str) -> Any:
         """The object at `path` as it is live, or None when there is none: how the
@@ -210,7 +210,7 @@ class Kind(ABC):
     def diff_field(self, name: str, want: Any, have: Any, ctx: PlanContext) -> FieldChange | None:
         """How one managed field changes, or None when it does not."""
         if name in self.sensitive_fields:
-            return _sensitive_map_change(name, want, have)
+            return sensitive_map_change(name, want, have)
         if want == have:
             return None
         if name in self.set_fields:
@@ -292,83 +292,3 @@ class Kind(ABC):
 
 def _defined_at(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _holds(asked: Any, found: Any) -> bool:
-    """Whether `found` holds everything `asked` says (dicts: their asked keys)."""
-    if isinstance(asked, dict):
-        return isinstance(found, dict) and all(
-            _holds(v, found.get(k)) for k, v in asked.items() if v is not None
-        )
-    if isinstance(asked, list | tuple):
-        return (
-            isinstance(found, list | tuple)
-            and len(asked) == len(found)
-            and all(_holds(a, f) for a, f in zip(asked, found, strict=True))
-        )
-    return bool(asked == found)
-
-
-def plain(value: Any) -> Any:
-    """A state value as JSON-like data (lists, dicts, no None fields, sets sorted);
-    Sensitive values stay what they are."""
-    if isinstance(value, frozenset):
-        return sorted((plain(v) for v in value), key=repr)
-    if isinstance(value, tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, BaseModel):
-        return {k: plain(v) for k, v in value.model_dump(exclude_none=True).items()}
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
-
-
-def _sensitive_map_change(
-    field: str, want: dict[str, str], have: dict[str, str]
-) -> FieldChange | None:
-    """A map of digests compared key by key; values are never shown."""
-    keys: dict[str, KeyStatus] = {}
-    for name in sorted(set(want) | set(have)):
-        if name not in have:
-            keys[name] = "added"
-        elif name not in want:
-            keys[name] = "removed"
-        else:
-            keys[name] = "unchanged" if want[name] == have[name] else "changed"
-    if all(status == "unchanged" for status in keys.values()):
-        return None
-    return FieldChange(field=field, sensitive=True, keys=keys)
-
-
-def top_level_kinds() -> list[Kind]:
-    """The kinds written as top-level lists in the YAML, in dependency order."""
-    return [k for k in kinds_in_order() if k.parent is None]
-
-
-def kind_levels() -> dict[str, int]:
-    """Each kind's level: 0 when it names no other kind, else one more than the
-    highest level of the kinds it depends on (its parent included)."""
-    levels: dict[str, int] = {}
-
-    def level(name: str, seen: tuple[str, ...] = ()) -> int:
-        if name in seen:
-            raise ValueError(f"kinds depend on each other in a cycle: {' -> '.join(seen)}")
-        if name not in levels:
-            kind = Kind.registry[name]
-            deps = [*kind.depends_on, *([kind.parent] if kind.parent else [])]
-            levels[name] = 1 + max((level(d, (*seen, name)) for d in deps), default=-1)
-        return levels[name]
-
-    for name in Kind.registry:
-        level(name)
-    return levels
-
-
-def kinds_in_order() -> list[Kind]:
-    """Every kind, a kind after the kinds it depends on (by level, then name)."""
-    levels = kind_levels()
-    return sorted(Kind.registry.values(), key=lambda k: (levels[k.name], k.name))
-
-
-def chunks(items: list[str], size: int) -> list[list[str]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]

@@ -3,16 +3,7 @@
 
 A batch is keyed by (agent, name) among batches that are not cancelled
 (cancelled ones are history and never match). Its lifecycle decides what a
-difference means, each decision with its reason in the plan:
-
-- unchanged: left alone, whatever its status;
-- changed and pending: replace (cancel, then create: the API has no update);
-- changed and started (running, paused): a warning, nothing can be applied;
-- changed and completed: history, not a change and not drift; the plan says that a
-  new run needs a new name;
-- removed (ensure: absent, prune): pending or paused ones are cancelled, a running
-  one only with --allow-cancel-running, a completed one is history;
-- absent and its startAt has passed: a warning, not a create, unless --allow-past-start.
+difference means (kinds/batch_lifecycle.py); its data is kinds/batch_model.py.
 
 Items of pending declared batches are read (`/items`) and compared one by one;
 other batches are compared by their item count.
@@ -20,71 +11,29 @@ other batches are compared by their item count.
 
 from __future__ import annotations
 
-import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import Field
+from typing import Any
 
 from agentform.api.together import all_or_none
 from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostics, Position
-from agentform.core.frozen import FrozenMap
-from agentform.kinds.base import Kind
-from agentform.kinds.batch_items import BatchItem, resolve_items, shown_item
-from agentform.kinds.context import LiveRead, PlanContext, PlanOptions
+from agentform.kinds.batch_items import resolve_items, shown_item
+from agentform.kinds.batch_lifecycle import BatchLifecycle
+from agentform.kinds.batch_model import BatchDesired, BatchState, iso
+from agentform.kinds.context import LiveRead, PlanContext
 from agentform.kinds.items_file import read_items_file
 from agentform.kinds.keys import Key
 from agentform.kinds.model import (
-    ActionGoal,
     ApiCall,
-    Decision,
     Declared,
-    DesiredModel,
     FieldChange,
     LiveObject,
     State,
 )
 from agentform.kinds.references import References
-from agentform.rules.batches import CONFIG_TYPE, ITEMS_LENGTH, BatchConfig, BatchName, StartAt
 
 COLLECTION = "/execution-batches"
-STARTED = ("running", "paused", "completed")
-CANCEL = "/cancel"
-FINAL = ("cancelled", "completed")
-
-
-class BatchDesired(DesiredModel):
-    name: BatchName
-    agent: str = Field(min_length=1, description="The agent's name (or id)")
-    startAt: StartAt | None = Field(
-        None,
-        description="When executions start (RFC 3339 with an offset: 2026-12-01T02:00:00Z)",
-    )
-    config: BatchConfig | None = Field(
-        None, description=f"How items are spread: {{type: {CONFIG_TYPE}, batchSize, batchInterval}}"
-    )
-    concurrencyGroupId: uuid.UUID | None = Field(
-        None, description="Batches sharing it share one concurrency budget (default: its own)"
-    )
-    items: Annotated[list[BatchItem], ITEMS_LENGTH] | None = Field(
-        None, description="1 to 10,000 execution requests"
-    )
-    itemsFile: str | None = Field(
-        None, description="A CSV (a column per input) or JSON file of items, beside this file"
-    )
-
-
-class BatchState(State):
-    agent: str
-    name: str
-    agentId: str
-    startAt: str | None = None
-    config: FrozenMap = {}
-    concurrencyGroupId: str | None = None
-    items: tuple[FrozenMap, ...] = ()  # live: only when read (pending, declared)
-    itemCount: int = 0  # live: totalCount
 
 
 def _group(batch: dict[str, Any]) -> str | None:
@@ -93,15 +42,7 @@ def _group(batch: dict[str, Any]) -> str | None:
     return None if group == batch["id"] else group
 
 
-def _cancel_needless(batch: Any) -> bool:
-    return batch is None or (isinstance(batch, dict) and batch.get("status") in FINAL)
-
-
-def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-class Batches(Kind):
+class Batches(BatchLifecycle):
     name = "batches"
     label = "batch"
     summary = "Scheduled execution batches (docs/service/contract.md#execution-batches)."
@@ -262,110 +203,6 @@ class Batches(Kind):
             changes.append(count)
         return sorted(changes, key=lambda c: c.field)
 
-    @staticmethod
-    def _start_passed(desired: State, ctx: PlanContext) -> str | None:
-        """The desired startAt when it has passed and --allow-past-start is not given:
-        a batch created now (or created again by a replace) would start at once."""
-        assert isinstance(desired, BatchState)
-        start = desired.startAt
-        if start is None or ctx.options.allow_past_start:
-            return None
-        return start if datetime.fromisoformat(start) < ctx.options.current_time() else None
-
-    def decide_create(self, desired: State, ctx: PlanContext, declared: Declared) -> Decision:
-        assert isinstance(desired, BatchState) and desired.startAt is not None
-        if self._start_passed(desired, ctx):
-            return Decision(
-                None,
-                "not created: its startAt has passed",
-                warning=f"startAt {desired.startAt} has passed, so the batch is not created "
-                "(--allow-past-start creates it: its due items then start at once)",
-            )
-        return super().decide_create(desired, ctx, declared)
-
-    def stale_reason(
-        self, action: str, calls: tuple[ApiCall, ...], options: PlanOptions
-    ) -> str | None:
-        """A create planned while startAt was ahead, applied after it: the batch would
-        start at once, which the plan did not say."""
-        start = next((c.body["startAt"] for c in calls if c.creates), None)
-        if start is None or options.allow_past_start:
-            return None
-        if datetime.fromisoformat(start) >= options.current_time():
-            return None
-        return (
-            f"its startAt {start} has passed since the plan was made, so it would start "
-            "at once; plan again, or apply with --allow-past-start"
-        )
-
-    def decide_update(
-        self, live: LiveObject, desired: State, changes: list[FieldChange], ctx: PlanContext
-    ) -> Decision:
-        status = live.raw["status"]
-        fields = ", ".join(c.field for c in changes)
-        passed = self._start_passed(desired, ctx)
-        if status == "pending" and passed:  # its replacement would start at once
-            return Decision(
-                None,
-                f"pending batch differs ({fields}), not replaced: its startAt has passed",
-                warning=f"startAt {passed} has passed, so the pending batch is not replaced "
-                "(--allow-past-start replaces it: its due items then start at once)",
-            )
-        if status == "pending":
-            calls = (*self._cancel(live), *self.create_calls(desired))
-            return Decision(
-                "replace",
-                f"pending batch differs ({fields}): the API cannot change a batch, so it is "
-                "cancelled and created again",
-                calls,
-            )
-        if status == "completed":  # history: its files describe a run that is over
-            return Decision(
-                None,
-                f"completed: history (its files differ in {fields}: not a change)",
-                note=f"the batch is completed, so it is history: the files differ in {fields}, "
-                "but that is no change and no drift; a new run needs a new name "
-                f"(e.g. name: {live.key[1]}-{{{{ vars.run_date }}}}, planned with "
-                "--var run_date=2026-12-02)",
-            )
-        return Decision(
-            None,
-            f"{status}: differs ({fields}) but cannot be changed",
-            warning=f"the batch is {status}: it differs from the files in {fields}, but a "
-            "started or finished batch cannot be changed; it is left as it is",
-        )
-
-    def decide_delete(self, live: LiveObject, reason: str, ctx: PlanContext) -> Decision:
-        status = live.raw["status"]
-        if status in ("pending", "paused"):
-            why = f"{reason}: a {status} batch is cancelled"
-            return Decision("cancel", why, self._cancel(live))
-        if status == "running":
-            if ctx.options.allow_cancel_running:
-                return Decision(
-                    "cancel",
-                    f"{reason}: running, cancelled (--allow-cancel-running)",
-                    self._cancel(live),
-                )
-            return Decision(
-                None,
-                f"{reason}, but running: left alone",
-                warning="the batch is running: removing it would cancel the items not yet "
-                "triggered; --allow-cancel-running does that",
-            )
-        return Decision(None, f"{reason}, but {status}: a finished batch is history")
-
-    def _cancel(self, live: LiveObject) -> tuple[ApiCall, ...]:
-        return (ApiCall(method="POST", path=f"{self.collection}/{live.id}{CANCEL}"),)
-
-    def action_goal(self, call: ApiCall, path: str) -> ActionGoal | None:
-        """A cancel's goal: the batch cancelled, or finished (nothing left to cancel),
-        or gone. Read back before a cancel is sent again (its answer lost, or a 5xx),
-        and when it fails: another apply of the same files may have cancelled it."""
-        if call.method != "POST" or not path.endswith(CANCEL):
-            return None
-        return ActionGoal(path.removesuffix(CANCEL), _cancel_needless)
-
     def create_calls(self, desired: State) -> list[ApiCall]:
         assert isinstance(desired, BatchState)
         body: dict[str, Any] = {
@@ -381,9 +218,6 @@ class Batches(Kind):
 
     def update_calls(self, live: LiveObject, desired: State, changed: set[str]) -> list[ApiCall]:
         raise AssertionError("batches are replaced or left alone, never updated")
-
-    def delete_calls(self, live: LiveObject) -> list[ApiCall]:
-        return list(self._cancel(live))
 
     # -- showing ---------------------------------------------------------------
     def display(self, field: str, value: Any, ctx: PlanContext) -> Any:

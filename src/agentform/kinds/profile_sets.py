@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from pydantic import Field, StrictBool
 
 from agentform.core.sensitive import Text, shown
-from agentform.kinds.base import FieldDocs, Kind, chunks
+from agentform.kinds.base import FieldDocs, Kind
 from agentform.kinds.context import LiveRead, PlanContext
 from agentform.kinds.keys import Key
 from agentform.kinds.model import ApiCall, Declared, DesiredModel, LiveObject, State
@@ -153,3 +153,7 @@ class ProfileSetKind(Kind):
         if field == "members":
             return sorted(ctx.references["profiles"].name_of(i) for i in value)
         return super().display(field, value, ctx)
+
+
+def chunks(items: list[str], size: int) -> list[list[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]

@@ -13,10 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from agentform.core.diagnostics import Diagnostics
 from agentform.core.sensitive import AllowSensitive, Sensitive
-from agentform.kinds.base import FieldDocs, Kind, plain
+from agentform.kinds.base import FieldDocs, Kind
 from agentform.kinds.context import LiveRead, PlanContext
 from agentform.kinds.keys import Key
 from agentform.kinds.model import ApiCall, Declared, DesiredModel, LiveObject, State
+from agentform.kinds.values import plain
 from agentform.rules import vault_templates as rules
 from agentform.rules.vault_templates import FieldType, TemplateKind
 

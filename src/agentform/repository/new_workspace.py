@@ -22,7 +22,7 @@ from agentform.config.owns import shared_names
 from agentform.config.repository_file import REPOSITORY_FILE, Repository
 from agentform.core.errors import AgentformError
 from agentform.core.yamlpos import parse
-from agentform.kinds.base import top_level_kinds
+from agentform.kinds.order import top_level_kinds
 from agentform.repository.pairs import workspace_dirs
 
 OWNED_BY_NAME = ("profilePools", "profileGroups", "vaultTemplates", "webhooks")

@@ -23,7 +23,7 @@ from agentform.rules.execute import AgentVersions, ExecuteRequest
 from agentform.service.batches import scheduler
 from agentform.service.errors import ServiceError, bad_request, conflict
 from agentform.service.models.batches import BatchCreate, ExecutionBatch
-from agentform.service.store import agents, batches
+from agentform.service.store import agents, batch_items, batch_writes, batches
 from agentform.service.store.batches import BatchRow
 from agentform.service.store.database import Conn
 from agentform.service.store.executions import OrganizationData
@@ -64,7 +64,7 @@ def create(
     except RuleViolation as exc:
         raise _bad_request(exc) from None
     group = _group(conn, org_id, body)
-    batch_id = batches.insert_batch(
+    batch_id = batch_writes.insert_batch(
         conn, org_id, agent.id, body.name, body.startAt, body.config, group, items
     )
     scheduler.advance(conn, batch_id)
@@ -97,8 +97,8 @@ def pause(conn: Conn, org_id: str, batch_id: object) -> ExecutionBatch:
     """Holds the due items and stops the schedule where it is."""
     state = batches.owned_state(conn, org_id, batch_id)
     status = _moved(state, "pause")
-    batches.move_items(conn, state.id, "awaiting_capacity", "batch_paused")
-    batches.set_batch(conn, state.id, status=status, paused_at=conn.now())
+    batch_items.move_items(conn, state.id, "awaiting_capacity", "batch_paused")
+    batch_writes.set_batch(conn, state.id, status=status, paused_at=conn.now())
     scheduler.stop(conn, state.id)
     return batches.answer(conn, state.id)
 
@@ -111,8 +111,8 @@ def resume(conn: Conn, org_id: str, batch_id: object) -> ExecutionBatch:
     paused_at = state.paused_at or now
     origin = shift_origin(state.schedule_origin, paused_at, now)
     status = _moved(state, "resume", start_due=now >= origin)
-    batches.set_batch(conn, state.id, status=status, paused_at=None, schedule_origin=origin)
-    batches.move_items(conn, state.id, "batch_paused", "awaiting_capacity")
+    batch_writes.set_batch(conn, state.id, status=status, paused_at=None, schedule_origin=origin)
+    batch_items.move_items(conn, state.id, "batch_paused", "awaiting_capacity")
     scheduler.advance(conn, state.id)
     return batches.answer(conn, state.id)
 
@@ -122,7 +122,7 @@ def cancel(conn: Conn, org_id: str, batch_id: object) -> ExecutionBatch:
     state = batches.owned_state(conn, org_id, batch_id)
     status = _moved(state, "cancel")
     for frm in NOT_TRIGGERED:
-        batches.move_items(conn, state.id, frm, "cancelled")
-    batches.set_batch(conn, state.id, status=status, paused_at=None)
+        batch_items.move_items(conn, state.id, frm, "cancelled")
+    batch_writes.set_batch(conn, state.id, status=status, paused_at=None)
     scheduler.stop(conn, state.id)
     return batches.answer(conn, state.id)

@@ -26,7 +26,7 @@ from agentform.rules.batches import next_release_at, next_status, released_count
 from agentform.service.batches.triggering import Trigger
 from agentform.service.executions.lifecycle import on_capacity_freed
 from agentform.service.runtime import RunContext
-from agentform.service.store import batches, execution_capacity, jobs
+from agentform.service.store import batch_items, batch_writes, batches, execution_capacity, jobs
 from agentform.service.store.batches import BatchRow
 from agentform.service.store.database import Conn
 from agentform.service.store.events import append_event
@@ -47,8 +47,10 @@ def advance(conn: Conn, batch_id: str) -> None:
     released = released_count(config, total, origin, now)
     if released > state.released_count:
         due = range(state.released_count, released)
-        batches.move_items(conn, batch_id, "pending", "awaiting_capacity", indexes=due, due_at=now)
-        batches.set_batch(conn, batch_id, released_count=released)
+        batch_items.move_items(
+            conn, batch_id, "pending", "awaiting_capacity", indexes=due, due_at=now
+        )
+        batch_writes.set_batch(conn, batch_id, released_count=released)
     if released and not state.started:
         _start(conn, state)
     upcoming = next_release_at(config, total, origin, now)
@@ -73,10 +75,10 @@ def fill(conn: Conn, org_id: str) -> set[str]:
     touched: set[str] = set()
     busy: set[str] = set()  # pools whose every profile is in use: their items keep their place
     while free > 0:
-        chunk = batches.oldest_waiting(conn, org_id, limit=free, skip_pools=busy)
+        chunk = batch_items.oldest_waiting(conn, org_id, limit=free, skip_pools=busy)
         if not chunk:
             break
-        settled: list[batches.Settled] = []
+        settled: list[batch_items.Settled] = []
         try:
             for item in chunk:
                 if item.pool_id in busy:
@@ -87,12 +89,12 @@ def fill(conn: Conn, org_id: str) -> set[str]:
                 if outcome.waits:
                     busy.add(str(item.pool_id))
                     continue
-                settled.append(batches.Settled(item, outcome.execution_id, outcome.failure))
+                settled.append(batch_items.Settled(item, outcome.execution_id, outcome.failure))
                 touched.add(item.batch_id)
                 if outcome.execution_id is not None:
                     free -= 1
         finally:  # the chunk's items are settled before anything reads them again
-            batches.settle_items(conn, settled)
+            batch_items.settle_items(conn, settled)
     return touched
 
 
@@ -102,7 +104,7 @@ def complete_settled(conn: Conn, batch_ids: Iterable[str]) -> None:
         state = batches.batch_state(conn, batch_id)
         if state is None or state.status != "running" or state.unsettled_count:
             continue
-        batches.set_batch(conn, batch_id, status=next_status(state.status, "complete"))
+        batch_writes.set_batch(conn, batch_id, status=next_status(state.status, "complete"))
         _emit(
             conn,
             state,
@@ -115,7 +117,7 @@ def complete_settled(conn: Conn, batch_ids: Iterable[str]) -> None:
 def _start(conn: Conn, state: BatchRow) -> None:
     """The first slice has come: the batch runs (it may already, after a resume)."""
     status = next_status(state.status, "start") if state.status == "pending" else state.status
-    batches.set_batch(conn, state.id, status=status, started_at=conn.now())
+    batch_writes.set_batch(conn, state.id, status=status, started_at=conn.now())
     _emit(conn, state, "BATCH_STARTED")
 
 
@@ -159,7 +161,7 @@ def request_fill(conn: Conn, org_id: str) -> None:
     executions) cause one fill, not one each; an organization with nothing waiting
     schedules nothing."""
     key = _fill_key(org_id)
-    if batches.has_waiting(conn, org_id) and jobs.pending_job(conn, key) is None:
+    if batch_items.has_waiting(conn, org_id) and jobs.pending_job(conn, key) is None:
         jobs.schedule(conn, FILL_JOB, conn.now(), {"organizationId": org_id}, key=key)
 
 
@@ -171,5 +173,5 @@ def fill_job(job: jobs.Job, conn: Conn, context: RunContext) -> None:
 def fill_everywhere(conn: Conn) -> None:
     """`fill` for every organization with waiting items (on start: a seed may have raised
     an organization's capacity)."""
-    for org_id in batches.organizations_with_waiting_items(conn):
+    for org_id in batch_items.organizations_with_waiting_items(conn):
         complete_settled(conn, fill(conn, org_id))

@@ -21,7 +21,7 @@ from agentform.service.executions.lifecycle import (
     create_execution,
 )
 from agentform.service.store import execution_capacity
-from agentform.service.store.batches import WaitingItem
+from agentform.service.store.batch_items import WaitingItem
 from agentform.service.store.database import Conn
 from agentform.service.store.executions import OrganizationData
 
