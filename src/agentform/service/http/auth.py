@@ -6,23 +6,28 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from fastapi import Depends, Request
-from fastapi.security import APIKeyHeader
+from fastapi import Request
 
 from agentform.service.errors import ServiceError
 from agentform.service.store.database import Database
 from agentform.service.store.organizations import find_key, hash_key
 
-__all__ = ["KEY_HEADERS", "Caller", "authenticate", "caller", "database", "hash_key"]
+__all__ = [
+    "KEY_HEADERS",
+    "KEY_SCHEMES",
+    "Caller",
+    "authenticate",
+    "caller",
+    "database",
+    "hash_key",
+]
 
 # the two headers a key may come in
 # (docs/service/contract.md#authentication-and-organizations); both given, they must
 # agree
 KEY_HEADERS = ("X-Api-Key", "X-Service-Agents-Api-Key")
-_api_key = APIKeyHeader(name=KEY_HEADERS[0], auto_error=False, scheme_name="ApiKey")
-_service_key = APIKeyHeader(
-    name=KEY_HEADERS[1], auto_error=False, scheme_name="ServiceAgentsApiKey"
-)
+KEY_SCHEMES = {"ApiKey": KEY_HEADERS[0], "ServiceAgentsApiKey": KEY_HEADERS[1]}
+"""The OpenAPI security scheme of each key header, by the scheme's name."""
 
 
 @dataclass(frozen=True)
@@ -60,14 +65,12 @@ def authenticate(request: Request) -> Caller:
     return Caller(found.organization_id, found.organization_name, found.id, found.name, found.role)
 
 
-async def caller(
-    request: Request,
-    api_key: str | None = Depends(_api_key),
-    service_key: str | None = Depends(_service_key),
-) -> Caller:
+async def caller(request: Request) -> Caller:
     """The caller the gate authenticated (`gate.ServiceRoute`), before the body was read.
 
-    The key parameters are here so that the OpenAPI document shows both schemes.
+    The OpenAPI document's schemes are `KEY_SCHEMES`, written in by `http.openapi`:
+    as dependencies (FastAPI's `APIKeyHeader`) they were two more to resolve on
+    every request, for a header the gate had read already.
     """
     found: Caller | None = getattr(request.state, "caller", None)
     return found if found is not None else authenticate(request)

@@ -24,7 +24,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive
 
-from agentform.rules.paths import OWN_PATH
+from agentform.rules.paths import API_PATH, OWN_PATH
 from agentform.rules.requests import MAX_BODY, described
 from agentform.rules.values import unencodable_at, unencodable_problem
 from agentform.rules.webhook_targets import private_webhooks_allowed
@@ -133,6 +133,7 @@ def agentform_router(**kwargs: Any) -> APIRouter:
     )
 
 
-def api_router(**kwargs: Any) -> APIRouter:
-    """An APIRouter whose operations go through the gate (use it for every router)."""
-    return APIRouter(route_class=ServiceRoute, **kwargs)
+def api_router(prefix: str = "", **kwargs: Any) -> APIRouter:
+    """An APIRouter whose operations go through the gate (use it for every router),
+    served under the API's base path (then `prefix`)."""
+    return APIRouter(route_class=ServiceRoute, prefix=API_PATH + prefix, **kwargs)

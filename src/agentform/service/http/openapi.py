@@ -15,6 +15,8 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from agentform.rules.paths import API_PATH
+from agentform.service.http.auth import KEY_SCHEMES
+from agentform.service.http.gate import ServiceRoute
 from agentform.service.models.errors import ErrorBody
 
 ERROR_STATUSES = {
@@ -39,10 +41,16 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
     # The global scheme (X-Api-Key), and the header the public doc shows on some
     # operations; an operation that takes no key says so with an empty list.
-    doc["security"] = [{"ApiKey": []}, {"ServiceAgentsApiKey": []}]
+    schemes: list[dict[str, list[str]]] = [{name: []} for name in KEY_SCHEMES]
+    doc["security"] = schemes
+    doc["components"]["securitySchemes"] = {
+        name: {"in": "header", "name": header, "type": "apiKey"}
+        for name, header in KEY_SCHEMES.items()
+    }
+    keyed = _keyed_operations(app)
     for path, path_item in doc.get("paths", {}).items():
         for method, operation in path_item.items():
-            operation.setdefault("security", [])
+            operation["security"] = list(schemes) if (method, path) in keyed else []
             if (method, path) == ("get", EXECUTIONS_PATH):
                 _metadata_pair(operation)
             responses = operation.setdefault("responses", {})
@@ -50,6 +58,16 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
             for status, description in ERROR_STATUSES.items():
                 responses.setdefault(status, {"description": description, "content": error_ref})
     return doc
+
+
+def _keyed_operations(app: FastAPI) -> set[tuple[str, str]]:
+    """(method, path) of every operation that takes a key: the gated ones."""
+    return {
+        (method.lower(), route.path)
+        for route in app.routes
+        if isinstance(route, ServiceRoute)
+        for method in route.methods or ()
+    }
 
 
 EXECUTIONS_PATH = f"{API_PATH}/executions"

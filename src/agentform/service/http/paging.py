@@ -36,10 +36,11 @@ AgentSortField = Literal["name", "created_at"]
 SearchName = Query(None, max_length=NAME_MAX_LENGTH)
 
 
-async def page_params(
-    page: int = Query(1, ge=1, description="1-based page number"),
-    pageSize: int = Query(DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
-) -> PageParams:
+PAGE = Query(1, ge=1, description="1-based page number")
+PAGE_SIZE = Query(DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
+
+
+async def page_params(page: int = PAGE, pageSize: int = PAGE_SIZE) -> PageParams:
     return PageParams(page, pageSize)
 
 
@@ -78,7 +79,9 @@ class ListQuery:
 
 
 # The dependencies below are `async` because they do no I/O: FastAPI runs a plain
-# `def` dependency in the thread pool, a hop that costs more than the work.
+# `def` dependency in the thread pool, a hop that costs more than the work. They
+# take `page` and `pageSize` themselves, not through `page_params`: each
+# dependency is resolved on every request (about as much as two parameters).
 def _query(
     who: Caller,
     organization_id: uuid.UUID | None,
@@ -95,10 +98,12 @@ async def list_query(
     searchName: str | None = SearchName,
     sortField: SortField | None = Query(None),
     sortDirection: SortDirection | None = Query(None),
-    paging: PageParams = Depends(page_params),
+    page: int = PAGE,
+    pageSize: int = PAGE_SIZE,
     who: Caller = Depends(caller),
 ) -> ListQuery:
-    return _query(who, organizationId, searchName, paging, sorting(sortField, sortDirection))
+    paging, sort = PageParams(page, pageSize), sorting(sortField, sortDirection)
+    return _query(who, organizationId, searchName, paging, sort)
 
 
 async def agent_list_query(
@@ -106,17 +111,20 @@ async def agent_list_query(
     searchName: str | None = SearchName,
     sortField: AgentSortField | None = Query(None),
     sortDirection: SortDirection | None = Query(None),
-    paging: PageParams = Depends(page_params),
+    page: int = PAGE,
+    pageSize: int = PAGE_SIZE,
     who: Caller = Depends(caller),
 ) -> ListQuery:
-    return _query(who, organizationId, searchName, paging, sorting(sortField, sortDirection))
+    paging, sort = PageParams(page, pageSize), sorting(sortField, sortDirection)
+    return _query(who, organizationId, searchName, paging, sort)
 
 
 async def search_query(
     organizationId: uuid.UUID | None = Query(None),
     searchName: str | None = SearchName,
-    paging: PageParams = Depends(page_params),
+    page: int = PAGE,
+    pageSize: int = PAGE_SIZE,
     who: Caller = Depends(caller),
 ) -> ListQuery:
     """Lists with no sort parameters (vault templates)."""
-    return _query(who, organizationId, searchName, paging, None)
+    return _query(who, organizationId, searchName, PageParams(page, pageSize), None)

@@ -1,9 +1,7 @@
 """Agent profile pools and profile groups
 (docs/service/contract.md#profile-pools-and-profile-groups): two collections, one shape.
 
-`add_collection` adds the same operations for either collection, to one router:
-one level of routers fewer for FastAPI to match a request through (each level
-is matched again as it hands the request down).
+`add_collection` adds the same operations for either collection, to one router.
 """
 
 from __future__ import annotations

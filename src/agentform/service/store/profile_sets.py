@@ -42,10 +42,8 @@ COLUMNS = {
 }
 
 
-set_from_row = RowModel(
-    ProfileSet,
-    allowConcurrentUse=lambda row: bool(row["allow_concurrent_use"]),  # an INTEGER column
-)
+# allowConcurrentUse is an INTEGER column, 0 or 1: pydantic reads those as a bool.
+set_from_row = RowModel(ProfileSet)
 member_from_row = RowModel(Member)
 
 
