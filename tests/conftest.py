@@ -5,6 +5,7 @@ and modules `-m` deselects whole left uncollected (tests/tiers.py)."""
 
 from __future__ import annotations
 
+import gc
 import shutil
 from pathlib import Path
 
@@ -29,3 +30,10 @@ def quickstart(tmp_path: Path) -> Path:
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """A module no test of which `-m` can select is not collected (tests/tiers.py)."""
     return True if left_out(collection_path, config.getoption("markexpr")) else None
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """What a test's plans froze out of collections (core/gcpause.py) is given back to
+    the collector: a test process runs thousands of plans, and the garbage of other
+    tests a freeze caught would otherwise stay until it exits."""
+    gc.unfreeze()

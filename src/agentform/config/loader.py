@@ -112,7 +112,7 @@ def load_workspace(
     as a placeholder); its values are Sensitive but unresolved.
     `environment`: the one of `environments:` to load (its settings and vars)."""
     inputs = Inputs(dict(cli_vars or {}), tuple(var_files or ()), environment, template_name)
-    with collector_paused():
+    with collector_paused(keep=True):  # the run keeps the workspace (core/gcpause.py)
         return _load(root, inputs, environ, secrets, unset_secrets_allowed)
 
 

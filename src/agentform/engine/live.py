@@ -88,8 +88,9 @@ async def read_live(
     references: set[str] | None = None,
 ) -> LiveState:
     """Every kind's collection (one list read each) plus deep reads of managed keys,
-    with the cyclic collector paused (tens of thousands of answers, no cycles)."""
-    with collector_paused():
+    with the cyclic collector paused (tens of thousands of answers, no cycles), and
+    what was read frozen out of later collections (core/gcpause.py)."""
+    with collector_paused(keep=True):
         return await _read_live(workspace, api, depth, references)
 
 

@@ -259,8 +259,9 @@ def diff_plan(
     """The plan of `workspace` against `live`, decided with the cyclic collector paused:
     the decisions make tens of thousands of objects and no cycles, and each full
     collection would scan the workspace and the live state again (a third of the
-    diff's time at 10,000 objects)."""
-    with collector_paused():
+    diff's time at 10,000 objects). The plan is then frozen out of later collections
+    (core/gcpause.py)."""
+    with collector_paused(keep=True):
         return _diff(workspace, live, endpoint, options)
 
 
