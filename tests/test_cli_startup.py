@@ -8,7 +8,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,8 +105,17 @@ try:
 except SystemExit:
     pass
 plugins = os.environ.get("PYDANTIC_DISABLE_PLUGINS")
-print(json.dumps({"plugins": plugins, "frozen": gc.get_freeze_count()}))
+modules = sorted({m.split(".")[0] for m in sys.modules})
+print(json.dumps({"plugins": plugins, "frozen": gc.get_freeze_count(), "modules": modules}))
 """
+
+
+def run_main(*args: str, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Runs `agentform ARGS` through `main()`, the program, in a new interpreter."""
+    argv = [sys.executable, "-c", MAIN_PROBE, *args]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 @pytest.mark.parametrize("given", [None, "logfire"])
@@ -114,11 +125,26 @@ def test_the_program_skips_what_no_command_uses(small_workspace: Path, given: st
     its objects for cycles as it exits: they are frozen (docs/performance.md)."""
     env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
     env |= {"PYDANTIC_DISABLE_PLUGINS": given} if given else {}
-    argv = [sys.executable, "-c", MAIN_PROBE, "validate", "-C", str(small_workspace)]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = run_main("validate", "-C", str(small_workspace), env=env)
     assert result["plugins"] == (given or "__all__")
     assert result["frozen"] > 10_000  # the run's objects, not only the probe's
+
+
+# What httpx's own command line (httpx._main) imports, when installed.
+HTTPX_CLI = ("rich", "pygments")
+
+
+def test_the_program_imports_no_http_command_line(tmp_path: Path) -> None:
+    """validate asks httpx whether it would connect to a webhook's URL, and `import
+    httpx` imported its command line, rich and pygments with it (a ninth of
+    validate's instructions): `main()` keeps it out; httpx is loaded all the same."""
+    workspace = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, workspace, ignore=shutil.ignore_patterns(".agentform"))
+    modules = set(run_main("validate", "-C", str(workspace))["modules"])
+    assert "httpx" in modules  # (it did check the webhooks' URLs)
+    assert modules.isdisjoint(HTTPX_CLI), modules & set(HTTPX_CLI)
+    code, modules = imported_by("validate", "-C", str(workspace))  # without main()
+    assert code == 0 and {"httpx", *HTTPX_CLI} <= modules  # (the probe sees them come)
 
 
 def test_validating_a_workspace_with_tests_imports_no_service(tmp_path: Path) -> None:

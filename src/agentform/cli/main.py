@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import importlib
 import os
+import sys
 from collections.abc import Mapping
 
 import click
@@ -79,13 +80,17 @@ def cli() -> None:
 def main() -> None:
     """The `agentform` program: a process of its own (tests call `cli` in theirs).
 
-    Two costs of start-up that a command has no use for are not paid (docs/performance.md):
+    Three costs of start-up that a command has no use for are not paid (docs/performance.md):
     pydantic's search of every installed distribution for plugins (agentform uses
-    none, and a plugin would see every value validated, secret() ones included), and
-    the full collections the interpreter runs over every object as it exits (three,
-    a tenth of `validate`'s processor time): the run's objects are frozen out of
-    them, and go with the process."""
+    none, and a plugin would see every value validated, secret() ones included);
+    httpx's own command line (`httpx._main`, which `import httpx` loads with rich
+    and pygments when they are installed, and skips when it cannot be imported: 9% of
+    `validate`'s instructions); and the full collections the interpreter
+    runs over every object as it exits (three, a tenth of `validate`'s processor
+    time): the run's objects are frozen out of them, and go with the process."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # None in sys.modules makes an import of that name fail: httpx falls back to a stub.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     try:
         cli()
     finally:
