@@ -249,3 +249,34 @@ def test_a_var_file_that_is_not_yaml_is_one_problem_at_its_line(tmp_path: Path) 
     assert str(problem.position) == f"{bad}:3:1"
     assert problem.summary.startswith("invalid YAML in var file: expected ")
     assert "\n" not in problem.summary
+
+
+@pytest.mark.parametrize(
+    "root",
+    [
+        "workspace: bad\nvars: {region: eu\n",  # not YAML
+        "workspace: bad\nvars: [region]\n",  # vars not a mapping
+        "workspace: bad\nvars: {region: !!python/object x}\n",  # a tag YAML refuses
+    ],
+)
+def test_a_broken_agentform_yaml_is_said_without_false_variables_not_set(
+    ws: Path, root: str
+) -> None:
+    """The other files render without agentform.yaml's vars: a name they use may be
+    one of them, so it is not said as unset; their other problems still are."""
+    from agentform.config.loader import load_workspace
+
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": root,
+            "pools.yaml": 'profilePools:\n  - name: "{{ vars.region }}-{{ vars.other }}"\n',
+            "groups.yaml": "profileGroups:\n  - name: a\n    colour: red\n",
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    said = [d.render() for d in info.value.diagnostics]
+    assert said[0].startswith("agentform.yaml:2:") or said[0].startswith("agentform.yaml:3:"), said
+    assert not [s for s in said if "not set" in s], said
+    assert [s for s in said if s.startswith("groups.yaml:3:5: error: profileGroups.0.colour")]

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from agentform.config.document import allowed_keys, document_model
 from agentform.config.environments import EnvironmentSpec, Inputs, var_file_paths
+from agentform.config.undefined import Variables
 from agentform.core.bounds import Bounds
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.problems import AT, describe, did_you_mean, own_errors
@@ -75,16 +76,18 @@ def read_variables(
     var_files: list[Path],
     diags: Diagnostics,
     environment_vars: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Variables:
     """vars of agentform.yaml, then the environment's vars, then the var files (the
     environment's, then --var-file), then --var: a later one wins by top-level name."""
-    merged: dict[str, Any] = {}
+    merged = Variables()
     try:
         raw = parse(root_path.read_text()).data or {}
         if isinstance(raw, dict) and isinstance(raw.get("vars"), dict):
             merged.update(raw["vars"])
+        elif not isinstance(raw, dict) or raw.get("vars") is not None:
+            merged.complete = False  # reported when the file is validated
     except yaml.YAMLError:
-        pass  # reported with its position when the file is parsed
+        merged.complete = False  # reported with its position when the file is parsed
     merged.update(environment_vars or {})
     root = root_path.parent.resolve()
     for path in var_files:
@@ -131,7 +134,7 @@ def resolve_variables(
     for path in inputs.var_files:
         overrides.update(read_var_file(path, diags))
     overrides.update(inputs.cli_vars)
-    return {**from_files, **overrides}, overrides
+    return Variables.of({**from_files, **overrides}, from_files.complete), overrides
 
 
 def parse_document(text: str, where: Where, diags: Diagnostics) -> Located | None:

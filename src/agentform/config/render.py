@@ -171,10 +171,17 @@ class _FileRendering:
         self.diagnostics = diagnostics
         self.seen: set[tuple[str, str, int]] = set()
         self.unknown_values = 0  # problems that leave a value unknown, not the text wrong
+        self.unread = False  # a name of agentform.yaml's vars, which could not be read
+
+    def undefined(self, message: str | None) -> None:
+        if message is None:
+            self.unread = True
+        else:
+            self.problem(f"template error: {message}")
 
     def rendered(self, variables: Mapping[str, Any], workspace: str | None) -> Rendered | None:
         context: dict[str, Any] = {
-            "vars": Variables(variables),
+            "vars": Variables.of(variables),
             "env": self.env,
             "secret": self.secret,
         }
@@ -183,7 +190,7 @@ class _FileRendering:
         if self.renderer.env_name is not None:
             context["env_name"] = self.renderer.env_name
         errors_before = len(self.diagnostics.items)
-        token = on_undefined.set(lambda message: self.problem(f"template error: {message}"))
+        token = on_undefined.set(self.undefined)
         try:
             text = render_bounded(self.template, context)
         except Exception as exc:  # a template may fail in any way: it is the user's input
@@ -200,7 +207,7 @@ class _FileRendering:
             return None
         finally:
             on_undefined.reset(token)
-        if len(self.diagnostics.items) - self.unknown_values > errors_before:
+        if self.unread or len(self.diagnostics.items) - self.unknown_values > errors_before:
             return None  # values rendered from missing names would only add noise
         return Rendered(text, self.renderer._line_map(self.name, self.source, context, text))
 

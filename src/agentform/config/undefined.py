@@ -4,18 +4,32 @@ at its line (render.py sets the recorder)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any
 
 import jinja2
 
-on_undefined: ContextVar[Callable[[str], None] | None] = ContextVar("on_undefined", default=None)
+on_undefined: ContextVar[Callable[[str | None], None] | None] = ContextVar(
+    "on_undefined", default=None
+)
+"""Told each use of an undefined name: its message, or None when the name may be one
+of agentform.yaml's vars, which could not be read (its own error says why)."""
 
 
 class Variables(dict[str, Any]):
     """A template's `vars`: a name it lacks is said as a variable not set, with the
-    set one it is close to, not as Jinja2's "'dict object' has no attribute"."""
+    set one it is close to, not as Jinja2's "'dict object' has no attribute".
+    `complete`: False when agentform.yaml's vars could not be read: a name not found
+    may be one of them, so it is not said to be unset."""
+
+    complete = True
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any], complete: bool = True) -> Variables:
+        made = cls(values)
+        made.complete = complete and getattr(values, "complete", True)
+        return made
 
 
 class RecordingUndefined(jinja2.StrictUndefined):
@@ -36,8 +50,11 @@ class RecordingUndefined(jinja2.StrictUndefined):
 
     def _record(self) -> None:
         record = on_undefined.get()
+        missing = self._undefined_obj
         if record is None:
             self._fail_with_undefined_error()
+        elif isinstance(missing, Variables) and not missing.complete:
+            record(None)
         else:
             record(self._undefined_message)
 

@@ -13,18 +13,25 @@ from collections.abc import Iterable
 
 from agentform.core.problems import did_you_mean
 from agentform.kinds.base import Kind
-from agentform.policies.selections import Selection, selections
+from agentform.policies.selections import MACROS, Call, Selection, calls, selections
+from agentform.policies.types import OBJECTS, Sort
 
 CHANGE = ("kind", "name", "address", "action", "before", "after", "fields", "reason")
 ORGANIZATION = ("id", "name")
-OBJECTS = ("before", "after")
+TAKE_SENSITIVE = frozenset({"isSecret", "isSensitive", "isSet", "size", "has", *MACROS})
+"""What a rule may call on a map of sensitive values (a webhook's headers): its names
+are read, a value is only tested."""
+
+
+def _kinds(kinds: Iterable[str]) -> list[Kind]:
+    """The kinds a rule matches (every kind when it names none)."""
+    return [Kind.registry[k] for k in kinds if k in Kind.registry] or list(Kind.registry.values())
 
 
 def kind_fields(kinds: Iterable[str]) -> set[str]:
     """The fields of the objects of `kinds` (every kind when empty)."""
-    chosen = [Kind.registry[k] for k in kinds if k in Kind.registry] or list(Kind.registry.values())
     found: set[str] = set()
-    for kind in chosen:
+    for kind in _kinds(kinds):
         found |= set(kind.desired_model.model_fields) - {"ensure", *kind.children}
     return found
 
@@ -43,7 +50,27 @@ def unknown_names(source: str, scope: str, kinds: Iterable[str]) -> list[tuple[s
         found = _problem(sel.names, scope, fields, which, sel.element)
         if found is not None:
             problems.append((found[0], sel.offsets[min(found[1], len(sel.offsets) - 1)]))
-    return problems
+    sensitive = {f for k in _kinds(kinds) for f in k.sensitive_fields}
+    problems += [(m, c.offset) for c in calls(source) if (m := _sensitive_use(c, sensitive))]
+    return sorted(problems, key=lambda p: p[1])
+
+
+def _sensitive_use(call: Call, sensitive: set[str]) -> str | None:
+    """Why `call` may not take a map of sensitive values: each value stands as a token
+    (policies/values.py), so anything but a test of one is never true, or an error."""
+    if call.name in TAKE_SENSITIVE:
+        return None
+    for value in call.arguments:
+        if isinstance(value, Sort) and value.sort == "change" and len(value.path) == 2:
+            held, name = value.path
+            if held in OBJECTS and name in sensitive:
+                return (
+                    f"{call.name}() of change.{held}.{name}: its values are sensitive and "
+                    f"never given to a rule; a rule reads its names ('X-Team' in "
+                    f"change.{held}.{name}, .exists(h, ...)) and tests a value only with "
+                    "isSecret, isSensitive or isSet"
+                )
+    return None
 
 
 def _problem(
