@@ -22,7 +22,9 @@ from agentform.engine.drift import DriftItem, DriftReport
 from agentform.engine.model import Change, Plan, PlanWarning, Summary
 from agentform.engine.targets import _partial_warning
 from agentform.kinds.model import ApiCall, FieldChange
-from agentform.output.markdown import GITHUB_LIMIT, NOTE_ROOM, MarkdownView, code, marker
+from agentform.output.markdown import MarkdownView
+from agentform.output.markdown_blocks import code, marker
+from agentform.output.markdown_document import GITHUB_LIMIT, NOTE_ROOM
 from agentform.output.progress import LiveProgress
 from agentform.output.text import TextView
 from agentform.output.values import describe, diff_lines

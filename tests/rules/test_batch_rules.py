@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentform.core.problems import RuleViolation
-from agentform.rules.batches import (
+from agentform.rules.batch_schedule import (
+    due_indexes,
+    next_release_at,
+    released_count,
+    shift_origin,
+)
+from agentform.rules.batch_statuses import (
     ALL_BATCH_EDGES,
     BATCH_ACTIONS,
     BATCH_EDGES,
@@ -22,20 +28,18 @@ from agentform.rules.batches import (
     FINAL_STATUSES,
     ITEM_EDGES,
     ITEM_STATUSES,
+    UNSETTLED_ITEM_STATUSES,
+    TransitionRefused,
+    next_status,
+)
+from agentform.rules.batches import (
     ITEMS_LENGTH,
     MAX_PROBLEMS_SHOWN,
-    UNSETTLED_ITEM_STATUSES,
     BatchConfig,
     BatchName,
     StartAt,
-    TransitionRefused,
     check_items,
-    due_indexes,
-    next_release_at,
-    next_status,
     parse_items,
-    released_count,
-    shift_origin,
 )
 from agentform.rules.execute import AgentVersions
 

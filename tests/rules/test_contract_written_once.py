@@ -25,7 +25,7 @@ RESOURCES = {
     "profile_sets": ("profile_sets", "profile_pools", "profile_groups"),
     "vault_templates": ("vault_templates",),
     "webhooks": ("webhooks", "webhook_attachments"),
-    "batches": ("batches", "batch_items"),
+    "batches": ("batches", "batch_model", "batch_items"),
 }
 LIMITS = {"max_length", "min_length", "le", "ge", "lt", "gt", "multiple_of"}
 

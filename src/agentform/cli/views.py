@@ -50,7 +50,8 @@ def view_of(
 
         return JsonView()
     if fmt == "markdown":
-        from agentform.output.markdown import GITHUB_LIMIT, MarkdownView
+        from agentform.output.markdown import MarkdownView
+        from agentform.output.markdown_document import GITHUB_LIMIT
 
         if saved is not None and not whole:
             whole = (

@@ -10,7 +10,9 @@ from typing import Any
 
 from agentform.core.words import counted
 from agentform.engine.env_diff import FORMAT_VERSION, EnvDiff, FieldDifference, ObjectDifference
-from agentform.output.markdown import MarkdownView, Section, cell, code, marker
+from agentform.output.markdown import MarkdownView
+from agentform.output.markdown_blocks import cell, code, marker
+from agentform.output.markdown_document import Section
 from agentform.output.view import View
 
 SHOWN_CHARS = 200  # a value longer than this is cut, unless -v

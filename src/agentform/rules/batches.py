@@ -4,19 +4,17 @@ The service enforces them on `POST /execution-batches` and runs its scheduler
 and status machine by them; the provisioner checks a workspace's `batches:`
 with the same types. Everything here is pure: no clock, no database.
 
-- The request's field types: `BatchConfig`, `BatchName`, `StartAt`, the item
-  count limits; the items are execution requests, checked by the execute rules
-  (`rules.execute`, not a copy) with each problem named `items[17].field`.
-- The batch status machine and the item statuses, as data (`BATCH_EDGES`,
-  `ITEM_EDGES`), with `next_status` the one function that moves a batch.
-- The schedule arithmetic: which items have fallen due at a time, when the
-  next slice falls due, and how a pause shifts the schedule.
+Here: the request's field types (`BatchConfig`, `BatchName`, `StartAt`, the item
+count limits); the items are execution requests, checked by the execute rules
+(`rules.execute`, not a copy) with each problem named `items[17].field`. The batch
+status machine and the item statuses are rules/batch_statuses.py; the schedule
+arithmetic is rules/batch_schedule.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime, timedelta
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
 from functools import cache
 from typing import Annotated, Any, Literal, get_args
 
@@ -24,7 +22,6 @@ from annotated_types import Len
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from agentform.core.errors import AgentformError
 from agentform.core.problems import Problem, RuleViolation
 from agentform.rules.execute import (
     AgentVersions,
@@ -194,143 +191,3 @@ def _raise_if_any(problems: list[Problem]) -> None:
         problems = [*problems[:MAX_PROBLEMS_SHOWN], Problem("items", f"and {hidden} more problems")]
     if problems:
         raise RuleViolation(problems)
-
-
-# -- the status machine -------------------------------------------------------
-
-BatchStatus = Literal["pending", "running", "paused", "completed", "cancelled"]
-BATCH_STATUSES: tuple[BatchStatus, ...] = get_args(BatchStatus)
-FINAL_STATUSES: frozenset[BatchStatus] = frozenset({"completed", "cancelled"})
-
-BatchAction = Literal["start", "pause", "resume", "cancel", "complete"]
-BATCH_ACTIONS: tuple[BatchAction, ...] = get_args(BatchAction)
-
-# Every edge of the batch statuses (docs/service/contract.md#batch-statuses), under the
-# action that takes it.
-# `resume` has two targets: `running`, or `pending` while `startAt` is still ahead.
-BATCH_EDGES: Mapping[BatchAction, frozenset[tuple[BatchStatus, BatchStatus]]] = {
-    "start": frozenset({("pending", "running")}),
-    "pause": frozenset({("pending", "paused"), ("running", "paused")}),
-    "resume": frozenset({("paused", "running"), ("paused", "pending")}),
-    "cancel": frozenset(
-        {("pending", "cancelled"), ("running", "cancelled"), ("paused", "cancelled")}
-    ),
-    "complete": frozenset({("running", "completed")}),
-}
-ALL_BATCH_EDGES: frozenset[tuple[BatchStatus, BatchStatus]] = frozenset().union(
-    *BATCH_EDGES.values()
-)
-
-
-class TransitionRefused(AgentformError):
-    """The action is not allowed in the batch's current status (the service's 409)."""
-
-    def __init__(self, status: str, action: str) -> None:
-        super().__init__(f"cannot {action} a batch that is {status}")
-        self.status = status
-        self.action = action
-
-
-def next_status(status: BatchStatus, action: BatchAction, *, start_due: bool = True) -> BatchStatus:
-    """Where `action` takes a batch in `status`; `start_due` says whether `startAt` has come.
-
-    Raises `TransitionRefused` when the batch statuses
-    (docs/service/contract.md#batch-statuses) have no such edge.
-    """
-    targets = {to for frm, to in BATCH_EDGES[action] if frm == status}
-    if not targets:
-        raise TransitionRefused(status, action)
-    if len(targets) == 1:
-        return next(iter(targets))
-    return "running" if start_due else "pending"
-
-
-# -- items --------------------------------------------------------------------
-
-ItemStatus = Literal[
-    "pending", "awaiting_capacity", "batch_paused", "triggered", "cancelled", "failed"
-]
-ITEM_STATUSES: tuple[ItemStatus, ...] = get_args(ItemStatus)
-# Items that still have to be triggered, fail or be cancelled: a batch with any
-# of these is not complete.
-UNSETTLED_ITEM_STATUSES: frozenset[ItemStatus] = frozenset(
-    {"pending", "awaiting_capacity", "batch_paused"}
-)
-
-# The batch counter each item status is counted in; a paused item is pending
-# (docs/service/contract.md#batch-object: "pendingCount: not yet due, or held by a pause").
-COUNTER_OF_ITEM_STATUS: Mapping[ItemStatus, str] = {
-    "pending": "pendingCount",
-    "batch_paused": "pendingCount",
-    "awaiting_capacity": "awaitingCapacityCount",
-    "triggered": "triggeredCount",
-    "cancelled": "cancelledCount",
-    "failed": "failedCount",
-}
-COUNTERS: tuple[str, ...] = (
-    "pendingCount",
-    "awaitingCapacityCount",
-    "triggeredCount",
-    "cancelledCount",
-    "failedCount",
-)
-
-# The moves an item may make. A due item is triggered, waits for capacity or
-# fails; a pause holds a waiting item, a resume releases it; a cancel ends every
-# item not yet triggered. Triggered, cancelled and failed are final.
-ITEM_EDGES: frozenset[tuple[ItemStatus, ItemStatus]] = frozenset(
-    {
-        ("pending", "triggered"),
-        ("pending", "awaiting_capacity"),
-        ("pending", "failed"),
-        ("pending", "cancelled"),
-        ("awaiting_capacity", "triggered"),
-        ("awaiting_capacity", "failed"),
-        ("awaiting_capacity", "batch_paused"),
-        ("awaiting_capacity", "cancelled"),
-        ("batch_paused", "awaiting_capacity"),
-        ("batch_paused", "triggered"),
-        ("batch_paused", "failed"),
-        ("batch_paused", "cancelled"),
-    }
-)
-
-# -- the schedule -------------------------------------------------------------
-
-
-def released_count(config: BatchConfig, total: int, origin: datetime, at: datetime) -> int:
-    """How many items have fallen due by `at`: indexes `0 .. n-1`.
-
-    `origin` is when the first slice falls due (`startAt`, moved on by pauses:
-    see `shift_origin`); then every `batchInterval` seconds `batchSize` more.
-    """
-    if at < origin:
-        return 0
-    slices = (at - origin) // timedelta(seconds=config.batchInterval) + 1
-    return min(total, slices * config.batchSize)
-
-
-def due_indexes(config: BatchConfig, total: int, origin: datetime, at: datetime) -> range:
-    """The item indexes that have fallen due by `at`."""
-    return range(released_count(config, total, origin, at))
-
-
-def next_release_at(
-    config: BatchConfig, total: int, origin: datetime, at: datetime
-) -> datetime | None:
-    """When the next slice after those due at `at` falls due; None once every item is due."""
-    released = released_count(config, total, origin, at)
-    if released >= total:
-        return None
-    return origin + timedelta(seconds=config.batchInterval * (released // config.batchSize))
-
-
-def shift_origin(origin: datetime, paused_at: datetime, resumed_at: datetime) -> datetime:
-    """The schedule's origin after a pause from `paused_at` to `resumed_at`.
-
-    A pause stops the batch's schedule: nothing falls due while it is paused,
-    and the slices after it keep their spacing, so a long pause never ends in a
-    burst. Time paused before the origin costs nothing (a batch paused before
-    `startAt` and resumed after it starts at the resume).
-    """
-    return origin + max(timedelta(0), resumed_at - max(paused_at, origin))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from agentform.core.errors import AgentformError
 from agentform.core.problems import did_you_mean
-from agentform.rules.batches import BATCH_STATUSES
+from agentform.rules.batch_statuses import BATCH_STATUSES
 from agentform.rules.execute import EXECUTION_STATUSES
 
 MAX_DURATION = 366 * 86400.0

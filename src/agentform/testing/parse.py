@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from agentform.core.diagnostics import Diagnostics, Position
 from agentform.core.problems import did_you_mean, problems_from
 from agentform.core.yamlpos import Located, parse, problem_of
-from agentform.rules.batches import BatchStatus
+from agentform.rules.batch_statuses import BatchStatus
 from agentform.rules.execute import ExecutionStatus
 from agentform.rules.webhook_events import ATTACHABLE_EVENTS
 from agentform.testing.advancing import advance_problem

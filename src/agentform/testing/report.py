@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from urllib.parse import quote
 
-from agentform.output.markdown import marker
+from agentform.output.markdown_blocks import marker
 from agentform.testing.results import CaseResult, RunResult
 
 GITHUB_LIMIT = 65_536

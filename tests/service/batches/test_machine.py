@@ -21,7 +21,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from agentform.rules.batches import ALL_BATCH_EDGES, BATCH_EDGES, FINAL_STATUSES
+from agentform.rules.batch_statuses import ALL_BATCH_EDGES, BATCH_EDGES, FINAL_STATUSES
 from tests.service.batches.support import (
     SCHED_KEY,
     WORKER_SECONDS,

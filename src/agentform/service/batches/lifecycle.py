@@ -2,23 +2,22 @@
 (docs/service/contract.md#execution-batches).
 
 Each runs in the caller's write transaction and moves the batch only along
-the edges of `rules.batches` (`next_status`: a refused move is 409). The
+the edges of `rules.batch_statuses` (`next_status`: a refused move is 409). The
 schedule itself is the scheduler's (`scheduler.advance`).
 """
 
 from __future__ import annotations
 
 from agentform.core.problems import RuleViolation
-from agentform.rules.batches import (
+from agentform.rules.batch_schedule import shift_origin
+from agentform.rules.batch_statuses import (
     BatchAction,
     BatchStatus,
     ItemStatus,
     TransitionRefused,
-    check_items,
     next_status,
-    parse_items,
-    shift_origin,
 )
+from agentform.rules.batches import check_items, parse_items
 from agentform.rules.execute import AgentVersions, ExecuteRequest
 from agentform.service.batches import scheduler
 from agentform.service.errors import ServiceError, bad_request, conflict

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agentform.rules.batches import next_release_at, next_status, released_count
+from agentform.rules.batch_schedule import next_release_at, released_count
+from agentform.rules.batch_statuses import next_status
 from agentform.service.batches.triggering import Trigger
 from agentform.service.executions.lifecycle import on_capacity_freed
 from agentform.service.runtime import RunContext

@@ -21,7 +21,8 @@ from typing import Any
 
 from agentform.service.clock import FollowerClock, wall_now
 from agentform.service.runtime.handlers import IoJobHandler
-from agentform.service.runtime.runner import NOTHING, Runner
+from agentform.service.runtime.job_runs import NOTHING
+from agentform.service.runtime.runner import Runner
 from agentform.service.runtime.transactional import record_failure
 from agentform.service.store import claims, jobs
 from agentform.service.store.database import Conn

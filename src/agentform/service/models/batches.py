@@ -11,14 +11,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, SkipValidation
 
-from agentform.rules.batches import (
-    ITEMS_LENGTH,
-    BatchConfig,
-    BatchName,
-    BatchStatus,
-    ItemStatus,
-    StartAt,
-)
+from agentform.rules.batch_statuses import BatchStatus, ItemStatus
+from agentform.rules.batches import ITEMS_LENGTH, BatchConfig, BatchName, StartAt
 from agentform.rules.execute import ExecuteRequest
 from agentform.service.models.base import Id, Request
 

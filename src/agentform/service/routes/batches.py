@@ -7,7 +7,7 @@ import uuid
 
 from fastapi import Depends, Query
 
-from agentform.rules.batches import BatchStatus
+from agentform.rules.batch_statuses import BatchStatus
 from agentform.service.batches import lifecycle
 from agentform.service.http.auth import Caller, caller, database
 from agentform.service.http.gate import api_router

@@ -7,6 +7,8 @@ with other jobs' (`transactional`, `grouped`: in a worker thread, one at a time,
 so their effects apply in due order), an I/O handler as its own task (at most
 `io_concurrency` at once; one at a time per lane). A handler that raises is
 recorded `failed` and the runner goes on. No SQLite call is made on the event loop.
+Which due jobs a pass takes is runtime/due.py; how a started job runs is
+runtime/job_runs.py.
 """
 
 from __future__ import annotations
@@ -16,34 +18,29 @@ import contextlib
 import functools
 import logging
 import threading
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
 
 from agentform.service.clock import Clock
 from agentform.service.runtime import exclusive
 from agentform.service.runtime.context import RunContext
-from agentform.service.runtime.grouped import GroupCommit
-from agentform.service.runtime.handlers import Done, IoJobHandler, JobHandlers, TxHandler
-from agentform.service.runtime.transactional import TxRun, record_failure, run_one
+from agentform.service.runtime.due import due_batch, io_kinds
+from agentform.service.runtime.handlers import IoJobHandler, JobHandlers, TxHandler
+from agentform.service.runtime.job_runs import JobRuns
+from agentform.service.runtime.transactional import TxRun
 from agentform.service.settings import ServiceSettings
 from agentform.service.start_errors import UnhandledJobKind
 from agentform.service.store import jobs
-from agentform.service.store.database import Conn, Database
+from agentform.service.store.database import Database
 from agentform.service.store.jobs import JOBS_CHANGED, Job
 
 log = logging.getLogger("agentform.service.runtime")
-T = TypeVar("T")
-NOTHING = object()
-"""What `_prepare` and `_record` return when the job has no more work here."""
 _EARLIEST = datetime.min.replace(tzinfo=UTC)
-READ_AHEAD = 256
 IO_SLOTS = 128
 """I/O jobs running at once, by default (delivery/fairness.py shares them out)."""
 PRUNE_EVERY = timedelta(hours=1)
 
 
-class Runner:
+class Runner(JobRuns):
     sole = True
     """It runs every due job of its database, so one process at most may
     (runtime/exclusive.py); a runner claiming its jobs with leases shares it."""
@@ -58,21 +55,14 @@ class Runner:
         settings: ServiceSettings | None = None,
         retention: timedelta = timedelta(days=1),
     ) -> None:
-        self.db = db
+        super().__init__(db, RunContext(clock, db, settings or ServiceSettings()))
         self.clock = clock
         self.handlers = handlers
         self.io_concurrency = io_concurrency
         self.retention = retention
-        self.context = RunContext(clock, db, settings or ServiceSettings())
-        self.wake = asyncio.Event()
         self.stopping = asyncio.Event()
         """Set when `stop` begins: whoever waits for work the runner would do gives up."""
         self._task: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._io: dict[int, asyncio.Task[None]] = {}  # job id -> task
-        self._grouped = GroupCommit(db, self._in_thread)  # I/O jobs' prepare and record
-        self._lanes: set[str] = set()
-        self._threads: set[asyncio.Future[Any]] = set()
         self._scheduled: datetime | None = None
         """The earliest due time of the jobs scheduled since the last read (None: none)."""
         self._scheduled_lock = threading.Lock()  # pokes come from any committing thread
@@ -230,125 +220,15 @@ class Runner:
         """The due jobs this runner may start now, and the newest job's id then (a
         delivery worker claims its jobs: service/delivery/claiming.py)."""
         return await self._in_thread(
-            self._read, self._due_batch, now, set(self._io), free, set(self._lanes)
+            self._read, due_batch, self.handlers, now, set(self._io), free, set(self._lanes)
         )
-
-    def _due_batch(
-        self, conn: Conn, now: datetime, in_flight: set[int], free: int, busy: set[str]
-    ) -> tuple[list[Job], int]:
-        """The due jobs that may start now, in due order: transactional ones (and any
-        of a kind nobody handles, to be reported) up to READ_AHEAD, and only as many
-        I/O jobs, of lanes not busy, as there are free I/O slots. So a backlog of
-        I/O work costs each pass what the slots can take, not the backlog's length,
-        and never holds transactional jobs back."""
-        io_kinds = self._io_kinds()
-        batch = jobs.due_jobs(conn, now, in_flight, READ_AHEAD, not_kinds=io_kinds)
-        if free > 0 and io_kinds:
-            batch += self._due_io(conn, now, in_flight, free, busy, io_kinds)
-        return sorted(batch, key=lambda job: (job.due_at, job.id)), jobs.newest_id(conn)
-
-    def _due_io(
-        self,
-        conn: Conn,
-        now: datetime,
-        in_flight: set[int],
-        free: int,
-        busy: set[str],
-        kinds: list[str],
-    ) -> list[Job]:
-        """Due I/O jobs for the free slots: a handler that chooses its own
-        (`IoJobHandler.choose_due`, for fairness among its jobs) does; the others'
-        are read oldest first."""
-        chosen, plain = [], []
-        for kind in kinds:
-            handler = self.handlers.get(kind)
-            assert isinstance(handler, IoJobHandler)
-            own = handler.choose_due(conn, kind, now, in_flight, free)
-            if own is None:
-                plain.append(kind)
-            else:
-                chosen += own
-        if plain:
-            chosen += jobs.due_jobs(conn, now, in_flight, free, kinds=plain, busy_lanes=busy)
-        return chosen
 
     def _io_full(self) -> bool:
         return len(self._io) >= self.io_concurrency
 
     def _io_kinds(self) -> list[str]:
-        return [k for k in self.handlers.kinds() if isinstance(self.handlers.get(k), IoJobHandler)]
-
-    # -- running jobs ---------------------------------------------------------
-
-    async def _in_thread(self, fn: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(None, functools.partial(fn, *args))
-        self._threads.add(future)
-        future.add_done_callback(self._threads.discard)
-        return await asyncio.shield(future)
-
-    def _read(self, query: Callable[..., T], *args: Any) -> T:
-        with self.db.read() as conn:
-            return query(conn, *args)
+        return io_kinds(self.handlers)
 
     def _prune(self, before: datetime) -> None:
         with self.db.write() as conn:
             jobs.prune(conn, before)
-
-    def _run_transaction(self, job: Job, handler: TxHandler) -> None:
-        """The job in a write transaction of its own (when a shared one failed)."""
-        try:
-            with self.db.write() as conn:
-                run_one(conn, job, handler, self.context)
-        except Exception as exc:
-            self._fail(job, exc)
-
-    def _fail(self, job: Job, exc: Exception) -> None:
-        with self.db.write() as conn:
-            record_failure(conn, job, exc)
-
-    def _spawn(self, job: Job, handler: IoJobHandler[Any, Any]) -> None:
-        if job.lane is not None:
-            self._lanes.add(job.lane)
-        assert self._loop is not None, "the runner is not started"
-        task = self._loop.create_task(self._run_io(job, handler), name=f"job-{job.id}")
-        self._io[job.id] = task
-
-    async def _run_io(self, job: Job, handler: IoJobHandler[Any, Any]) -> None:
-        try:
-            # prepare and record share write transactions with other jobs' (grouped.py)
-            prepared = await self._grouped.run(functools.partial(self._prepare, job, handler))
-            while prepared is not NOTHING:  # `record` may hand back the job's next work
-                outcome = await handler.perform(job, prepared, self.context)
-                prepared = await self._grouped.run(
-                    functools.partial(self._record, job, handler, prepared, outcome)
-                )
-        except asyncio.CancelledError:
-            raise  # stopped: the job stays pending
-        except Exception as exc:
-            await self._in_thread(self._fail, job, exc)
-        finally:
-            self._io.pop(job.id, None)
-            if job.lane is not None:
-                self._lanes.discard(job.lane)
-            self.wake.set()
-
-    def _prepare(self, job: Job, handler: IoJobHandler[Any, Any], conn: Conn) -> Any:
-        if not jobs.is_pending(conn, job.id):
-            return NOTHING
-        prepared = handler.prepare(job, conn, self.context)
-        if prepared is None:
-            jobs.mark_done(conn, job.id)
-            return NOTHING
-        return prepared
-
-    def _record(
-        self, job: Job, handler: IoJobHandler[Any, Any], prepared: Any, out: Any, conn: Conn
-    ) -> Any:
-        following = handler.record(job, conn, prepared, out, self.context)
-        if following is None or isinstance(following, Done):
-            jobs.mark_done(conn, job.id)
-            if following is not None:
-                following.then(conn)
-            return NOTHING
-        return following

@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from agentform.rules.batches import COUNTER_OF_ITEM_STATUS, ITEM_EDGES, ItemStatus
+from agentform.rules.batch_statuses import COUNTER_OF_ITEM_STATUS, ITEM_EDGES, ItemStatus
 from agentform.service.store.batches import BATCHES, ITEMS
 from agentform.service.store.common import stored_json
 from agentform.service.store.database import Conn, iso

@@ -11,7 +11,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
-from agentform.rules.batches import CONFIG_TYPE, BatchConfig, BatchStatus
+from agentform.rules.batch_statuses import BatchStatus
+from agentform.rules.batches import CONFIG_TYPE, BatchConfig
 from agentform.service.models.batches import BatchItem, ExecutionBatch
 from agentform.service.models.pages import Page
 from agentform.service.store.common import fetch_owned, model_from_row, stored_json
