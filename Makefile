@@ -30,8 +30,10 @@ test: $(STAMP)
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || echo "note: the console's browser tests (tests/browser) are skipped: chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"
 	$(TEST)
 
+# The fast tier also runs a quarter of each property test's examples (the profile
+# `fast`, tests/conftest.py), and loads no schemathesis: its one module is slow.
 test-fast: $(STAMP)  # while working: everything but the slow and pipeline tiers
-	$(TEST) -m "not slow and not pipeline"
+	$(TEST) -m "not slow and not pipeline" --hypothesis-profile=fast -p no:schemathesis
 
 # The console guide's screenshots (docs/guide/images/console-*.png), taken by the browser tests.
 screenshots: $(STAMP)

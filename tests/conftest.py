@@ -1,7 +1,9 @@
 """Fixtures shared by the CLI tests: a fresh copy of examples/quickstart; the
 property tests' settings: no deadline per example, since a loaded CI machine runs
-an example late and a timer is not what they test (time bounds are benchmarks');
-and modules `-m` deselects whole left uncollected (tests/tiers.py)."""
+an example late and a timer is not what they test (time bounds are benchmarks'),
+every example in `make test` and CI, a quarter of them in `make test-fast`
+(`--hypothesis-profile=fast`, tests/tiers.py); and modules `-m` deselects whole
+left uncollected (tests/tiers.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,12 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.tiers import left_out
+from tests.tiers import FAST_EXAMPLES, left_out
 
 settings.register_profile("agentform", deadline=None)
+settings.register_profile(
+    "fast", settings.get_profile("agentform"), max_examples=FAST_EXAMPLES
+)  # `make test-fast` loads it (--hypothesis-profile=fast)
 settings.load_profile("agentform")
 
 QUICKSTART = Path(__file__).parents[1] / "examples" / "quickstart"

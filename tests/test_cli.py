@@ -12,6 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
+from agentform.api.retries import RetryPolicy
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 
@@ -312,7 +313,11 @@ def test_endpoint_and_key_errors(quickstart: Path, tmp_path: Path) -> None:
     assert result.exit_code == 1 and "belongs to organization" in result.output
 
 
-def test_unreachable_endpoint_is_a_clear_error(quickstart: Path) -> None:
+def test_unreachable_endpoint_is_a_clear_error(
+    quickstart: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each request is retried as it would be, without the waits between (3 s of them).
+    monkeypatch.setattr(RetryPolicy, "backoff", lambda self, attempt: 0.0)
     result = plan_unreachable(quickstart, key="k")
     assert result.exit_code == 1 and "cannot reach the service" in result.output
 

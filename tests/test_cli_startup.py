@@ -49,6 +49,19 @@ def small_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def validated(small_workspace: Path) -> tuple[int, set[str]]:
+    """`validate` of the small workspace, run once for the tests that read it (an
+    interpreter costs a second of processor time)."""
+    return imported_by("validate", "-C", str(small_workspace))
+
+
+@pytest.fixture(scope="module")
+def planned(small_workspace: Path) -> tuple[int, set[str]]:
+    """`plan` of the small workspace on the local endpoint, run once likewise."""
+    return imported_by("plan", "-C", str(small_workspace))
+
+
 def test_version_imports_nothing_heavy() -> None:
     code, modules = imported_by("--version")
     assert code == 0
@@ -60,10 +73,10 @@ def test_version_imports_nothing_heavy() -> None:
 UNUSED_OFFLINE = ("asyncio", "cryptography", "rich")
 
 
-def test_validate_imports_nothing_heavy(small_workspace: Path) -> None:
+def test_validate_imports_nothing_heavy(validated: tuple[int, set[str]]) -> None:
     """bench/startup.py measures what this keeps: validate within 1.5x the import
     line of the libraries it needs (docs/performance.md)."""
-    code, modules = imported_by("validate", "-C", str(small_workspace))
+    code, modules = validated
     assert code == 0
     unused = {*HEAVY, *UNUSED_OFFLINE}
     assert modules.isdisjoint(unused), modules & unused
@@ -75,13 +88,14 @@ def test_validate_imports_nothing_heavy(small_workspace: Path) -> None:
 POLICY_RUNTIME = ("cel_expr_python", "re2")
 
 
-def test_validate_imports_the_policy_runtime_only_with_policies(tmp_path: Path) -> None:
+def test_validate_imports_the_policy_runtime_only_with_policies(
+    small_workspace: Path, validated: tuple[int, set[str]], tmp_path: Path
+) -> None:
     """CEL and RE2 were imported by every validate and plan, with policies or not."""
-    (tmp_path / "agentform.yaml").write_text("workspace: small\n")
-    (tmp_path / "pools.yaml").write_text("profilePools:\n  - {name: a, members: [bot-1]}\n")
-    code, modules = imported_by("validate", "-C", str(tmp_path))
+    code, modules = validated  # the same workspace, before its policies
     assert code == 0
     assert modules.isdisjoint({*POLICY_RUNTIME, "pathspec"}), modules & {*POLICY_RUNTIME}
+    shutil.copytree(small_workspace, tmp_path, dirs_exist_ok=True)
     (tmp_path / "policies").mkdir()
     shutil.copy(QUICKSTART / "policies" / "quickstart.yaml", tmp_path / "policies")
     (tmp_path / ".agentformignore").write_text("pools.yaml\n")
@@ -90,8 +104,8 @@ def test_validate_imports_the_policy_runtime_only_with_policies(tmp_path: Path) 
     assert {*POLICY_RUNTIME, "pathspec"} <= modules  # (the probe sees them come)
 
 
-def test_plan_without_policies_imports_no_policy_runtime(small_workspace: Path) -> None:
-    code, modules = imported_by("plan", "-C", str(small_workspace))
+def test_plan_without_policies_imports_no_policy_runtime(planned: tuple[int, set[str]]) -> None:
+    code, modules = planned
     assert code == 0
     assert modules.isdisjoint(POLICY_RUNTIME), modules & set(POLICY_RUNTIME)
 
@@ -180,9 +194,9 @@ def test_env_diff_imports_nothing_heavy(tmp_path: Path, fmt: str) -> None:
     assert modules.isdisjoint(HEAVY), modules & set(HEAVY)
 
 
-def test_plan_on_the_local_endpoint_does_load_the_service(small_workspace: Path) -> None:
+def test_plan_on_the_local_endpoint_does_load_the_service(planned: tuple[int, set[str]]) -> None:
     """The probe sees imports when they happen (so the tests above can fail)."""
-    code, modules = imported_by("plan", "-C", str(small_workspace))
+    code, modules = planned
     assert code == 0
     assert {"fastapi", "httpx"} <= modules and "vcr" not in modules
 

@@ -42,26 +42,26 @@ def plan(ws: Path, *args: str, env: dict[str, str] | None = None) -> Result:
 
 
 def test_a_silent_service_times_out_after_the_seconds_given(silent: str, tmp_path: Path) -> None:
-    result = plan(tmp_path / "ws", "--endpoint", silent, "--timeout", "0.3")
+    result = plan(tmp_path / "ws", "--endpoint", silent, "--timeout", "0.1")
     assert result.exit_code == 1
     assert "GET /context: cannot reach the service" in result.stderr
-    assert "timeout: no answer within 0.3 s (--timeout or AGENTFORM_TIMEOUT)" in result.stderr
+    assert "timeout: no answer within 0.1 s (--timeout or AGENTFORM_TIMEOUT)" in result.stderr
     retrying = [line for line in result.stderr.splitlines() if line.startswith("retrying")]
     assert retrying == [
         "retrying failed requests (GET /context: timeout: no answer "
-        "within 0.3 s (--timeout or AGENTFORM_TIMEOUT)); -v shows each retry"
+        "within 0.1 s (--timeout or AGENTFORM_TIMEOUT)); -v shows each retry"
     ]
     assert "Traceback" not in result.output
 
 
 def test_verbose_shows_each_retry(silent: str, tmp_path: Path) -> None:
-    result = plan(tmp_path / "ws", "--endpoint", silent, "-v", env={"AGENTFORM_TIMEOUT": "0.3"})
+    result = plan(tmp_path / "ws", "--endpoint", silent, "-v", env={"AGENTFORM_TIMEOUT": "0.1"})
     assert result.exit_code == 1
     retrying = [line for line in result.stderr.splitlines() if line.startswith("retrying")]
     # every request read at once is retried twice (3 attempts), each retry a line
     assert sum(line.startswith("retrying GET /context in ") for line in retrying) == 2
     assert all(
-        line.endswith(": timeout: no answer within 0.3 s (--timeout or AGENTFORM_TIMEOUT)")
+        line.endswith(": timeout: no answer within 0.1 s (--timeout or AGENTFORM_TIMEOUT)")
         for line in retrying
     )
 
@@ -79,7 +79,7 @@ def test_a_timeout_that_is_not_seconds_is_refused(value: str, tmp_path: Path) ->
     assert from_env.exit_code == 1 and "Invalid value for AGENTFORM_TIMEOUT" in from_env.output
 
 
-@pytest.mark.parametrize("given", ["0.3s", "0.3"])
+@pytest.mark.parametrize("given", ["0.1s", "0.1"])
 def test_a_timeout_may_be_a_duration_as_docs_and_other_options_write_it(
     given: str, silent: str, tmp_path: Path
 ) -> None:
@@ -88,7 +88,7 @@ def test_a_timeout_may_be_a_duration_as_docs_and_other_options_write_it(
     for args, env in (((("--timeout", given)), {}), ((), {"AGENTFORM_TIMEOUT": given})):
         result = plan(tmp_path / "ws", "--endpoint", silent, *args, env=env)
         assert result.exit_code == 1, result.output
-        assert "within 0.3 s" in result.stderr, result.output
+        assert "within 0.1 s" in result.stderr, result.output
 
 
 @pytest.mark.parametrize(
@@ -101,8 +101,8 @@ def test_agentforms_own_operations_take_the_timeout_too(
     """Their client was built apart from the run's and ignored --timeout (30 s each)."""
     result = CliRunner().invoke(
         cli,
-        [*args, "--endpoint", silent, "--timeout", "0.3"],
+        [*args, "--endpoint", silent, "--timeout", "0.1"],
         env={"AGENTFORM_API_KEY": "k"},
     )
     assert result.exit_code == 1
-    assert "no answer within 0.3 s" in result.output, result.output
+    assert "no answer within 0.1 s" in result.output, result.output

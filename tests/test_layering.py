@@ -9,6 +9,7 @@ names each offending import as `module -> imported (file:line)`.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,8 +282,14 @@ SERVICE_LAYERS = Layers(
 
 # -- agentform ---------------------------------------------------------------------
 
-IMPORTS = imports_of(SRC, "agentform")
-PACKAGES = packages_of(SRC, "agentform")
+
+@functools.cache
+def agentform_imports() -> list[Import]:
+    """Read once per process, by the first test that needs it (not at collection, where
+    every xdist worker read all of src again, 0.6 s each, whatever tests it ran)."""
+    return imports_of(SRC, "agentform")
+
+
 MODULE_CIRCLES_UNCHECKED: tuple[str, ...] = ()
 """Packages whose modules are not checked for circles between modules: none, the
 service's included since its own order was made (issue 25)."""
@@ -292,7 +299,7 @@ def test_the_reading_finds_the_imports_written_in_functions_too() -> None:
     """Guards the checker's input: a function-level import the CLI makes to start fast."""
     assert any(
         i.module == "agentform.cli.context" and i.imported == "agentform.cli.endpoint"
-        for i in IMPORTS
+        for i in agentform_imports()
     )
     assert {layer_of(m) for m in modules_of(SRC, "agentform")} >= {
         *AGENTFORM.stack,
@@ -301,12 +308,12 @@ def test_the_reading_finds_the_imports_written_in_functions_too() -> None:
 
 
 def test_no_import_points_up_a_layer() -> None:
-    found = upward(IMPORTS, AGENTFORM)
+    found = upward(agentform_imports(), AGENTFORM)
     assert not found, "imports up a layer (layers in tests/test_layering.py):\n" + shown(found)
 
 
 def test_no_import_points_up_the_services_own_order() -> None:
-    found = upward(IMPORTS, SERVICE_LAYERS)
+    found = upward(agentform_imports(), SERVICE_LAYERS)
     assert not found, "imports up the service's order (SERVICE_LAYERS):\n" + shown(found)
 
 
@@ -319,14 +326,14 @@ def test_every_module_of_the_service_has_its_place_in_its_order() -> None:
 
 
 def test_no_import_cycle_between_packages() -> None:
-    found = cycles(IMPORTS, PACKAGES)
+    found = cycles(agentform_imports(), packages_of(SRC, "agentform"))
     assert not found, "import cycles:\n" + "\n\n".join(shown(ring) for ring in found)
 
 
 def test_no_import_circle_between_modules() -> None:
     """Function-level and TYPE_CHECKING imports count: each is a dependency all the
     same (core/errors <-> core/diagnostics ran through a TYPE_CHECKING import)."""
-    found = module_cycles(IMPORTS, MODULE_CIRCLES_UNCHECKED)
+    found = module_cycles(agentform_imports(), MODULE_CIRCLES_UNCHECKED)
     assert not found, "import circles:\n" + "\n\n".join(shown(ring) for ring in found)
 
 
@@ -433,7 +440,7 @@ def test_the_console_is_a_layer_of_its_own_on_top_of_the_service() -> None:
     (testing/pages.py) renders its views into static pages."""
     into = [
         i
-        for i in IMPORTS
+        for i in agentform_imports()
         if i.imported.startswith(CONSOLE)
         and not i.module.startswith(CONSOLE)
         and i.module not in ("agentform.service.app", "agentform.testing.pages")
@@ -441,7 +448,7 @@ def test_the_console_is_a_layer_of_its_own_on_top_of_the_service() -> None:
     assert not into, "imports of the console:\n" + shown(into)
     out = [
         i
-        for i in IMPORTS
+        for i in agentform_imports()
         if i.module.startswith(CONSOLE)
         and not i.imported.startswith(
             (CONSOLE, "agentform.service", "agentform.rules", "agentform.core")

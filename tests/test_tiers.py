@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
-from tests.tiers import deselects_whole, left_out, module_marks
+from tests.tiers import FAST_EXAMPLES, deselects_whole, examples, left_out, module_marks
 
 FAST = "not slow and not pipeline"  # make test-fast
 
@@ -45,3 +46,15 @@ def test_the_fast_tier_leaves_out_the_fuzzing_and_pipeline_modules() -> None:
     assert not left_out(tests / "service" / "test_schemathesis.py", "")
     assert not left_out(tests / "service" / "test_server.py", FAST)
     assert not left_out(tests / "service" / "conftest.py", FAST)
+
+
+def test_a_property_test_runs_every_example_but_a_quarter_in_the_fast_tier() -> None:
+    loaded = "fast" if settings().max_examples == FAST_EXAMPLES else "agentform"
+    try:
+        settings.load_profile("agentform")
+        assert (examples(200), examples(1), settings().max_examples) == (200, 1, 100)
+        settings.load_profile("fast")
+        assert (examples(200), examples(1), settings().max_examples) == (50, 1, 25)
+        assert settings().deadline is None
+    finally:
+        settings.load_profile(loaded)

@@ -8,6 +8,10 @@ source, not imported) are on each of its tests; when the expression is false for
 those marks with any other marks the expression names added (it may say `not x`,
 and a test may carry `x`), no test of the module can be selected, so it is not
 collected.
+
+And the property tests' share of their examples in a tier: hypothesis' profiles
+change the default count, not a count a test sets itself, so a test that sets one
+asks `examples(n)` for it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,16 @@ import re
 from pathlib import Path
 
 from _pytest.mark.expression import Expression
+from hypothesis import settings
+
+FULL_EXAMPLES = 100  # hypothesis' default count: `make test` and CI run every example
+FAST_EXAMPLES = 25  # the profile `make test-fast` loads (tests/conftest.py): a quarter
+
+
+def examples(full: int) -> int:
+    """The examples a property test written for `full` runs under the profile loaded:
+    `full` in `make test` and CI, a quarter of it in `make test-fast`."""
+    return max(1, full * settings().max_examples // FULL_EXAMPLES)
 
 
 def module_marks(source: str) -> set[str]:

@@ -23,6 +23,7 @@ from agentform.api.client import ApiClient
 from agentform.api.retries import RetryPolicy
 from agentform.core.errors import ApiError
 from tests.clock import InstantClock
+from tests.tiers import examples
 
 CEILING = 4
 POLICY = RetryPolicy(attempts=3, throttled_attempts=4)
@@ -95,7 +96,7 @@ async def run(plan: list[Call]) -> ApiClient:
     return api
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(plan=st.lists(calls, min_size=1, max_size=12))
 def test_no_create_is_sent_again_blindly_and_nothing_is_left_held(plan: list[Call]) -> None:
     api = asyncio.run(run(plan))

@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import asteroid_odyssey.models as public
 import httpx
 import pytest
 import yaml
@@ -19,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from agentform.cli.main import cli
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from tests.loopback import serving
-from tests.provisioner.test_public_shapes import only_public
+from tests.provisioner.test_public_shapes import only_public, shape_of
 
 OTHER_ORG = {"id": "0b7f3c1e-0000-4000-8000-0000000000ff", "name": "elsewhere"}
 
@@ -47,7 +46,7 @@ class PublicContext:
 
         await self.app(scope, receive, keep)
         body: dict[str, Any] = json.loads(b"".join(m.get("body", b"") for m in messages[1:]))
-        shown = only_public(public.AgentsContextUserContextResponse, body)
+        shown = only_public(shape_of("GET", "/context"), body)
         if self.several:
             shown["organizations"].append(OTHER_ORG)
         content = json.dumps(shown).encode()

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agentform.config import globs
 from agentform.config.globs import overlap
+from tests.tiers import examples
 
 PIECES = ["a", "b", "/", "*", "?", "[ab]", "[!a]", "[a-b]", "[!ab]", "[", "[b-a]"]
 
@@ -27,7 +28,7 @@ def _witness(a: str, b: str, steps: int) -> str | None:
     return None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=3), st.lists(st.sampled_from(PIECES), max_size=3))
 def test_overlap_is_exact(first: list[str], second: list[str]) -> None:
     a, b = "".join(first), "".join(second)

@@ -19,6 +19,7 @@ from agentform.api.ratelimit import RateLimiter, parse_rate
 from agentform.api.retries import RetryPolicy
 from agentform.core.errors import AgentformError, ApiError
 from tests.clock import InstantClock, ManualClock
+from tests.tiers import examples
 
 # -- the token bucket ----------------------------------------------------------
 
@@ -444,7 +445,7 @@ def test_a_retry_after_pauses_the_run_even_when_its_request_is_not_sent_again() 
     assert api.limiter.pauses == 1
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     steps=st.lists(
         st.tuples(

@@ -6,6 +6,7 @@ JSON array. The plan is the same as against the embedded service's own answers."
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 import shutil
@@ -13,7 +14,6 @@ import typing
 from pathlib import Path
 from typing import Any
 
-import asteroid_odyssey.models as public
 import httpx
 from pydantic import BaseModel
 
@@ -30,22 +30,30 @@ QUICKSTART = Path(__file__).parents[2] / "examples" / "quickstart"
 
 ID = r"/[0-9a-f-]{36}"
 SETS = r"/(agent-profile-pools|profile-groups)"
-# (method, path) -> the public SDK's model of the answer; list[...] for a bare array
-SHAPES: list[tuple[str, str, Any]] = [
-    ("GET", r"/context", public.AgentsContextUserContextResponse),
-    ("GET", r"/agents", public.AgentList200Response),
-    ("GET", r"/(profiles|agent-profiles)", public.AgentProfilesList200Response),
-    ("GET", rf"/(profiles|agent-profiles){ID}", public.AgentsProfileAgentProfile),
-    ("GET", SETS, public.AgentProfilePoolsList200Response),
-    ("*", rf"{SETS}({ID})?", public.AgentsProfileAgentProfilePool),
-    ("GET", rf"{SETS}{ID}/members", public.AgentProfilePoolMembersList200Response),
-    ("GET", r"/vault/templates", list[public.AgentsVaultVaultTemplate]),
-    ("*", rf"/vault/templates({ID})?", public.AgentsVaultVaultTemplate),
-]
+
+
+@functools.cache
+def shapes() -> list[tuple[str, str, Any]]:
+    """(method, path) -> the public SDK's model of the answer; list[...] for a bare array.
+    The SDK is imported here, by the tests that use it: its import takes a second of
+    processor time, which every xdist worker paid at collection when it was at the top."""
+    import asteroid_odyssey.models as public
+
+    return [
+        ("GET", r"/context", public.AgentsContextUserContextResponse),
+        ("GET", r"/agents", public.AgentList200Response),
+        ("GET", r"/(profiles|agent-profiles)", public.AgentProfilesList200Response),
+        ("GET", rf"/(profiles|agent-profiles){ID}", public.AgentsProfileAgentProfile),
+        ("GET", SETS, public.AgentProfilePoolsList200Response),
+        ("*", rf"{SETS}({ID})?", public.AgentsProfileAgentProfilePool),
+        ("GET", rf"{SETS}{ID}/members", public.AgentProfilePoolMembersList200Response),
+        ("GET", r"/vault/templates", list[public.AgentsVaultVaultTemplate]),
+        ("*", rf"/vault/templates({ID})?", public.AgentsVaultVaultTemplate),
+    ]
 
 
 def shape_of(method: str, path: str) -> Any:
-    for want, pattern, shape in SHAPES:
+    for want, pattern, shape in shapes():
         if want in (method, "*") and re.fullmatch(pattern, path):
             return shape
     return None
