@@ -18,6 +18,7 @@ __all__ = [
     "Caller",
     "authenticate",
     "caller",
+    "current_caller",
     "database",
     "hash_key",
 ]
@@ -65,12 +66,18 @@ def authenticate(request: Request) -> Caller:
     return Caller(found.organization_id, found.organization_name, found.id, found.name, found.role)
 
 
+def current_caller(request: Request) -> Caller:
+    """The caller the gate authenticated (`gate.ServiceRoute`), before the body was
+    read; authenticated here for a request that did not pass the gate."""
+    found: Caller | None = getattr(request.state, "caller", None)
+    return found if found is not None else authenticate(request)
+
+
 async def caller(request: Request) -> Caller:
-    """The caller the gate authenticated (`gate.ServiceRoute`), before the body was read.
+    """`current_caller`, as a dependency.
 
     The OpenAPI document's schemes are `KEY_SCHEMES`, written in by `http.openapi`:
     as dependencies (FastAPI's `APIKeyHeader`) they were two more to resolve on
     every request, for a header the gate had read already.
     """
-    found: Caller | None = getattr(request.state, "caller", None)
-    return found if found is not None else authenticate(request)
+    return current_caller(request)

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from fastapi import Depends, Query
+from fastapi import Query, Request
 
 from agentform.rules.values import NAME_MAX_LENGTH
 from agentform.service.errors import bad_request
-from agentform.service.http.auth import Caller, caller
+from agentform.service.http.auth import Caller, current_caller
 from agentform.service.models.pages import Page
-from agentform.service.store.database import iso
+from agentform.service.store.database import Database, iso
 from agentform.service.store.pages import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -72,59 +72,64 @@ def sorting(sort_field: str | None, sort_direction: str | None) -> Sorting:
 
 @dataclass(frozen=True)
 class ListQuery:
-    """The common query of list operations, organization already checked."""
+    """The common query of list operations, organization already checked, and the
+    database to read it from."""
 
     who: Caller
     request: PageRequest
+    db: Database
 
 
 # The dependencies below are `async` because they do no I/O: FastAPI runs a plain
 # `def` dependency in the thread pool, a hop that costs more than the work. They
-# take `page` and `pageSize` themselves, not through `page_params`: each
-# dependency is resolved on every request (about as much as two parameters).
+# take `page` and `pageSize`, the caller and the database themselves, not through
+# `page_params`, `caller` and `database`: each dependency is resolved on every
+# request (about as much as two parameters).
 def _query(
-    who: Caller,
+    http: Request,
     organization_id: uuid.UUID | None,
     search_name: str | None,
     paging: PageParams,
     sort: Sorting | None,
 ) -> ListQuery:
+    who = current_caller(http)
     who.check_organization(organization_id)
-    return ListQuery(who, PageRequest(paging, sort, search_name))
+    db: Database = http.app.state.db
+    return ListQuery(who, PageRequest(paging, sort, search_name), db)
 
 
 async def list_query(
+    http: Request,
     organizationId: uuid.UUID | None = Query(None),
     searchName: str | None = SearchName,
     sortField: SortField | None = Query(None),
     sortDirection: SortDirection | None = Query(None),
     page: int = PAGE,
     pageSize: int = PAGE_SIZE,
-    who: Caller = Depends(caller),
 ) -> ListQuery:
     paging, sort = PageParams(page, pageSize), sorting(sortField, sortDirection)
-    return _query(who, organizationId, searchName, paging, sort)
+    return _query(http, organizationId, searchName, paging, sort)
 
 
 async def agent_list_query(
+    http: Request,
     organizationId: uuid.UUID | None = Query(None),
     searchName: str | None = SearchName,
     sortField: AgentSortField | None = Query(None),
     sortDirection: SortDirection | None = Query(None),
     page: int = PAGE,
     pageSize: int = PAGE_SIZE,
-    who: Caller = Depends(caller),
 ) -> ListQuery:
     paging, sort = PageParams(page, pageSize), sorting(sortField, sortDirection)
-    return _query(who, organizationId, searchName, paging, sort)
+    return _query(http, organizationId, searchName, paging, sort)
 
 
 async def search_query(
+    http: Request,
     organizationId: uuid.UUID | None = Query(None),
     searchName: str | None = SearchName,
     page: int = PAGE,
     pageSize: int = PAGE_SIZE,
-    who: Caller = Depends(caller),
 ) -> ListQuery:
     """Lists with no sort parameters (vault templates)."""
-    return _query(who, organizationId, searchName, PageParams(page, pageSize), None)
+    return _query(http, organizationId, searchName, PageParams(page, pageSize), None)

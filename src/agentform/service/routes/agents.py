@@ -18,10 +18,8 @@ router = api_router(tags=["Agents"])
 
 
 @router.get("/agents", response_model=Page[Agent])
-def list_agents(
-    query: ListQuery = Depends(agent_list_query), db: Database = Depends(database)
-) -> Page[Agent]:
-    with db.read() as conn:
+def list_agents(query: ListQuery = Depends(agent_list_query)) -> Page[Agent]:
+    with query.db.read() as conn:
         return agents.list_agents(conn, query.who.organization_id, query.request)
 
 

@@ -49,10 +49,8 @@ def _add_set_routes(router: APIRouter, of: Collection, at: _At) -> None:
     item, param = at.item, at.param
 
     @router.get(at.path, response_model=Page[ProfileSet], tags=at.tags)
-    def list_sets(
-        query: ListQuery = Depends(list_query), db: Database = Depends(database)
-    ) -> Page[ProfileSet]:
-        with db.read() as conn:
+    def list_sets(query: ListQuery = Depends(list_query)) -> Page[ProfileSet]:
+        with query.db.read() as conn:
             return profile_sets.list_sets(conn, of, query.who.organization_id, query.request)
 
     @router.post(at.path, status_code=201, response_model=ProfileSet, tags=at.tags)

@@ -21,10 +21,8 @@ def _routes(prefix: str, tag: str, include_in_schema: bool = True) -> None:
     opts = {"tags": [tag], "include_in_schema": include_in_schema}
 
     @router.get(prefix, response_model=Page[Profile], **opts)  # type: ignore[arg-type]
-    def list_profiles(
-        query: ListQuery = Depends(list_query), db: Database = Depends(database)
-    ) -> Page[Profile]:
-        with db.read() as conn:
+    def list_profiles(query: ListQuery = Depends(list_query)) -> Page[Profile]:
+        with query.db.read() as conn:
             return profiles.list_profiles(conn, query.who.organization_id, query.request)
 
     @router.post(prefix, status_code=201, response_model=Profile, **opts)  # type: ignore[arg-type]

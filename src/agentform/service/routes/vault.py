@@ -24,10 +24,8 @@ router = api_router(prefix="/vault/templates", tags=["Vault"])
 
 
 @router.get("", response_model=Page[Template], response_model_exclude_none=True)
-def list_templates(
-    query: ListQuery = Depends(search_query), db: Database = Depends(database)
-) -> Page[Template]:
-    with db.read() as conn:
+def list_templates(query: ListQuery = Depends(search_query)) -> Page[Template]:
+    with query.db.read() as conn:
         return vault_templates.list_templates(conn, query.who.organization_id, query.request)
 
 

@@ -44,10 +44,8 @@ INTEGRATION = INTEGRATIONS + "/{integrationId}"
 
 
 @router.get(INTEGRATIONS, response_model=Page[Integration])
-def list_integrations(
-    query: ListQuery = Depends(search_query), db: Database = Depends(database)
-) -> Page[Integration]:
-    with db.read() as conn:
+def list_integrations(query: ListQuery = Depends(search_query)) -> Page[Integration]:
+    with query.db.read() as conn:
         page = store.list_integrations(conn, query.who.organization_id, query.request)
         return page.model_copy(update={"items": [_with_health(conn, i) for i in page.items]})
 
