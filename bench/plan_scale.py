@@ -14,6 +14,9 @@ Printed side by side, measured in this one run:
 - HTTP calls next to the minimum;
 - client CPU per request (the whole plan: requests, decoding, diffing) next to
   the service's (its process's CPU over the same requests), and the bare loop's;
+- the same ratio on an idle core, modelled (`_idle_core.py`: the process's CPU
+  time plus its waits, rounded up as epoll sleeps), which a loaded machine
+  leaves as an idle one measures it;
 - workspace load time with libyaml's parser and with the pure-Python one;
 - CLI start-up: `agentform --version`, `agentform validate` on a small workspace,
   next to `python -c pass`.
@@ -44,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _idle_core import LoopClock, on_idle_core
 from _server import KEY, Running, running_service
 from _tools import Delayed, Replay, bare_loop, timed, timer_floor
 from agentform.api.client import ApiClient
@@ -84,17 +88,22 @@ async def populate(base: str, root: Path) -> None:
 
 
 async def planned(
-    svc: Running, root: Path, latency: float, replay: Replay | None = None
+    svc: Running, root: Path, latency: float, replay: Replay | None = None, clock: Any = None
 ) -> dict[str, Any]:
     workspace = load_workspace(root)
     transport = Delayed(replay or ConnectionShards(PARALLELISM), latency if not replay else 0)
     transport.answers = {} if latency == 0 and not replay else None
     service_before = svc.cpu()
+    loop = asyncio.get_running_loop()
+    start = loop.time()  # the wall on a real loop; the modelled one on _idle_core's
     with timed() as t:
-        async with ApiClient(svc.base, KEY, transport=transport, concurrency=PARALLELISM) as api:
+        async with ApiClient(
+            svc.base, KEY, transport=transport, concurrency=PARALLELISM, clock=clock
+        ) as api:
             plan = await make_plan(workspace, api, svc.base)
     assert not plan.has_changes, plan.summary
     return {
+        "loop": loop.time() - start,
         "wall": t.wall,
         "cpu": t.cpu,
         "service_cpu": svc.cpu() - service_before,
@@ -242,12 +251,23 @@ def replayed(
         floors.append(run["wall"] / floor)
         cpus.append(run["cpu"] / run["calls"] * 1e6)
     spread = "/".join(f"{f(ratios):.3f}" for f in (min, statistics.median, max))
+    modelled = []
+    for _ in range(ROUNDS):
+        replay = Replay(answers, latency)
+        run, _ = on_idle_core(planned(svc, root, latency, replay, LoopClock()))
+        _, timers = on_idle_core(timer_floor(run["calls"], int(run["peak"]), latency))
+        modelled.append(run["loop"] / timers)
     print(
         f"N={n:>6} {latency * 1000:2.0f} ms, the service's own time taken out (its answers "
         f"replayed from memory), {ROUNDS} rounds: plan / bare asyncio.sleep loop of the same "
         f"calls and concurrency (min/median/max) {spread} (goal {SLEEP_GOAL}x) | plan / "
         f"latency floor at {run['peak']:.0f}: median {statistics.median(floors):.2f}x | client "
         f"CPU per request (the whole plan) {statistics.median(cpus):.0f} us"
+    )
+    print(
+        "          the same on an idle core, modelled (CPU time plus waits rounded up to "
+        "epoll's ms, _idle_core.py; the machine's load left out): "
+        + "/".join(f"{f(modelled):.3f}" for f in (min, statistics.median, max))
     )
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentform.config.loader import load_workspace
 from agentform.core.errors import AgentformError, DiagnosticsError
@@ -62,6 +64,13 @@ def test_keys_have_one_canonical_string_form() -> None:
     assert str(Key("plain")) == "plain" and Key("plain") == ("plain",)
     with pytest.raises(ValueError):
         parse_address("no-slash")
+
+
+@given(st.lists(st.text(alphabet="ab/%é2F5", max_size=6), min_size=1, max_size=3))
+def test_a_keys_string_form_escapes_each_part_and_reads_back(parts: list[str]) -> None:
+    key = Key(*parts)
+    assert str(key) == "/".join(p.replace("%", "%25").replace("/", "%2F") for p in parts)
+    assert Key.parse(str(key)) == key
 
 
 def test_children_are_changes_of_their_own_made_after_their_parent(

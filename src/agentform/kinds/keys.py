@@ -23,6 +23,9 @@ class Key(tuple[str, ...]):
         return super().__new__(cls, parts)
 
     def __str__(self) -> str:
+        text = "/".join(self)
+        if "%" not in text and text.count("/") == len(self) - 1:
+            return text  # no part needs escaping: a plan names tens of thousands of keys
         return "/".join(p.replace("%", "%25").replace("/", "%2F") for p in self)
 
     def __repr__(self) -> str:
