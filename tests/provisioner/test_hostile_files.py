@@ -1,6 +1,6 @@
 """Workspace files are data, never code: what a pull request's author can write
 into a template is refused at its file:line, offline, with nothing run and with
-bounded time and memory (config/sandbox.py)."""
+bounded time and memory (config/sandbox.py, config/sandbox_bounds.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from agentform.cli.main import cli
 from agentform.config import sandbox
 from agentform.config.loader import load_workspace
-from agentform.config.sandbox import MAX_RENDERED, MAX_STEPS, MAX_VALUE, MAX_WIDTH
+from agentform.config.sandbox_bounds import MAX_RENDERED, MAX_STEPS, MAX_VALUE, MAX_WIDTH
 from agentform.core.bounds import MAX_FILE_BYTES
 from agentform.core.errors import DiagnosticsError
 from tests.provisioner.harness import write_workspace

@@ -22,13 +22,12 @@ import jinja2
 from agentform.config.includes import Step, include_cycle
 from agentform.config.lines import SourceLine, instrument, line_map, template_place
 from agentform.config.sandbox import (
-    NotAllowed,
-    SecretToken,
     WorkspaceSandbox,
     credential_refusal,
     env_refusal,
     render_bounded,
 )
+from agentform.config.sandbox_bounds import NotAllowed, SecretToken
 from agentform.config.secret_tokens import SecretTokens
 from agentform.config.undefined import RecordingUndefined, Variables, on_undefined
 from agentform.core.bounds import Bounds, too_large
@@ -282,7 +281,7 @@ def _message(exc: BaseException) -> str:
     """An exception in the files' words: a missing include names what was asked for,
     and Python's recursion limit is a nesting of includes or macros too deep."""
     if isinstance(exc, jinja2.TemplateNotFound):
-        if exc.message and exc.message != exc.name:  # found, but not readable (sandbox.py)
+        if exc.message and exc.message != exc.name:  # found, but not readable (template_files.py)
             return exc.message
         return f"no file {exc.name} to include (names are from the workspace's root)"
     if isinstance(exc, RecursionError):

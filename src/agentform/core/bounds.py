@@ -1,7 +1,7 @@
 """The bounds of what a workspace may make agentform read: its files are written by
 whoever opens a pull request, so each read stays inside the workspace and has a
 size a run can afford. The YAML and template bounds live with their parsers
-(core/yamlpos.py, config/sandbox.py); these are the ones of files themselves.
+(core/yamlpos.py, config/sandbox_bounds.py); these are the ones of files themselves.
 
 `Bounds` is the one place that decides what a path written in a workspace may
 name: files under the workspace, or, for a workspace of a repository
@@ -91,7 +91,7 @@ def too_large(path: Path) -> str | None:
 
 # The budget: what one untrusted file (a workspace file with its includes and
 # itemsFiles, a test file with its inline seed, one agent script's rendering) may
-# make agentform compute, whatever it does. The early refusals of config/sandbox.py
+# make agentform compute, whatever it does. The early refusals of config/sandbox_bounds.py
 # and core/yamlpos.py say more precisely what went wrong; this is the floor under them.
 BUDGET_MEMORY = 512 << 20
 """Bytes of address space one file's computation may add to the process."""
