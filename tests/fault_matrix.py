@@ -4,7 +4,9 @@ through the fault proxy, seed by seed, on a fresh service each time.
 A "before" workspace is applied directly (no faults) so that the apply under
 faults has creates, updates, replaces, cancels and deletes of every kind to
 make; then the "after" workspace is applied once through the proxy, and a plan
-made directly says what is still to do. Shared by tests/test_fault_injection.py
+made directly says what is still to do. A held request times out at once
+(tests/fault_proxy.py, held="answered"): the client sees the timeout its own
+clock would have raised, without spending it. Shared by tests/test_fault_injection.py
 and bench/fault_matrix.py.
 """
 
@@ -23,7 +25,7 @@ from agentform.config.loader import Workspace, load_workspace
 from agentform.engine.apply import ApplyReport, apply_plan
 from agentform.engine.planner import make_plan
 from agentform.service import DEMO_ADMIN_KEY, create_app
-from tests.fault_proxy import fault_proxy
+from tests.fault_proxy import TimesOutWhenHeld, fault_proxy
 from tests.loopback import serving
 
 # What the issue measured with: 10% 429, 5% 503, 2% drops, answers lost after
@@ -36,7 +38,7 @@ RATES = {
     "hold-before": 0.005,
     "hold-after": 0.01,
 }
-CLIENT_TIMEOUT = 0.5  # what a held request costs: kept small
+CLIENT_TIMEOUT = 0.5
 START = "2099-01-01T00:00:00Z"  # batches stay pending: they can be replaced and cancelled
 BOTS = [f"bot-{i}" for i in range(1, 7)]
 AGENTS = ("support-agent", "checkout-agent", "refund-agent")
@@ -143,7 +145,8 @@ async def _no_wait(_: float) -> None:
 
 
 def client(origin: str) -> ApiClient:
-    """A client with the default attempts, waits skipped and a short timeout."""
+    """A client with the default attempts, waits skipped, a short timeout, and a
+    held request's timeout raised at once."""
     api = ApiClient(
         f"{origin}/agents/v2",
         DEMO_ADMIN_KEY,
@@ -151,6 +154,7 @@ def client(origin: str) -> ApiClient:
         sleep=_no_wait,
     )
     api.sender.extensions = {"timeout": httpx.Timeout(CLIENT_TIMEOUT).as_dict()}
+    api.sender.transport = TimesOutWhenHeld(api.sender.transport)
     return api
 
 
@@ -196,7 +200,7 @@ def run_seed(seed: int, folder: Path) -> Outcome:
         assert before.ok, [(r.change.id, r.error) for r in before.results if r.error]
         workspace = write(folder / "ws", after=True)
         planned = still_needed(origin, workspace)
-        with fault_proxy(origin, seed, RATES) as proxy:
+        with fault_proxy(origin, seed, RATES, held="answered") as proxy:
             report = apply_once(proxy.url, workspace)
             injected = dict(proxy.injected)
         needed = still_needed(origin, workspace)

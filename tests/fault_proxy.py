@@ -9,6 +9,12 @@ the connection before or after forwarding, or hold the request until the
 client gives up (its timeout) and then drop it, before forwarding (it never
 lands) or after (it landed, the answer is lost). The same seed gives the same
 faults to the same requests, whatever order concurrent requests arrive in.
+
+A hold costs the client's whole timeout in real time. With `held="answered"` the
+proxy answers a request it would hold at once, marked (HELD), and closes the
+connection; the client's transport wrapped in `TimesOutWhenHeld` raises for it
+what the client's own timeout raises (httpx.ReadTimeout), without the wait. What
+the client sees, and what landed, are the same; only the time is not spent.
 """
 
 from __future__ import annotations
@@ -28,12 +34,20 @@ import httpx
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 FAULTS = ("429", "503", "drop-before", "drop-after", "hold-before", "hold-after")
 HOP = {"host", "connection", "keep-alive", "transfer-encoding", "content-length"}
+HELD = "X-Fault-Held"  # marks the answer to a request held with held="answered"
 
 
 class FaultProxy:
     def __init__(
-        self, upstream: str, seed: int, rates: dict[str, float], reads: float = 1.0
+        self,
+        upstream: str,
+        seed: int,
+        rates: dict[str, float],
+        reads: float = 1.0,
+        held: str = "until-timeout",
     ) -> None:
+        assert held in ("until-timeout", "answered")
+        self.held = held
         self.upstream = upstream
         self.seed = seed
         self.rates = rates  # of each fault, for writes
@@ -124,8 +138,7 @@ class FaultProxy:
         if fault == "drop-before":
             return False
         if fault == "hold-before":
-            await _until_closed(reader)
-            return False
+            return await self._hold(reader, writer, fault)
         assert self._http is not None
         sent = {k: v for k, v in headers.items() if k.lower() not in HOP}
         response = await self._http.request(method, target, headers=sent, content=body)
@@ -133,13 +146,42 @@ class FaultProxy:
         if fault == "drop-after":
             return False
         if fault == "hold-after":
-            await _until_closed(reader)
-            return False
+            return await self._hold(reader, writer, fault)
         kept = {"Content-Type": response.headers.get("content-type", "application/json")}
         if "retry-after" in response.headers:
             kept["Retry-After"] = response.headers["retry-after"]
         await _write(writer, response.status_code, kept, response.content)
         return True
+
+    async def _hold(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, fault: str
+    ) -> bool:
+        """Holds the request until the client gives up, or answers it marked at once;
+        the connection ends either way."""
+        if self.held == "answered":
+            marked = {HELD: fault, "Connection": "close"}
+            await _write(writer, HTTPStatus.GATEWAY_TIMEOUT, marked, b"")
+        else:
+            await _until_closed(reader)
+        return False
+
+
+class TimesOutWhenHeld(httpx.AsyncBaseTransport):
+    """The client's side of `held="answered"`: a marked answer is the timeout the
+    client's own clock would have ended the request with."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        if HELD in response.headers:
+            await response.aclose()
+            raise httpx.ReadTimeout("held past the client's timeout", request=request)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 async def _write(
@@ -167,9 +209,13 @@ async def _until_closed(reader: asyncio.StreamReader, longest: float = 30.0) -> 
 
 @contextmanager
 def fault_proxy(
-    upstream: str, seed: int, rates: dict[str, float], reads: float = 1.0
+    upstream: str,
+    seed: int,
+    rates: dict[str, float],
+    reads: float = 1.0,
+    held: str = "until-timeout",
 ) -> Iterator[FaultProxy]:
-    proxy = FaultProxy(upstream, seed, rates, reads)
+    proxy = FaultProxy(upstream, seed, rates, reads, held)
     proxy.start()
     try:
         yield proxy

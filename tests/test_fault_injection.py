@@ -23,7 +23,7 @@ from agentform.engine.planner import make_plan
 from agentform.output.json_view import report_document
 from agentform.service import DEMO_ADMIN_KEY, create_app
 from tests.fault_matrix import run_seed
-from tests.fault_proxy import FaultProxy, fault_proxy
+from tests.fault_proxy import FaultProxy, TimesOutWhenHeld, fault_proxy
 from tests.loopback import serving
 from tests.provisioner.harness import write_workspace
 
@@ -225,6 +225,34 @@ def test_apply_through_faults_converges_and_reports_honestly(service: str, tmp_p
         assert groups[f"group-{i}"][1] == sorted(members(i + 3))
     templates = live["/vault/templates"]
     assert all(templates[f"Template {i}"][0]["description"] == f"number {i}" for i in range(4))
+
+
+@pytest.mark.parametrize("fault", ["hold-before", "hold-after"])
+def test_a_hold_answered_at_once_is_the_timeout_a_real_hold_ends_in(
+    service: str, fault: str
+) -> None:
+    """The matrix below holds requests with held="answered": the client's transport
+    raises at once what its own timeout raises after a real hold, and the request
+    landed exactly when the proxy forwarded it."""
+    seen: dict[str, type[BaseException]] = {}
+    for held in ("until-timeout", "answered"):
+        name = f"{fault}-{held}"
+        with fault_proxy(service, SEED, {fault: 1.0}, held=held) as proxy:
+            api = client(proxy.url)
+            api.sender.extensions = {"timeout": httpx.Timeout(0.5).as_dict()}
+            api.sender.transport = TimesOutWhenHeld(api.sender.transport)
+
+            async def post(api: ApiClient = api, name: str = name) -> None:
+                async with api:
+                    await api.sender.send("POST", "/profile-groups", json={"name": name})
+
+            with pytest.raises(httpx.TimeoutException) as raised:
+                asyncio.run(post())
+            seen[held] = raised.type
+        landed = {g["name"] for g in run(service, lambda api: api.list_all("/profile-groups"))}
+        if held == "answered" or fault == "hold-before":  # a real hold-after lands meanwhile
+            assert (name in landed) == (fault == "hold-after"), (name, landed)
+    assert seen == {"until-timeout": httpx.ReadTimeout, "answered": httpx.ReadTimeout}
 
 
 # The matrix (issue 20): ~160 changes of all five kinds, one apply through the
