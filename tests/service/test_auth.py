@@ -4,18 +4,23 @@ on every operation of the service.
 OPERATIONS is the table of every operation with a valid request and its
 success status; a test checks that it covers the whole OpenAPI document. The
 objects the operations name are made once for the module (`prepared`); each test
-gets a copy of that database, so one test's writes are never another's state.
+that writes gets a copy of that database, so one test's writes are never another's
+state. The cases where a key is refused or only reads share one app (`refusing`):
+their requests change nothing but the pause a resume case makes first, with the
+admin key (and a write that got through fails its own case).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
 
+from agentform.service import create_app
 from agentform.service.store import executions, organizations
 from tests.service.conftest import (
     ACME,
@@ -134,6 +139,20 @@ def db_path(tmp_path: Path, prepared: tuple[Path, dict[str, str]]) -> Path:
     return copy_database(prepared[0], tmp_path / "service.db")
 
 
+@pytest.fixture(scope="module")
+def refusing(
+    prepared: tuple[Path, dict[str, str]], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    """One app on a copy of the prepared database, for the cases that write nothing."""
+    path = copy_database(prepared[0], tmp_path_factory.mktemp("refusing") / "service.db")
+    app = create_app(path, seed=TEST_SEED)
+    try:
+        with client_of(app) as client:
+            yield Api(client)
+    finally:
+        app.state.db.close()
+
+
 @pytest.fixture
 def ids(prepared: tuple[Path, dict[str, str]]) -> dict[str, str]:
     return prepared[1]
@@ -221,16 +240,16 @@ def test_each_header_works_on_every_operation(
 
 
 @pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
-def test_401_without_a_valid_key(api: Api, ids: dict[str, str], op: Operation) -> None:
-    assert_error(call(api.as_key(None), op, ids), 401, "missing")
-    assert_error(call(api.as_key("no-such-key-000"), op, ids), 401, "invalid")
+def test_401_without_a_valid_key(refusing: Api, ids: dict[str, str], op: Operation) -> None:
+    assert_error(call(refusing.as_key(None), op, ids), 401, "missing")
+    assert_error(call(refusing.as_key("no-such-key-000"), op, ids), 401, "invalid")
     both = {"X-Api-Key": ADMIN_KEY, "X-Service-Agents-Api-Key": READ_KEY}
-    assert_error(call(api.as_key(None), op, ids, headers=both), 401, "disagree")
+    assert_error(call(refusing.as_key(None), op, ids, headers=both), 401, "disagree")
 
 
 @pytest.mark.parametrize("op", OPERATIONS, ids=OP_IDS)
-def test_read_key_reads_but_never_writes(api: Api, ids: dict[str, str], op: Operation) -> None:
-    r = call(api.as_key(READ_KEY), op, ids)
+def test_read_key_reads_but_never_writes(refusing: Api, ids: dict[str, str], op: Operation) -> None:
+    r = call(refusing.as_key(READ_KEY), op, ids)
     if op[0] == "GET":
         assert r.status_code == 200
     else:
