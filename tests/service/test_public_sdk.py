@@ -10,15 +10,14 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import asteroid_odyssey as sdk
 import httpx
 import pytest
 import uvicorn
-from asteroid_odyssey.exceptions import ApiException
 
 from agentform.service import create_app
 from agentform.service.runtime import ManualClock
 from agentform.service.settings import ServiceSettings
+from tests.public_sdk import sdk
 from tests.service.execution_support import EXEC_KEY, EXEC_ORG, EXEC_SEED, event_log, event_names
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:asteroid_odyssey")
@@ -133,7 +132,7 @@ def test_the_sdks_deprecated_stage_call_stages_a_file_for_its_organization(
     (temp_file,) = staged.temp_files
     assert temp_file.name == "stage.csv"
     other = "22222222-2222-4222-8222-222222222222"  # not the key's organization
-    with pytest.raises(ApiException) as refused:
+    with pytest.raises(sdk.ApiException) as refused:
         files.temp_files_stage(other, files=[("stage.csv", b"x")])
     assert refused.value.status == 403
 
@@ -174,7 +173,7 @@ def test_the_sdk_cancels_and_reads_a_409_as_an_api_exception(
     )
     cancelled = executions.execution_cancel(created.execution_id)
     assert cancelled.status == sdk.AgentsExecutionUpdateableStatus.CANCELLED
-    with pytest.raises(ApiException) as refused:
+    with pytest.raises(sdk.ApiException) as refused:
         executions.execution_cancel(created.execution_id)
     assert refused.value.status == 409
 

@@ -1,25 +1,33 @@
-"""The public SDK (asteroid-odyssey 1.9.167) against `agentform service run`: its
+"""The public SDK (asteroid-odyssey 1.9.167) against the service over HTTP: its
 context, agent and profile methods get answers it parses
-(docs/service/contract.md#authentication-and-organizations, #agents-and-profiles)."""
+(docs/service/contract.md#authentication-and-organizations, #agents-and-profiles).
+
+The service is the app `agentform service run` serves (the demo seed, the wall
+clock), under uvicorn in a thread; that the command itself serves it is
+tests/service/test_server.py's.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-import asteroid_odyssey as sdk
 import pytest
 
-from tests.service.test_server import KEY, running
+from agentform.service import DEMO_ADMIN_KEY, create_app
+from tests.loopback import serving
+from tests.public_sdk import sdk
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sdk.ApiClient]:
-    db = tmp_path_factory.mktemp("sdk") / "svc.db"
-    with running("--db", str(db)) as (base, _):
-        host = base.removesuffix("/agents/v2")
-        config = sdk.Configuration(host=host, api_key={"ApiKeyAuth": KEY["X-Api-Key"]})
-        with sdk.ApiClient(config) as api_client:
-            yield api_client
+    app = create_app(tmp_path_factory.mktemp("sdk") / "svc.db")
+    try:
+        with serving(app) as origin:
+            config = sdk.Configuration(host=origin, api_key={"ApiKeyAuth": DEMO_ADMIN_KEY})
+            with sdk.ApiClient(config) as api_client:
+                yield api_client
+    finally:
+        app.state.db.close()
 
 
 def test_context(client: sdk.ApiClient) -> None:
