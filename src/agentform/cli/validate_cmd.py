@@ -74,7 +74,7 @@ def validate(run: RunContext, every: bool, no_tests: bool, dirs: tuple[Path, ...
             if not no_tests:
                 tested = test_files.checked(workspace)
                 in_tests[name] = tested.problems
-    policies, policy_problems = _policies(run.opts.workspace_dir)
+        policies, policy_problems = _policies(run.opts.workspace_dir)
     if problems := _together(found) + policy_problems + _together(in_tests):
         raise DiagnosticsError(problems)
     if policies is not None:
