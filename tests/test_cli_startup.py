@@ -297,3 +297,15 @@ def test_validating_policies_imports_no_plan_model(tmp_path: Path) -> None:
     )
     code, _, modules = models_built_by("validate", "-C", str(workspace))
     assert code == 1 and "agentform.engine.model" in modules  # (it did check the name)
+
+
+# What only `validate --all` uses: finding a repository's workspaces, their overlaps.
+ALL_WORKSPACES = ("agentform.config.repository", "agentform.repository.pairs")
+
+
+def test_validating_one_workspace_imports_no_repository_search(small_workspace: Path) -> None:
+    code, _, modules = models_built_by("validate", "-C", str(small_workspace))
+    assert code == 0
+    assert modules.isdisjoint(ALL_WORKSPACES), modules & set(ALL_WORKSPACES)
+    code, _, modules = models_built_by("validate", "--all", str(small_workspace))
+    assert code == 0 and set(ALL_WORKSPACES) <= modules  # (the probe sees them come)
