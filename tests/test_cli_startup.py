@@ -265,6 +265,7 @@ def test_validating_tests_on_the_demo_seed_builds_no_seed(tmp_path: Path) -> Non
     code, built, modules = models_built_by("validate", "-C", str(workspace))
     assert code == 0
     assert "agentform.testing.model.TestFile" in built  # the test files were read
+    assert "agentform.testing.model.Step" not in built  # (inside TestFile's validator)
     assert not {m for m in built if m.startswith(SEED_FORMAT)}, built
     assert modules.isdisjoint(SEED_FORMAT), modules & set(SEED_FORMAT)
     (workspace / "tests" / "own.yaml").write_text(
