@@ -114,13 +114,18 @@ MAIN_PROBE = """
 import gc, json, os, sys
 from agentform.cli.main import main
 sys.argv = ["agentform", *sys.argv[1:]]
+collections = [0]
+gc.callbacks.append(lambda phase, info: collections.__setitem__(0, collections[0] + 1))
 try:
     main()
 except SystemExit:
     pass
 plugins = os.environ.get("PYDANTIC_DISABLE_PLUGINS")
 modules = sorted({m.split(".")[0] for m in sys.modules})
-print(json.dumps({"plugins": plugins, "frozen": gc.get_freeze_count(), "modules": modules}))
+print(json.dumps({
+    "plugins": plugins, "frozen": gc.get_freeze_count(), "modules": modules,
+    "collections": collections[0] // 2, "collector": gc.isenabled(),
+}))
 """
 
 
@@ -142,6 +147,17 @@ def test_the_program_skips_what_no_command_uses(small_workspace: Path, given: st
     result = run_main("validate", "-C", str(small_workspace), env=env)
     assert result["plugins"] == (given or "__all__")
     assert result["frozen"] > 10_000  # the run's objects, not only the probe's
+
+
+def test_the_collector_skips_the_start_up() -> None:
+    """Start-up makes long-lived objects and no garbage cycles: the collector ran
+    about 65 times over them while `validate` of the quickstart started and ran.
+    main() turns it off until the command is imported, then freezes what start-up
+    made and turns it on again for the command (a server runs with it)."""
+    result = run_main("validate", "-C", str(QUICKSTART))
+    assert result["collector"] is True
+    assert result["collections"] < 20, result["collections"]  # (64 with it on)
+    assert run_main("--version")["collector"] is False  # (no command: it stays off)
 
 
 # What httpx's own command line (httpx._main) imports, when installed.
@@ -249,6 +265,7 @@ def test_validating_tests_on_the_demo_seed_builds_no_seed(tmp_path: Path) -> Non
     code, built, modules = models_built_by("validate", "-C", str(workspace))
     assert code == 0
     assert "agentform.testing.model.TestFile" in built  # the test files were read
+    assert "agentform.testing.model.Step" not in built  # (inside TestFile's validator)
     assert not {m for m in built if m.startswith(SEED_FORMAT)}, built
     assert modules.isdisjoint(SEED_FORMAT), modules & set(SEED_FORMAT)
     (workspace / "tests" / "own.yaml").write_text(
@@ -281,3 +298,15 @@ def test_validating_policies_imports_no_plan_model(tmp_path: Path) -> None:
     )
     code, _, modules = models_built_by("validate", "-C", str(workspace))
     assert code == 1 and "agentform.engine.model" in modules  # (it did check the name)
+
+
+# What only `validate --all` uses: finding a repository's workspaces, their overlaps.
+ALL_WORKSPACES = ("agentform.config.repository", "agentform.repository.pairs")
+
+
+def test_validating_one_workspace_imports_no_repository_search(small_workspace: Path) -> None:
+    code, _, modules = models_built_by("validate", "-C", str(small_workspace))
+    assert code == 0
+    assert modules.isdisjoint(ALL_WORKSPACES), modules & set(ALL_WORKSPACES)
+    code, _, modules = models_built_by("validate", "--all", str(small_workspace))
+    assert code == 0 and set(ALL_WORKSPACES) <= modules  # (the probe sees them come)

@@ -21,6 +21,7 @@ import click
 
 from agentform import __version__
 from agentform.cli.conventions import AgentformGroup, with_global_options
+from agentform.core.gcpause import pause_start_up, start_up_done
 
 COMMANDS: Mapping[str, str] = {
     "init": "agentform.cli.init_cmd:init",
@@ -59,6 +60,7 @@ class LazyGroup(AgentformGroup):
             if not isinstance(command, click.Command):
                 raise TypeError(f"{self.lazy[cmd_name]} is not a click command")
             self.add_command(command, cmd_name)
+            start_up_done()
         return super().get_command(ctx, cmd_name)
 
 
@@ -91,6 +93,7 @@ def main() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     # None in sys.modules makes an import of that name fail: httpx falls back to a stub.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    pause_start_up()  # until the command is imported (core/gcpause.py)
     try:
         cli()
     finally:

@@ -15,31 +15,16 @@ import click
 from agentform.cli.common import SHOWN_PROBLEMS
 from agentform.cli.context import RunContext
 from agentform.cli.options import Options
+from agentform.cli.validate_cmd import say_unset_and_warnings
 from agentform.cli.validate_tests import TestFiles
 from agentform.config.files import root_file
-from agentform.config.loader import Settings, Workspace
+from agentform.config.loader import Settings
 from agentform.config.repository import Member, find_workspaces, overlaps
 from agentform.config.repository_file import REPOSITORY_FILE, find_repository
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.core.errors import AgentformError, DiagnosticsError, InvalidWorkspace
 from agentform.core.words import counted
 from agentform.repository.pairs import left_out, workspace_dirs
-
-
-def say_unset_and_warnings(workspace: Workspace, prefix: str = "") -> None:
-    """The secrets not set here (plan checks them) and the warnings, on stderr."""
-    unset = sorted(workspace.unset_secrets)
-    if unset:
-        said = (
-            ("secret", "is", "its value") if len(unset) == 1 else ("secrets", "are", "their values")
-        )
-        click.echo(
-            f"{prefix}note: {said[0]} {', '.join(unset)} {said[1]} not set here: "
-            f"plan checks {said[2]}",
-            err=True,
-        )
-    for warning in workspace.warnings:  # shown as errors are; they do not fail validate
-        click.echo(prefix + workspace.secrets.scrub(warning.render()), err=True)
 
 
 def _named(folder: Path) -> str:

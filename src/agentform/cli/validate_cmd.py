@@ -15,7 +15,6 @@ import click
 
 from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
 from agentform.cli.context import RunContext
-from agentform.cli.validate_all import say_unset_and_warnings, validate_all
 from agentform.cli.validate_tests import Tested, TestFiles
 from agentform.config.loader import Workspace
 from agentform.core.diagnostics import Diagnostic
@@ -58,7 +57,9 @@ def validate(run: RunContext, every: bool, no_tests: bool, dirs: tuple[Path, ...
             "validate checks the workspace of -C; to check every workspace under "
             f"{', '.join(map(str, dirs))}, add --all"
         )
-    if every:
+    if every:  # here: one workspace needs none of the repository's modules
+        from agentform.cli.validate_all import validate_all
+
         return validate_all(run.opts, list(dirs), tests=not no_tests)
     names: list[str | None] = [run.opts.env]
     if run.opts.env is None:
@@ -74,7 +75,7 @@ def validate(run: RunContext, every: bool, no_tests: bool, dirs: tuple[Path, ...
             if not no_tests:
                 tested = test_files.checked(workspace)
                 in_tests[name] = tested.problems
-    policies, policy_problems = _policies(run.opts.workspace_dir)
+        policies, policy_problems = _policies(run.opts.workspace_dir)
     if problems := _together(found) + policy_problems + _together(in_tests):
         raise DiagnosticsError(problems)
     if policies is not None:
@@ -86,6 +87,22 @@ def validate(run: RunContext, every: bool, no_tests: bool, dirs: tuple[Path, ...
         )
     click.echo("\n".join(valid))
     return 0
+
+
+def say_unset_and_warnings(workspace: Workspace, prefix: str = "") -> None:
+    """The secrets not set here (plan checks them) and the warnings, on stderr."""
+    unset = sorted(workspace.unset_secrets)
+    if unset:
+        said = (
+            ("secret", "is", "its value") if len(unset) == 1 else ("secrets", "are", "their values")
+        )
+        click.echo(
+            f"{prefix}note: {said[0]} {', '.join(unset)} {said[1]} not set here: "
+            f"plan checks {said[2]}",
+            err=True,
+        )
+    for warning in workspace.warnings:  # shown as errors are; they do not fail validate
+        click.echo(prefix + workspace.secrets.scrub(warning.render()), err=True)
 
 
 def _policies(root: Path) -> tuple[PolicySet | None, list[Diagnostic]]:
