@@ -501,3 +501,11 @@ def test_init_with_environments_suggests_a_plan_that_runs(
     assert suggested == "Next: agentform -C ws plan --env staging", result.output
     planned = run(*suggested.split()[2:])
     assert planned.exit_code == 0, planned.output
+
+
+def test_list_with_a_broken_file_says_what_is_true(quickstart: Path) -> None:
+    """list changes nothing ever: its problems' summary said "nothing was changed"."""
+    (quickstart / "broken.yaml").write_text("profilePools:\n  - name: a\n    colour: red\n")
+    result = CliRunner().invoke(cli, ["list", "-C", str(quickstart)])
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == "1 problem; list changes nothing.", result.output

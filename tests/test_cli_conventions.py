@@ -9,9 +9,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
+from agentform.cli.conventions import SuggestingChoice
 from agentform.cli.main import cli
 from agentform.cli.options import color_wanted
 from tests.provisioner.harness import RequestLog
@@ -174,6 +176,34 @@ def test_terraforms_single_dash_long_options_get_a_suggestion(
 def test_a_mistyped_command_gets_a_suggestion() -> None:
     result = run("paln")
     assert result.exit_code == 1 and "Did you mean 'plan'?" in result.output
+
+
+def _every_choice(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[str, Any]]:
+    found = []
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # loaded when asked for: lazy groups too
+        command = group.get_command(ctx, name)
+        assert command is not None
+        if isinstance(command, click.Group):
+            found += _every_choice(command, (*path, name))
+        found += [
+            (" ".join((*path, name, p.name or "")), p.type)
+            for p in command.params
+            if isinstance(p.type, click.Choice)
+        ]
+    return found
+
+
+def test_every_choice_of_the_cli_suggests_the_closest() -> None:
+    """One suggestion mechanism for every value of a fixed set: `--status deliverd` and
+    `--clock manul` were refused without the "did you mean" a format's typo gets."""
+    plain = [where for where, kind in _every_choice(cli) if not isinstance(kind, SuggestingChoice)]
+    assert plain == []
+    result = run("webhook", "deliveries", "ops", "--status", "deliverd")
+    assert result.exit_code == 1
+    assert "(did you mean 'delivered'?)" in result.output, result.output
+    result = run("service", "run", "--clock", "manul")
+    assert result.exit_code == 1 and "(did you mean 'manual'?)" in result.output, result.output
 
 
 @pytest.mark.parametrize("command", ["plan", "apply", "drift"])

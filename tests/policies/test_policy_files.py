@@ -61,13 +61,23 @@ def test_the_files_are_bounded(tmp_path: Path) -> None:
         working_tree(tmp_path)
 
 
-def test_a_link_leaving_the_root_is_not_read(tmp_path: Path) -> None:
+def test_a_link_leaving_the_root_is_not_read_and_the_other_files_problems_are_said_too(
+    tmp_path: Path,
+) -> None:
     outside = tmp_path / "outside.yaml"
     outside.write_text(rule("true"))
-    (tmp_path / "ws" / "policies").mkdir(parents=True)
-    (tmp_path / "ws" / "policies" / "x.yaml").symlink_to(outside)
-    with pytest.raises(AgentformError, match="outside"):
-        working_tree(tmp_path / "ws")
+    folder = tmp_path / "ws" / "policies"
+    folder.mkdir(parents=True)
+    (folder / "a.yaml").write_text(rule("change.actoin == 'x'"))
+    (folder / "x.yaml").symlink_to(outside)
+    (folder / "y.yaml").write_bytes(b"\xff\xfe rules")
+    with pytest.raises(DiagnosticsError) as info:
+        load_policies(working_tree(tmp_path / "ws"))
+    said = [d.render() for d in info.value.diagnostics]
+    assert len(said) == 3, said
+    assert said[0].startswith("policies/a.yaml:2:16: error: deny: change has no field actoin"), said
+    assert said[1].startswith("policies/x.yaml: error: ") and "outside" in said[1], said
+    assert said[2] == "policies/y.yaml: error: not UTF-8 text: not a policy file", said
 
 
 def test_a_billion_laughs_file_is_a_yaml_error() -> None:
@@ -83,8 +93,8 @@ def test_a_billion_laughs_file_is_a_yaml_error() -> None:
 def test_a_file_that_is_not_text_is_said_so(tmp_path: Path) -> None:
     (tmp_path / "policies").mkdir()
     (tmp_path / "policies" / "x.yaml").write_bytes(b"\xff\xfe rules")
-    with pytest.raises(AgentformError, match=r"policies/x\.yaml is not UTF-8 text"):
-        working_tree(tmp_path)
+    with pytest.raises(DiagnosticsError, match=r"policies/x\.yaml: error: not UTF-8 text"):
+        load_policies(working_tree(tmp_path))
 
 
 def test_comprehension_variables_of_no_known_shape_and_shadowing_load() -> None:

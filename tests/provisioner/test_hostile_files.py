@@ -44,6 +44,7 @@ def named(expression: str) -> str:
         ("cycler|attr('__init__')", "'__init__' of a type"),
         ("range.__self__", "'__self__' of a function"),
         ("vars._private", "'_private' of a dict"),
+        ("(1)._x", "'_x' of an int"),  # the article of the type's name
     ],
 )
 def test_a_template_reaches_no_python_internals(

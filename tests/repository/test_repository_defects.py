@@ -85,3 +85,4 @@ def test_list_all_lists_the_pairs_it_can_when_one_workspace_has_a_template_error
         ["teams/support", "staging"],
     ]
     assert any(line.startswith("teams/support/bad.yaml:2:") for line in lines), lines
+    assert lines[-1] == "1 problem; list changes nothing.", lines  # not "nothing was changed"

@@ -105,3 +105,14 @@ def test_the_rule_finds_and_replaces_every_lone_surrogate() -> None:
     assert found is not None and found[0] == "a.1.b" and "U+DC00 at 1" in found[1]
     assert unencodable_at({"ok": "\U0001f600 é"}) is None
     assert replace_unencodable(value) == {"a": [1, {"b": "x\ufffdy"}], "ok": "\U0001f600"}
+
+
+def test_a_path_segment_that_is_not_utf8_is_400_as_a_query_value_is(api: Api) -> None:
+    """It was a 404 echoing U+FFFD ("agent '\ufffd' not found"): Starlette decodes
+    the path with replacement characters before routing."""
+    for path in ("/agents/%FF", "/agents/%ED%A0%80/webhooks", "/profiles/x%C3"):
+        body = assert_error(api.get(path), 400, "must be UTF-8 text, percent-encoded")
+        assert "\ufffd" not in body["message"], body
+    assert_error(api.get("/agents/%C3%A9"), 400, "agentId: 'é' is not a UUID")  # UTF-8
+    unknown = api.get("/no-such-path/%FF")  # no route: nothing of the path is said
+    assert unknown.status_code == 404 and "\ufffd" not in unknown.text, unknown.text

@@ -98,11 +98,10 @@ def test_a_hostile_test_file_is_bounded(workspace: Path) -> None:
     code, output = run(workspace)
     assert code == 1
     assert output.splitlines() == [
-        "tests/big.yaml: error: is 1,048,586 bytes, over the 1 MiB a test file may hold",
-        f"tests/steps.yaml:3:5: error: tests.0.steps: List should have at most {MAX_STEPS} "
-        f"items after validation, not {MAX_STEPS + 1}",
-        f"tests/tests.yaml:1:1: error: tests: List should have at most {MAX_TESTS} items "
-        f"after validation, not {MAX_TESTS + 1}",
+        "tests/big.yaml: error: the file is 1,048,586 bytes, over the 1 MiB a test file may hold",
+        f"tests/steps.yaml:3:5: error: tests.0.steps: at most {MAX_STEPS} steps, not "
+        f"{MAX_STEPS + 1}",
+        f"tests/tests.yaml:1:1: error: tests: at most {MAX_TESTS} tests, not {MAX_TESTS + 1}",
         "3 problems; nothing was changed.",
     ]
 

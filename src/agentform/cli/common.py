@@ -103,7 +103,7 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
                 left = len(exc.diagnostics) - SHOWN_PROBLEMS
                 click.echo(f"… and {counted(left, 'more line')} not shown", err=True)
             n = sum(d.severity == "error" for d in exc.diagnostics)
-            click.echo(f"{counted(n, 'problem')}; nothing was changed.", err=True)
+            click.echo(f"{counted(n, 'problem')}; {exc.outcome}.", err=True)
             code = 1
         except AgentformError as exc:
             click.echo(secrets.scrub(f"Error: {exc}"), err=True)

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from agentform.repository.listing import Pairs
 
 
+READ_ONLY = "list changes nothing"  # what follows from its problems (not "nothing was changed")
+
+
 @click.command("list")
 @format_option(("text", "json"))
 @click.option(
@@ -50,9 +53,13 @@ def list_objects(run: RunContext, fmt: str, every: bool, dirs: tuple[Path, ...])
         pairs, problems = _pairs(run, list(dirs))
         run.echo(view.show(pairs), nl=False)
         if problems:  # after the rows it could list, so one workspace's error hides none
-            raise DiagnosticsError(problems)
+            raise DiagnosticsError(problems, READ_ONLY)
         return 0
-    workspace = run.load(unset_secrets_allowed=True)
+    try:
+        workspace = run.load(unset_secrets_allowed=True)
+    except DiagnosticsError as exc:
+        exc.outcome = READ_ONLY
+        raise
     listed = run.with_api(lambda api: inventory(workspace, api))
     run.echo(view.show(Inventoried(listed, workspace.secrets.scrub_shown)), nl=False)
     return 0

@@ -10,7 +10,7 @@ import click
 
 from agentform.cli.common import guarded, workspace_options
 from agentform.cli.context import RunContext
-from agentform.cli.conventions import parse_rate_option
+from agentform.cli.conventions import SuggestingChoice, parse_rate_option
 from agentform.core.errors import AgentformError
 from agentform.rules.clock import ClockWordsError, parse_duration
 from agentform.rules.paths import DEFAULT_PORT
@@ -53,7 +53,7 @@ def service() -> None:
 @click.option(
     "--clock",
     "clock_kind",
-    type=click.Choice(["wall", "manual"]),
+    type=SuggestingChoice(["wall", "manual"]),
     default="wall",
     show_default=True,
     help="manual: time stands still until `agentform service advance` moves it "

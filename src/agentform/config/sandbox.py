@@ -44,6 +44,7 @@ from agentform.config.sandbox_bounds import (
     refuse_transform,
     sliced,
     type_name,
+    with_article,
     written,
 )
 from agentform.config.template_files import COMPILED, WorkspaceLoader
@@ -84,7 +85,7 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, jinja2.Undefined):
         str(value)
         return None
-    raise TypeError(f"a {type(value).__name__} cannot be written as JSON")
+    raise TypeError(f"{with_article(type(value).__name__)} cannot be written as JSON")
 
 
 class WorkspaceSandbox(ImmutableSandboxedEnvironment):
@@ -128,7 +129,7 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         if isinstance(obj, SecretToken):
             refuse_transform(f"given to .{attribute}")
         if attribute.startswith("_"):  # whether the object has it or not
-            raise NotAllowed(f"the attribute {attribute!r} of a {type_name(obj)}")
+            raise NotAllowed(f"the attribute {attribute!r} of {with_article(type_name(obj))}")
         if attribute in ("format", "format_map"):  # the sandbox wraps str.format itself
             check_widths(obj)
         return super().getattr(obj, attribute)
@@ -139,7 +140,7 @@ class WorkspaceSandbox(ImmutableSandboxedEnvironment):
         return super().getitem(obj, argument)
 
     def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
-        raise NotAllowed(f"the attribute {attribute!r} of a {type_name(obj)}")
+        raise NotAllowed(f"the attribute {attribute!r} of {with_article(type_name(obj))}")
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         __self.budget.step()

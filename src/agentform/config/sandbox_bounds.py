@@ -102,7 +102,7 @@ def _what(item: Any) -> str:
         return "a function"
     if isinstance(item, types.ModuleType):
         return "a module"
-    return f"a {type_name(item)} object"
+    return f"{with_article(type_name(item))} object"
 
 
 def written(value: Any) -> Any:
@@ -175,6 +175,11 @@ def type_name(obj: Any) -> str:
     if kind.__module__.startswith("agentform."):
         kind = next(t for t in kind.__mro__ if t.__module__ == "builtins")
     return kind.__name__
+
+
+def with_article(name: str) -> str:
+    """`name` after its article: a dict, an int, an object."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def checked_filter(name: str, original: Callable[..., Any]) -> Callable[..., Any]:

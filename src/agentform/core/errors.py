@@ -14,10 +14,12 @@ class AgentformError(Exception):
 
 
 class DiagnosticsError(AgentformError):
-    """One or more problems with the workspace, all reported together."""
+    """One or more problems with the workspace, all reported together; `outcome`
+    says what they left undone, after their count."""
 
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+    def __init__(self, diagnostics: list[Diagnostic], outcome: str = "nothing was changed") -> None:
         self.diagnostics = diagnostics
+        self.outcome = outcome
         super().__init__("\n".join(d.render() for d in diagnostics))
 
 

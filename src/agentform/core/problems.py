@@ -99,11 +99,20 @@ def describe(error: Mapping[str, Any], parameter: str, known: Sequence[str] = ()
         return f"'{error.get('input')}' is not a UUID"
     if kind == "missing" and parameter == "body":
         return "a JSON body is required"
+    if kind == "too_long" and isinstance(most := (error.get("ctx") or {}).get("max_length"), int):
+        return _too_many(parameter, most, (error.get("ctx") or {}).get("actual_length"))
     choices = choices_of(error) if kind in ("literal_error", "enum") else []
     if choices and isinstance(error.get("input"), str):
         bad = error["input"]
         return f"'{bad}' is not one of {', '.join(choices)}{did_you_mean(bad, choices)}"
     return str(error.get("msg", "invalid value"))
+
+
+def _too_many(parameter: str, most: int, found: object) -> str:
+    """A list over its bound, named by its field (`at most 500 steps, not 501`)."""
+    name = parameter.rsplit(".", 1)[-1]
+    items = name if name.isidentifier() and parameter != "body" else "items"
+    return f"at most {most:,} {items}" + (f", not {found:,}" if isinstance(found, int) else "")
 
 
 def own_errors(errors: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -57,6 +57,9 @@ def load_policies(sources: list[Source]) -> PolicySet:
 
 
 def _load_file(source: Source, diags: Diagnostics) -> list[Rule]:
+    if source.problem is not None:  # said with every other file's problems
+        diags.error(source.problem, Position(source.name))
+        return []
     try:
         doc = parse(source.text)
     except yaml.YAMLError as exc:

@@ -4,7 +4,10 @@ that is silently never violated.
 
 An object's fields (`change.before.X`, `change.after.X`) are those of the kinds
 the rule matches (every kind when it names none): the fields a kind's YAML writes,
-which are the fields of a change's `before` and `after`.
+which are the fields of a change's `before` and `after`. A map of sensitive values
+(a webhook's headers) given whole to a function other than a test of one is an
+error too: its values stand as tokens (policies/values.py), so the rule could never
+read one.
 """
 
 from __future__ import annotations

@@ -16,8 +16,7 @@ from pathlib import Path
 from agentform.config.files import POLICIES_DIR, SUFFIXES
 from agentform.config.repository_file import repository_of
 from agentform.core.bounds import MAX_FILE_BYTES, Bounds, refusal, too_large
-from agentform.core.diagnostics import Diagnostic, Position
-from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.core.errors import AgentformError
 
 MAX_FILES = 200
 GIT_TIMEOUT = 30.0  # seconds for one git command on a local repository
@@ -25,10 +24,12 @@ GIT_TIMEOUT = 30.0  # seconds for one git command on a local repository
 
 @dataclass(frozen=True)
 class Source:
-    """One policy file: how messages name it (`policies/x.yaml`) and its text."""
+    """One policy file: how messages name it (`policies/x.yaml`) and its text; or,
+    when it could not be read, why (`problem`), said with the other files' problems."""
 
     name: str
     text: str
+    problem: str | None = None
 
     @property
     def digest(self) -> str:
@@ -69,21 +70,20 @@ def folder_sources(folder: Path, shown_as: str) -> list[Source]:
     paths = sorted(p for p in folder.iterdir() if p.suffix in SUFFIXES and p.is_file())
     _refuse_too_many(len(paths))
     bounds = Bounds.of_workspace(folder)
-    sources = []
-    for path in paths:
-        shown = f"{shown_as}/{path.name}"
-        if bounds.inside(path.name) is None:
-            problem = Diagnostic(refusal(shown, f"{shown_as}/"), Position(shown))
-            raise DiagnosticsError([problem])  # at the file, with the workspace's problems
-        if (why := too_large(path)) is not None:
-            raise AgentformError(f"{shown} {why}")
-        try:
-            sources.append(Source(shown, path.read_text(encoding="utf-8")))
-        except UnicodeDecodeError:
-            raise AgentformError(f"{shown} is not UTF-8 text: not a policy file") from None
-        except OSError as exc:
-            raise AgentformError(f"cannot read {shown}: {exc.strerror or exc}") from None
-    return sources
+    return [_read(path, f"{shown_as}/{path.name}", bounds, shown_as) for path in paths]
+
+
+def _read(path: Path, shown: str, bounds: Bounds, folder: str) -> Source:
+    if bounds.inside(path.name) is None:
+        return Source(shown, "", refusal(shown, f"{folder}/"))
+    if (why := too_large(path)) is not None:
+        return Source(shown, "", f"the file {why}")
+    try:
+        return Source(shown, path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        return Source(shown, "", "not UTF-8 text: not a policy file")
+    except OSError as exc:
+        return Source(shown, "", f"cannot be read: {exc.strerror or exc}")
 
 
 def _refuse_too_many(count: int) -> None:
@@ -118,9 +118,9 @@ def _folder_at(root: Path, commit: str, prefix: str, names: tuple[str, str]) -> 
     for _mode, _type, obj, size, path in sorted(files, key=lambda e: e[4]):
         shown = f"{shown_as}/{Path(path).name}"
         if int(size) > MAX_FILE_BYTES:
-            raise AgentformError(f"{shown} at {ref} is over the size a workspace file may hold")
-        text = _git(root, "cat-file", "blob", obj)
-        sources.append(Source(shown, text))
+            sources.append(Source(shown, "", f"at {ref}: over the size a workspace file may hold"))
+            continue
+        sources.append(Source(shown, _git(root, "cat-file", "blob", obj)))
     return sources
 
 

@@ -92,6 +92,8 @@ def _load(source: Source) -> tuple[Located, TestFile] | CaseOutcome:
     def error(message: str, line: int = 1) -> CaseOutcome:
         return CaseOutcome(source.name, "(the file)", "error", f"{source.name}:{line}", message)
 
+    if source.problem is not None:
+        return error(source.problem)
     try:
         doc = parse(source.text)
     except yaml.YAMLError as exc:

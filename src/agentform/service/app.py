@@ -70,7 +70,7 @@ def create_app(
     if runtime:  # executions will run: their scripts' worker starts meanwhile
         prepare_scripts()
     handlers = _handlers(clock, delivery_workers)
-    db = _open_database(db_path, seed, clock, handlers if runtime else None)
+    db, seed_loaded = _open_database(db_path, seed, clock, handlers if runtime else None)
     app = FastAPI(
         title="Agent Service",
         version="v1",
@@ -82,6 +82,7 @@ def create_app(
         redirect_slashes=False,
     )
     app.state.db = db
+    app.state.seed_loaded = seed_loaded  # this start loaded it (not held already)
     app.state.clock = clock
     settings = settings or ServiceSettings()
     if webhook_transport is not None:
@@ -130,31 +131,31 @@ def _share_clock(db: Database, clock: Clock) -> None:
 
 def _open_database(
     db_path: str | Path, seed: Seed | None, clock: Clock, handlers: JobHandlers | None
-) -> Database:
+) -> tuple[Database, bool]:
     """The database with its presets, seed and keys loaded and, with the runtime's
     `handlers`, every pending job's kind checked and the work that fell due while
-    the service was down started. A page SQLite cannot read on the way (a damaged
-    file) stops start-up in one line."""
+    the service was down started; whether the seed was loaded now. A page SQLite
+    cannot read on the way (a damaged file) stops start-up in one line."""
     db = Database(db_path, now=clock.now)
     try:
-        _load(db, seed, handlers)
+        loaded = _load(db, seed, handlers)
     except sqlite3.DatabaseError as exc:
         db.close()
         raise db.unreadable(exc) from None
-    return db
+    return db, loaded
 
 
-def _load(db: Database, seed: Seed | None, handlers: JobHandlers | None) -> None:
+def _load(db: Database, seed: Seed | None, handlers: JobHandlers | None) -> bool:
     with db.write() as conn:
         install_presets(conn)
-    if seed is not None:
-        load_seed(db, seed)
+    loaded = load_seed(db, seed) if seed is not None else False
     load_keys(db)
     if handlers is not None:
         _check_kinds(db, handlers)
         with db.write() as conn:
             dispatch_everywhere(conn)
             fill_everywhere(conn)
+    return loaded
 
 
 def _check_kinds(db: Database, handlers: JobHandlers) -> None:

@@ -90,7 +90,8 @@ def serve(
             try:
                 pool = worker_pool(app.state.db, delivery_workers, settings, manual, say)
                 say(f"Agent Service on {(url := base_url(host, port))} (database {db_path})")
-                announce(say, url, seed_path is None, rate_limit, manual, settings, pool)
+                demo, loaded = seed_path is None, app.state.seed_loaded
+                announce(say, url, demo, loaded, rate_limit, manual, settings, pool)
                 StoppableServer.of(app, read_timeout, stop, pool).run(sockets=[sock])
             finally:
                 if pool is not None:
@@ -105,15 +106,17 @@ def announce(
     say: Callable[[str], None],
     url: str,
     demo: bool,
+    loaded: bool,
     rate_limit: float | None,
     manual: bool,
     settings: ServiceSettings,
     pool: WorkerPool | None,
 ) -> None:
-    """The banner's lines after the address: the seed, the limits, the clock, the
-    switches, the workers."""
+    """The banner's lines after the address: the seed (`loaded` by this start, or
+    held already), the limits, the clock, the switches, where deliveries are sent."""
     if demo:
-        say(f"demo seed loaded; admin API key: {DEMO_ADMIN_KEY}")
+        held = "demo seed loaded" if loaded else "demo seed already in the database"
+        say(f"{held}; admin API key: {DEMO_ADMIN_KEY}")
     if rate_limit:
         say(f"rate limit: {rate_limit:g} requests/s per API key")
     if manual:
@@ -124,6 +127,8 @@ def announce(
         say(f"console: {url.removesuffix(BASE_PATH)}{CONSOLE_PATH}/ (sign in with an API key)")
     if pool is not None:
         say(f"delivery workers: {len(pool.slots)} (pids {pool.shown_pids})")
+    else:
+        say("deliveries: sent by this process (--delivery-workers 0)")
 
 
 def worker_pool(

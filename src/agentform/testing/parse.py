@@ -66,7 +66,9 @@ def read_test_file(path: Path, shown: str, diags: Diagnostics) -> LoadedFile | N
     try:
         size = path.stat().st_size
         if size > MAX_TEST_FILE_BYTES:
-            diags.error(f"is {size:,} bytes, over the 1 MiB a test file may hold", Position(shown))
+            diags.error(
+                f"the file is {size:,} bytes, over the 1 MiB a test file may hold", Position(shown)
+            )
             return None
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -10,6 +10,7 @@ import click
 
 from agentform.cli.common import guarded, workspace_options
 from agentform.cli.context import RunContext
+from agentform.cli.conventions import SuggestingChoice
 from agentform.cli.views import format_option
 
 if TYPE_CHECKING:
@@ -85,7 +86,9 @@ def explain_cmd(run: RunContext, execution_id: str, fmt: str) -> int:
 
 @click.command("deliveries")
 @click.argument("name")
-@click.option("--status", type=click.Choice(["pending", "delivered", "failed"]), help="Only these.")
+@click.option(
+    "--status", type=SuggestingChoice(["pending", "delivered", "failed"]), help="Only these."
+)
 @click.option(
     "--since", metavar="T", help="Only those made since T: a time (with zone) or an age (2h)."
 )

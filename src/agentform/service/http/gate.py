@@ -34,6 +34,8 @@ from agentform.service.http.auth import authenticate
 from agentform.service.http.timeouts import receive_within
 from agentform.service.settings import ServiceSettings
 
+UTF8_ONLY = "must be UTF-8 text, percent-encoded"
+
 
 def _too_large(limit: int) -> str:
     return f"the request body is larger than {described(limit)}"
@@ -63,6 +65,7 @@ class ServiceRoute(APIRoute):
 
         async def gated(request: Request) -> Response:
             request.state.caller = authenticate(request)
+            _check_path(request.scope.get("raw_path"))
             _check_query(request.scope.get("query_string", b""))
             declared = request.headers.get("content-length")
             if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -80,6 +83,15 @@ class ServiceRoute(APIRoute):
         return gated
 
 
+def _check_path(raw: bytes | None) -> None:
+    """Refuses a path whose percent-decoded bytes are not UTF-8 (Starlette reads them
+    as U+FFFD, which an answer would then echo), as a query parameter's are."""
+    try:
+        unquote_to_bytes(raw or b"").decode()
+    except UnicodeDecodeError:
+        raise bad_request([("path", UTF8_ONLY)]) from None
+
+
 def _check_query(query: bytes) -> None:
     """Refuses a query parameter whose percent-decoded bytes are not UTF-8 (Starlette
     would read them as U+FFFD and search for that)."""
@@ -89,7 +101,7 @@ def _check_query(query: bytes) -> None:
             text = [unquote_to_bytes(part.replace(b"+", b" ")).decode() for part in (name, value)]
         except UnicodeDecodeError:
             label = unquote_to_bytes(name).decode(errors="replace") or "query"
-            raise bad_request([(label, "must be UTF-8 text, percent-encoded")]) from None
+            raise bad_request([(label, UTF8_ONLY)]) from None
         for part in text:
             if problem := unencodable_problem(part):
                 raise bad_request([(text[0], problem)])

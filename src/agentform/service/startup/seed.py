@@ -26,7 +26,10 @@ def _stable_id(given: uuid.UUID | None, *parts: str) -> str:
     return str(given or uuid.uuid5(uuid.NAMESPACE_URL, "agentform-seed:" + ":".join(parts)))
 
 
-def load_seed(db: Database, seed: Seed) -> None:
+def load_seed(db: Database, seed: Seed) -> bool:
+    """Loads what of `seed` the database lacks; whether it lacked an organization of it
+    (a first load: the start says the seed was loaded)."""
+    loaded = False
     with db.write() as conn:
         start = conn.now()
         tick = 0
@@ -39,7 +42,10 @@ def load_seed(db: Database, seed: Seed) -> None:
             return iso(start + timedelta(microseconds=tick))
 
         for org in seed.organizations:
-            org_id = organizations.ensure_organization(conn, _stable_id(org.id, org.name), org.name)
+            org_id, created = organizations.ensure_organization(
+                conn, _stable_id(org.id, org.name), org.name
+            )
+            loaded = loaded or created
             execution_capacity.set_capacity(conn, org_id, org.maxConcurrentExecutions)
             for key in org.apiKeys:
                 key_id = _stable_id(None, org.name, "key", key.name)
@@ -67,3 +73,4 @@ def load_seed(db: Database, seed: Seed) -> None:
                     profile.description,
                     stamp(),
                 )
+    return loaded

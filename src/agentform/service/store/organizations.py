@@ -114,15 +114,16 @@ def _keys_changed(conn: Conn) -> None:
     conn.database.notify_after_commit(conn, KEYS_CHANGED)
 
 
-def ensure_organization(conn: Conn, org_id: str, name: str) -> str:
-    """The id of the organization named `name`, created with `org_id` when missing."""
+def ensure_organization(conn: Conn, org_id: str, name: str) -> tuple[str, bool]:
+    """The id of the organization named `name`, created with `org_id` when missing;
+    whether it was created."""
     inserted = conn.execute(
         "INSERT OR IGNORE INTO organizations VALUES (?, ?, ?)", (org_id, name, conn.now_iso())
     )
     if inserted.rowcount:
         _keys_changed(conn)
     row = conn.execute("SELECT id FROM organizations WHERE name = ?", (name,)).fetchone()
-    return str(row[0])
+    return str(row[0]), inserted.rowcount > 0
 
 
 def ensure_key(conn: Conn, key_id: str, org_id: str, name: str, key: str, role: str) -> None:
