@@ -57,7 +57,8 @@ from agentform.core import yamlpos
 from agentform.engine.apply import apply_plan
 from agentform.engine.model import Plan
 from agentform.engine.planner import make_plan
-from agentform.output.markdown import GITHUB_LIMIT, MarkdownView
+from agentform.output.markdown import MarkdownView
+from agentform.output.markdown_document import GITHUB_LIMIT
 from agentform.output.text import TextView
 
 SIZES = (1_000, 10_000)

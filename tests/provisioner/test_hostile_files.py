@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from agentform.cli.main import cli
-from agentform.config import sandbox
+from agentform.config import sandbox_bounds
 from agentform.config.loader import load_workspace
 from agentform.config.sandbox_bounds import MAX_RENDERED, MAX_STEPS, MAX_VALUE, MAX_WIDTH
 from agentform.core.bounds import MAX_FILE_BYTES
@@ -112,7 +112,7 @@ def test_macros_recursing_exponentially_are_counted(
 ) -> None:
     """2**61 calls uncounted; the bound lowered to a tenth so the test takes a moment
     (the loops above reach the bound itself)."""
-    monkeypatch.setattr(sandbox, "MAX_STEPS", MAX_STEPS // 10)
+    monkeypatch.setattr(sandbox_bounds, "MAX_STEPS", MAX_STEPS // 10)
     macro = "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}"
     found = problems(ws, macro + "{{ f(60) }}\nprofilePools: []\n")
     assert len(found) == 1
