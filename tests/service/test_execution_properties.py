@@ -36,6 +36,7 @@ from tests.service.execution_support import (
     module_app,
     service,
 )
+from tests.tiers import examples
 from tests.webhooks.receiver import running_receiver
 
 CAPACITY = 2
@@ -151,7 +152,7 @@ class Observed:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -26,6 +26,7 @@ from agentform.service.store.database import Database
 from agentform.service.store.organizations import ensure_organization
 from agentform.service.store.pages import PageParams, PageRequest, Sorting
 from agentform.service.store.profile_sets import POOLS
+from tests.tiers import examples
 
 ORG = "5f0c9f7e-0000-4000-8000-00000000c001"
 # Ties but for case, and text SQLite does not fold (é, É), quotes, a backslash.
@@ -112,7 +113,7 @@ def apply(db: Database, clock: ManualClock, step: tuple[Any, ...]) -> None:
         asyncio.run(clock.advance(1))  # no runner: only the timestamps move
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=STEPS)
 def test_every_page_is_the_rows_sorted_and_sliced(steps: list[tuple[Any, ...]]) -> None:
     with database() as (db, clock):

@@ -24,6 +24,7 @@ from agentform.service.settings import ServiceSettings
 from agentform.service.store import deliveries, events
 from tests.service.conftest import Api
 from tests.service.execution_support import EXEC_KEY, EXEC_SEED, execute, service, status_of
+from tests.tiers import examples
 from tests.webhooks.receiver import Receiver, running_receiver
 
 PLATFORM = "https://platform.example/agents/v2"
@@ -211,7 +212,7 @@ operation = st.one_of(
 )
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     chosen=st.lists(attachment_settings, min_size=1, max_size=3),
     operations=st.lists(operation, max_size=14),

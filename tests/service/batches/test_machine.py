@@ -37,6 +37,7 @@ from tests.service.batches.support import (
 )
 from tests.service.conftest import Api, running
 from tests.service.execution_support import check_active_counts
+from tests.tiers import examples
 
 pytestmark = pytest.mark.state_machine  # a hypothesis state machine
 
@@ -215,7 +216,7 @@ def test_the_batch_state_machine(app: FastAPI) -> None:
         run_state_machine_as_test(
             BatchMachine,
             settings=settings(
-                max_examples=20,
+                max_examples=examples(20),
                 stateful_step_count=20,
                 deadline=None,
                 suppress_health_check=[HealthCheck.too_slow],
