@@ -6,14 +6,16 @@ them again and again (over half the time of loading 10,000 objects).
 
 Pausing only defers that scan: everything the work made is in the youngest
 generation when the collector is back on, so the first collection after it scans
-all of it, and the next older one again. Work whose objects the run keeps (the
-live state read, the plan decided) says `keep=True`: when it ends normally they
-are frozen out of every later collection (`gc.freeze`). At 10,000 objects those
-two scans were 0.3-0.4 s of the plan's CPU, after its last answer
-(docs/performance.md). A plan leaves a few dozen cyclic objects (closures) at
-that point, which then stay until the process ends. Work that fails is not
-frozen: its traceback holds cycles, and asyncio reports a future's unretrieved
-error only when the collector frees it.
+all of it, and the next older one again. Work whose objects the run keeps and
+which leaves no garbage cycles (the live read, the diff) says `keep=True`: when
+it ends normally, everything then tracked is frozen out of every later
+collection (`gc.freeze`). At 10,000 objects those scans were 0.2-0.4 s of the
+plan's CPU, after its last answer (docs/performance.md). A plan's read and diff
+leave a dozen cyclic objects (closures), which then stay until the process ends.
+A workspace load is not frozen: the templates' environment it leaves is a cycle
+as large as its files. Work that fails is not frozen either: its traceback holds
+cycles, and asyncio reports a future's unretrieved error only when the collector
+frees it.
 
 The program's start-up (imports: long-lived objects, no garbage) is paused the same
 way by `main()`, up to the command's import (`pause_start_up`, `start_up_done`).
