@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from agentform.core.problems import did_you_mean
 from agentform.kinds.base import Kind
 from agentform.policies.selections import MACROS, Call, Selection, calls, selections
-from agentform.policies.types import OBJECTS, Sort
+from agentform.policies.types import OBJECTS, VALUE, Sort
 
 CHANGE = ("kind", "name", "address", "action", "before", "after", "fields", "reason")
 ORGANIZATION = ("id", "name")
@@ -64,15 +64,17 @@ def _sensitive_use(call: Call, sensitive: set[str]) -> str | None:
     if call.name in TAKE_SENSITIVE:
         return None
     for value in call.arguments:
-        if isinstance(value, Sort) and value.sort == "change" and len(value.path) == 2:
-            held, name = value.path
-            if held in OBJECTS and name in sensitive:
-                return (
-                    f"{call.name}() of change.{held}.{name}: its values are sensitive and "
-                    f"never given to a rule; a rule reads its names ('X-Team' in "
-                    f"change.{held}.{name}, .exists(h, ...)) and tests a value only with "
-                    "isSecret, isSensitive or isSet"
-                )
+        if not isinstance(value, Sort) or value.sort != "change" or len(value.path) < 2:
+            continue
+        (held, name), rest = value.path[:2], value.path[2:]
+        if held in OBJECTS and name in sensitive and rest in ((), (VALUE,)):
+            whole = f"change.{held}.{name}"
+            return (
+                f"{call.name}() of {'a value of ' if rest else ''}{whole}: its values are "
+                f"sensitive and never given to a rule; a rule reads its names ('X-Team' in "
+                f"{whole}, .exists(h, ...)) and tests a value only with isSecret, "
+                "isSensitive or isSet"
+            )
     return None
 
 

@@ -17,7 +17,17 @@ import re
 from dataclasses import dataclass, field
 
 from agentform.policies.expressions import TOKEN, VARIABLES
-from agentform.policies.types import NOTHING, ListOf, MapOf, Sort, Type, item_of, join, then
+from agentform.policies.types import (
+    NOTHING,
+    ListOf,
+    MapOf,
+    Sort,
+    Type,
+    indexed,
+    item_of,
+    join,
+    then,
+)
 
 MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 _VARIABLE = re.compile(r"\s*\(\s*([A-Za-z_]\w*)\s*,")  # `(c,` after a macro's name
@@ -98,7 +108,7 @@ class _Frame:
         if self.kind == "index":
             if isinstance(self.base, MapOf) and self.keys[0] is not None:
                 return self.base.get(self.keys[0])
-            return item_of(self.base)
+            return indexed(self.base)
         if self.kind == "group":
             return self.items[0] if len(self.items) == 1 else None
         if self.kind == "map":

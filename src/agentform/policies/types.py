@@ -12,6 +12,7 @@ from dataclasses import dataclass
 ELEMENTS: dict[tuple[str, ...], str] = {("plan", "changes"): "change", ("change", "fields"): "name"}
 """What the items of a list rules see are (`plan.changes.all(c, ...)`: `c` is a change)."""
 OBJECTS = ("before", "after")  # a change's values whose fields are its kinds' fields
+VALUE = "[]"  # in a path: a value of the field before it (`headers['X']`)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,13 @@ def join(types: list[Type]) -> Type:
 
 def item_of(value: Type) -> Type:
     return value.item if isinstance(value, ListOf) and value.item != NOTHING else None
+
+
+def indexed(value: Type) -> Type:
+    """`value[...]`: an item of a list, or a value of an object's field."""
+    if isinstance(value, Sort) and len(value.path) == 2 and value.path[0] in OBJECTS:
+        return Sort(value.sort, (*value.path, VALUE))
+    return item_of(value)
 
 
 def then(value: Sort, names: tuple[str, ...]) -> Type:
