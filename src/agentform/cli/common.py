@@ -11,7 +11,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -23,6 +23,9 @@ from agentform.cli.safety import start_run, write_crash_log
 from agentform.config.environments import ENV_VARIABLE
 from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.core.words import counted
+
+if TYPE_CHECKING:
+    from agentform.config.loader import Workspace
 
 
 def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -118,3 +121,19 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
         sys.exit(code)
 
     return wrapper
+
+
+def say_unset_and_warnings(workspace: Workspace, prefix: str = "") -> None:
+    """The secrets not set here (plan checks them) and the warnings, on stderr."""
+    unset = sorted(workspace.unset_secrets)
+    if unset:
+        said = (
+            ("secret", "is", "its value") if len(unset) == 1 else ("secrets", "are", "their values")
+        )
+        click.echo(
+            f"{prefix}note: {said[0]} {', '.join(unset)} {said[1]} not set here: "
+            f"plan checks {said[2]}",
+            err=True,
+        )
+    for warning in workspace.warnings:  # shown as errors are; they do not fail validate
+        click.echo(prefix + workspace.secrets.scrub(warning.render()), err=True)

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import SHOWN_PROBLEMS
+from agentform.cli.common import SHOWN_PROBLEMS, say_unset_and_warnings
 from agentform.cli.context import RunContext
 from agentform.cli.options import Options
-from agentform.cli.validate_cmd import say_unset_and_warnings
 from agentform.cli.validate_tests import TestFiles
 from agentform.config.files import root_file
 from agentform.config.loader import Settings

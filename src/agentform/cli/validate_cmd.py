@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from agentform.cli.common import guarded, refuse_unused_offline, workspace_options
+from agentform.cli.common import (
+    guarded,
+    refuse_unused_offline,
+    say_unset_and_warnings,
+    workspace_options,
+)
 from agentform.cli.context import RunContext
 from agentform.cli.validate_tests import Tested, TestFiles
 from agentform.config.loader import Workspace
@@ -87,22 +92,6 @@ def validate(run: RunContext, every: bool, no_tests: bool, dirs: tuple[Path, ...
         )
     click.echo("\n".join(valid))
     return 0
-
-
-def say_unset_and_warnings(workspace: Workspace, prefix: str = "") -> None:
-    """The secrets not set here (plan checks them) and the warnings, on stderr."""
-    unset = sorted(workspace.unset_secrets)
-    if unset:
-        said = (
-            ("secret", "is", "its value") if len(unset) == 1 else ("secrets", "are", "their values")
-        )
-        click.echo(
-            f"{prefix}note: {said[0]} {', '.join(unset)} {said[1]} not set here: "
-            f"plan checks {said[2]}",
-            err=True,
-        )
-    for warning in workspace.warnings:  # shown as errors are; they do not fail validate
-        click.echo(prefix + workspace.secrets.scrub(warning.render()), err=True)
 
 
 def _policies(root: Path) -> tuple[PolicySet | None, list[Diagnostic]]:
