@@ -23,6 +23,7 @@ demo: $(STAMP)
 # Two workers a core: many tests wait (servers starting, requests held past a
 # timeout, subprocesses, the browser), and a second worker uses the core meanwhile.
 # Measured on 2 idle cores: test-fast 144 s with 2 workers, 113 s with 4, 126 s with 6.
+# Each worker pays its start-up and collection, about 5 s of CPU (bench/suite_cpu.py).
 WORKERS := $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
 TEST := $(BIN)/pytest -n $(WORKERS) --dist worksteal
 
