@@ -112,9 +112,7 @@ def load_workspace(
     as a placeholder); its values are Sensitive but unresolved.
     `environment`: the one of `environments:` to load (its settings and vars)."""
     inputs = Inputs(dict(cli_vars or {}), tuple(var_files or ()), environment, template_name)
-    # not frozen (core/gcpause.py): the templates' environment a load leaves is a
-    # cycle as large as the files, freed by the first collection
-    with collector_paused():
+    with collector_paused():  # not frozen: it leaves cycles (core/gcpause.py)
         return _load(root, inputs, environ, secrets, unset_secrets_allowed)
 
 
