@@ -8,7 +8,9 @@ and as wall time:
   any program on these libraries pays before it does anything;
 - `agentform validate` of examples/quickstart (it needs pydantic, yaml, jinja2 and
   click, and never httpx, rich, vcrpy or the service);
-- `agentform --version`;
+- `agentform --version`, `agentform --help` (it imports every command to list
+  them), and `agentform plan` of a copy of examples/quickstart (its endpoint is
+  local: the plan starts the in-process service), printed for reference;
 and the ratio of validate to the import line, next to the 1.5x target (judged on
 processor time; the wall-time ratio is printed beside it).
 
@@ -36,6 +38,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,6 +49,7 @@ COMMANDS = {
     "import line": [sys.executable, "-c", "import httpx, pydantic, yaml, jinja2, click"],
     "validate": [sys.executable, "-m", "agentform", "validate", "-C", str(QUICKSTART)],
     "--version": [sys.executable, "-m", "agentform", "--version"],
+    "--help": [sys.executable, "-m", "agentform", "--help"],
 }
 
 
@@ -113,6 +117,10 @@ def count_instructions() -> None:
 
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if a != "--instructions"]
-    main(int(args[0]) if args else 15)
-    if "--instructions" in sys.argv:
-        count_instructions()
+    with tempfile.TemporaryDirectory() as scratch:  # plan writes the service's state
+        workspace = Path(scratch) / "quickstart"
+        shutil.copytree(QUICKSTART, workspace, ignore=shutil.ignore_patterns(".agentform"))
+        COMMANDS["plan"] = [sys.executable, "-m", "agentform", "plan", "-C", str(workspace)]
+        main(int(args[0]) if args else 15)
+        if "--instructions" in sys.argv:
+            count_instructions()

@@ -60,7 +60,7 @@ class LazyGroup(AgentformGroup):
             if not isinstance(command, click.Command):
                 raise TypeError(f"{self.lazy[cmd_name]} is not a click command")
             self.add_command(command, cmd_name)
-            start_up_done()
+        start_up_done()  # the command is imported: the collector runs for it (core/gcpause.py)
         return super().get_command(ctx, cmd_name)
 
 
