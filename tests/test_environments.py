@@ -116,6 +116,13 @@ def test_a_plan_file_cannot_steer_the_variables(example: Path, tmp_path: Path) -
     data["varOverrides"] = {"pool_size": 1}  # an override the plan was not made with
     plan_file.write_text(json.dumps(data))
     assert run(example, "apply", str(plan_file), env=PROD_KEY).exit_code == 1
+    data["vars"]["pool_size"] = 1  # edited alike: the variables agree, the inputs do not
+    plan_file.write_text(json.dumps(data))
+    overridden = run(example, "apply", str(plan_file), env=PROD_KEY)
+    assert overridden.exit_code == 1
+    # the files did not change: the reason said names the plan's variables and an edit too
+    assert "a variable they read or the saved plan changed" in overridden.output
+    assert "(changed: pools.yaml)" in overridden.output
     data["varOverrides"] = {"x" * 10: "y" * (2 << 20)}  # bounded
     plan_file.write_text(json.dumps(data))
     damaged = run(example, "apply", str(plan_file), env=PROD_KEY)

@@ -116,7 +116,7 @@ def test_changed_files_make_the_plan_stale(service: Service, ws: Path) -> None:
     )
     text = saved_plan(service, ws, {})
     (ws / "pools.yaml").write_text("profilePools:\n  - {name: b}\n")
-    with pytest.raises(StalePlanError, match="files changed"):
+    with pytest.raises(StalePlanError, match="files render otherwise"):
         apply_saved(service, ws, text, {})
 
 
@@ -336,7 +336,8 @@ def test_a_stale_plan_names_the_files_that_changed(service: Service, ws: Path) -
     with pytest.raises(StalePlanError) as info:
         apply_saved(service, ws, text, {})
     assert str(info.value) == (
-        "plan is stale: the workspace files changed since the plan was made "
+        "plan is stale: the workspace files render otherwise than when the plan was made "
+        "(a file, a variable they read or the saved plan changed) "
         "(changed: pools.yaml; added: new.yaml; removed: more/extra.yaml)"
     )
 

@@ -152,8 +152,11 @@ def _refuse_elsewhere(saved: Plan, workspace: Workspace, endpoint: str) -> None:
                 "the plan was made for another environment than the one it names, or "
                 "edited: its inputs' digest is not this environment's; nothing was written"
             )
+        # The digests are of the files as rendered with the plan's own command-line
+        # variables: an edit of those moves them as much as an edit of a file does.
         raise StalePlanError(
-            "plan is stale: the workspace files changed since the plan was made" + changed
+            "plan is stale: the workspace files render otherwise than when the plan was "
+            "made (a file, a variable they read or the saved plan changed)" + changed
         )
     if saved.endpoint != endpoint:
         raise StalePlanError(
