@@ -10,16 +10,13 @@ httpx hands the transport is shorter (no real waiting).
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 import httpx
 import pytest
 
-from agentform.service import create_app
-from agentform.service.runtime import ManualClock
-from tests.service.conftest import ACME, TEST_SEED, running
-from tests.service.test_delivery_fairness import SETTINGS, emit
+from tests.service.test_delivery_fairness import SETTINGS
+from tests.service.test_webhook_transport import one_delivery
 
 ANSWER_AFTER = 20.0
 
@@ -44,17 +41,5 @@ def test_the_webhook_clients_timeout_is_the_services_setting(
             "webhook_timeout_seconds": setting,
         }
     )
-    app = create_app(tmp_path / "s.db", seed=TEST_SEED, clock=ManualClock(), settings=settings)
-    with running(app) as (api, advance):
-        made = api.post(
-            "/webhook-integrations",
-            json={"name": uuid.uuid4().hex, "url": "https://hooks.example/h"},
-        )
-        hook = made.json()["id"]
-        agent = api.ids("/agents")["checkout-agent"]
-        api.request("PUT", f"/agents/{agent}/webhooks/{hook}", json={"eventRules": ["*"]})
-        emit(app, ACME, agent, "EXECUTION_FAILED")
-        advance(0)
-        [delivery] = api.get(f"/webhook-integrations/{hook}/deliveries").json()["items"]
-    app.state.db.close()
+    delivery = one_delivery(tmp_path, settings)
     assert (delivery["status"], delivery["lastError"]) == (status, error)

@@ -84,7 +84,7 @@ class Receivers(httpx.AsyncBaseTransport):
                 self.received.append(Received(name, body, headers, status))
         if status is None:
             raise httpx.ReadTimeout("no answer", request=request)
-        return httpx.Response(status, stream=httpx.ByteStream(b""))
+        return httpx.Response(status)
 
     def _answer(self, names: list[str]) -> int | None:
         """The status the first named receiver answers with (None: never answers)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
@@ -121,13 +121,27 @@ def parsed(url: str) -> httpx.URL | str:
         return url
 
 
+def _raw(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The answer's bytes as they come, undecoded (a compressed body is not inflated
+    past MAX_BODY_READ). A transport may answer with a body it read already (a
+    Response built with `content=`, as MockTransport handlers build them): httpx
+    cannot stream that again, so it is its content, whole."""
+    if response.is_stream_consumed:
+        return _whole(response.content)
+    return response.aiter_raw()
+
+
+async def _whole(content: bytes) -> AsyncIterator[bytes]:
+    yield content
+
+
 async def _send(
     client: httpx.AsyncClient, url: str, body: bytes, headers: Mapping[str, str]
 ) -> Attempt:
     async with client.stream("POST", parsed(url), content=body, headers=dict(headers)) as response:
         status = response.status_code
         read, head = 0, b""
-        async for chunk in response.aiter_raw():  # to its end: the connection is reused
+        async for chunk in _raw(response):  # to its end: the connection is reused
             if len(head) < HEAD_BYTES:
                 head += chunk[: HEAD_BYTES - len(head)]
             read += len(chunk)
