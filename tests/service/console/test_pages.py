@@ -223,3 +223,13 @@ def test_a_long_list_says_more_than_it_counts(
     page = text_of(shown(world, "/executions"))
     assert "More than 1 executions match, newest first" in page
     assert "Executions (page 1)" in page  # no "of N": N is not known
+
+
+def test_the_deliveries_list_tells_its_rows_apart_by_their_shown_ids(world: World) -> None:
+    """Delivery ids are time-ordered (UUID version 7): their first 8 digits are the
+    instant's, shared by every delivery of a burst, so the list shows their tail."""
+    page = shown(world, "/deliveries")
+    rows = re.findall(r'href="[^"]*/deliveries/([0-9a-f-]{36})" class="mono">([^<]+)<', page)
+    assert len(rows) >= 2
+    assert len({short for _, short in rows}) == len(rows), rows
+    assert all(delivery.endswith(short) for delivery, short in rows)
