@@ -257,6 +257,7 @@ def test_a_var_file_that_is_not_yaml_is_one_problem_at_its_line(tmp_path: Path) 
         "workspace: bad\nvars: {region: eu\n",  # not YAML
         "workspace: bad\nvars: [region]\n",  # vars not a mapping
         "workspace: bad\nvars: {region: !!python/object x}\n",  # a tag YAML refuses
+        "workspace: bad\nvarz: {region: eu}\n",  # a key agentform.yaml has not: maybe vars
     ],
 )
 def test_a_broken_agentform_yaml_is_said_without_false_variables_not_set(
@@ -280,3 +281,19 @@ def test_a_broken_agentform_yaml_is_said_without_false_variables_not_set(
     assert said[0].startswith("agentform.yaml:2:") or said[0].startswith("agentform.yaml:3:"), said
     assert not [s for s in said if "not set" in s], said
     assert [s for s in said if s.startswith("groups.yaml:3:5: error: profileGroups.0.colour")]
+
+
+def test_an_extension_key_in_agentform_yaml_leaves_an_unset_variable_said(ws: Path) -> None:
+    from agentform.config.loader import load_workspace
+
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: ok\nx-defaults: {a: 1}\nvars: {region: eu}\n",
+            "pools.yaml": 'profilePools:\n  - name: "{{ vars.region }}-{{ vars.other }}"\n',
+        },
+    )
+    with pytest.raises(DiagnosticsError) as info:
+        load_workspace(ws)
+    said = [d.render() for d in info.value.diagnostics]
+    assert [s for s in said if "variable 'other' is not set" in s], said

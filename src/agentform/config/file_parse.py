@@ -86,6 +86,8 @@ def read_variables(
             merged.update(raw["vars"])
         elif not isinstance(raw, dict) or raw.get("vars") is not None:
             merged.complete = False  # reported when the file is validated
+        if isinstance(raw, dict) and _unknown_keys(raw):
+            merged.complete = False  # `varz:` may be the vars: reported as an unknown key
     except yaml.YAMLError:
         merged.complete = False  # reported with its position when the file is parsed
     merged.update(environment_vars or {})
@@ -96,6 +98,18 @@ def read_variables(
         merged.update(read_var_file(path, diags, shown))
     merged.update(cli_vars)
     return merged
+
+
+def _unknown_keys(root: dict[Any, Any]) -> bool:
+    """Whether agentform.yaml has a top-level key it does not know (extensions aside)."""
+    known = None
+    for key in root:
+        if isinstance(key, str) and key.startswith(EXTENSION_PREFIX):
+            continue
+        known = known or set(allowed_keys((key,)))
+        if key not in known:
+            return True
+    return False
 
 
 def read_var_file(path: Path, diags: Diagnostics, shown: str | None = None) -> dict[str, Any]:
