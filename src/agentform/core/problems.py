@@ -49,9 +49,10 @@ def parameter_of(loc: Sequence[Any]) -> str:
 
 
 def choices_of(error: Mapping[str, Any]) -> list[str]:
-    """The values a literal or enum error says are allowed."""
+    """The values a literal or enum error says are allowed; an empty one (a filter's
+    "any", as the form's blank choice) is not listed as a value to write."""
     expected = str((error.get("ctx") or {}).get("expected", ""))
-    return re.findall(r"'([^']*)'", expected)
+    return [choice for choice in re.findall(r"'([^']*)'", expected) if choice]
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:

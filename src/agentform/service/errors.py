@@ -149,6 +149,14 @@ def _validation_errors(
     return out
 
 
+def refused_request(request: Request, exc: RequestValidationError) -> ServiceError:
+    """The 400 of a request whose parameters or body do not validate, in words."""
+    content_type = request.headers.get("content-type", "")
+    body = getattr(request.scope.get("route"), "body_field", None)
+    body_model = body.field_info.annotation if body is not None else None
+    return bad_request(_validation_errors(exc, content_type, body_model))
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service_error(_: Request, exc: ServiceError) -> JSONResponse:
@@ -156,10 +164,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        content_type = request.headers.get("content-type", "")
-        body = getattr(request.scope.get("route"), "body_field", None)
-        body_model = body.field_info.annotation if body is not None else None
-        error = bad_request(_validation_errors(exc, content_type, body_model))
+        error = refused_request(request, exc)
         return error_response(error.status, error.message, error.errors)
 
     @app.exception_handler(StarletteHTTPException)

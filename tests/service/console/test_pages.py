@@ -233,3 +233,24 @@ def test_the_deliveries_list_tells_its_rows_apart_by_their_shown_ids(world: Worl
     assert len(rows) >= 2
     assert len({short for _, short in rows}) == len(rows), rows
     assert all(delivery.endswith(short) for delivery, short in rows)
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("/executions?page=-1", "page"),
+        ("/executions?page=abc", "page"),
+        ("/batches?page=0", "page"),
+        ("/deliveries?status=x", "status"),
+    ],
+)
+def test_a_bad_query_is_a_console_page_naming_the_parameter(
+    world: World, path: str, said: str
+) -> None:
+    """It was the API's JSON error, in the browser."""
+    answer = world.console.signed_in(EXEC_KEY).get(path)
+    assert answer.status_code == 400
+    assert answer.headers["content-type"].startswith("text/html")
+    assert answer.headers["content-security-policy"]
+    assert f"{said}:" in text_of(answer.text)
+    assert "one of ," not in answer.text  # no empty choice listed

@@ -9,7 +9,8 @@ it through DNS rebinding). After, it adds the security headers: a
 Content-Security-Policy with no inline script or style and no framing,
 `X-Content-Type-Options: nosniff`, no referrer, no caching of pages. A
 `ServiceError` raised on the way (another organization's execution: 404, as
-an unknown one) becomes an error page with its status.
+an unknown one) becomes an error page with its status, and a query the page
+cannot take (`?page=0`) a 400 page naming the parameter, as the API's 400 does.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from fastapi import Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse, RedirectResponse
 from fastapi.routing import APIRoute
 
 from agentform.core.errors import AgentformError
 from agentform.service.console.render import error_page, query
-from agentform.service.errors import ServiceError
+from agentform.service.errors import ServiceError, refused_request
 from agentform.service.http.binding import CONSOLE_LOOPBACK, CONSOLE_PATH, is_loopback_host
 
 CSP = (
@@ -84,6 +86,9 @@ class ConsoleRoute(APIRoute):
                 response = await handle(request)
             except ServiceError as exc:
                 response = error_page(request, exc.status, exc.message)
+            except RequestValidationError as exc:  # a query the page cannot take
+                refused = refused_request(request, exc)
+                response = error_page(request, refused.status, refused.message)
             except SignInFirst as exc:
                 target = query(f"{CONSOLE_PATH}/sign-in", next=exc.path)
                 response = RedirectResponse(target, status_code=303)
