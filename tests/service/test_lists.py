@@ -8,30 +8,6 @@ from fastapi import FastAPI
 from tests.service.conftest import Api, assert_error
 
 
-@pytest.fixture
-def many_pools(api: Api) -> list[str]:
-    names = [f"pool-{i:03d}" for i in range(250)]
-    for name in names:
-        assert api.post("/agent-profile-pools", json={"name": name}).status_code == 201
-    return names
-
-
-def test_paging_returns_every_row_once_in_creation_order(api: Api, many_pools: list[str]) -> None:
-    seen: list[str] = []
-    for page in range(1, 5):
-        body = api.get("/agent-profile-pools", params={"page": page, "pageSize": 70}).json()
-        assert body["total"] == 250 and body["page"] == page and body["pageSize"] == 70
-        seen += [i["name"] for i in body["items"]]
-    assert seen == many_pools
-    past = api.get("/agent-profile-pools", params={"page": 9, "pageSize": 70}).json()
-    assert past["items"] == [] and past["total"] == 250
-
-
-def test_default_page_size_is_50(api: Api, many_pools: list[str]) -> None:
-    body = api.get("/agent-profile-pools").json()
-    assert body["pageSize"] == 50 and len(body["items"]) == 50 and body["page"] == 1
-
-
 @pytest.mark.parametrize(
     "params", [{"page": 0}, {"pageSize": 0}, {"pageSize": 101}, {"page": "one"}, {"pageSize": -3}]
 )
@@ -44,15 +20,6 @@ def test_bad_paging_is_400(api: Api, params: dict) -> None:  # type: ignore[type
         "/profile-groups",
     ):
         assert_error(api.get(path, params=params), 400)
-
-
-def test_search_name_is_case_insensitive_substring(api: Api, many_pools: list[str]) -> None:
-    api.post("/agent-profile-pools", json={"name": "Checkout_EU%"})
-    body = api.get("/agent-profile-pools", params={"searchName": "OUT_e"}).json()
-    assert [i["name"] for i in body["items"]] == ["Checkout_EU%"] and body["total"] == 1
-    # no LIKE wildcards: % and _ are plain characters
-    assert api.get("/agent-profile-pools", params={"searchName": "%"}).json()["total"] == 1
-    assert api.get("/agent-profile-pools", params={"searchName": "pool-00"}).json()["total"] == 10
 
 
 def test_sort_fields_and_directions(api: Api) -> None:
