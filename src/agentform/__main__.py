@@ -1,5 +1,5 @@
 """`python -m agentform`: the command line."""
 
-from agentform.cli.main import main
+from agentform.cli.start import run
 
-main()
+run()

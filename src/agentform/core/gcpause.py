@@ -56,8 +56,9 @@ def pause_start_up() -> None:
     """Turns the collector off while the program starts (`main()`): importing modules
     makes long-lived objects (modules, classes, functions) and no garbage cycles, and
     the collector ran about 65 times over them while `validate` of the quickstart ran."""
-    _StartUp.paused = gc.isenabled()
-    gc.disable()
+    if gc.isenabled():  # (once: `python -m agentform` pauses it before main() does)
+        _StartUp.paused = True
+        gc.disable()
 
 
 def start_up_done() -> None:
