@@ -5,6 +5,7 @@ every delivery with its attempts; the markdown and JUnit reports link to them.""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,21 @@ def test_the_markdown_report_links_the_pages(
     assert code == 1
     assert "Every test's page: [pages/index.html](pages/index.html)" in output
     assert re.search(r"Its page: \[pages/[\w-]+fails-twice[\w-]*\.html\]\(pages/", output)
+
+
+def test_a_page_says_an_execution_the_test_started_was_pruned(tmp_path: Path) -> None:
+    """Before: retention forgot the execution, and its page said the test started
+    none while its step linked to a section that was not there."""
+    case = Path(__file__).parent / "cases" / "016-pruned-execution"
+    root = tmp_path / "ws"
+    shutil.copytree(case, root, ignore=shutil.ignore_patterns("expected.txt"))
+    pages = tmp_path / "pages"
+    args = ["-C", str(root), "test", "--filter", "a control", "--html", str(pages)]
+    CliRunner().invoke(cli, args, catch_exceptions=False)
+    (page,) = [p for p in pages.iterdir() if p.name != "index.html"]
+    html = page.read_text()
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    assert "execute: started question" in text and "started no execution" not in text
+    (anchor,) = re.findall(r'href="#(execution-[0-9a-f-]+)"', html)
+    assert f'<section id="{anchor}"' in html
+    assert "Execution question" in text and "Pruned: the service's retention forgot it" in text

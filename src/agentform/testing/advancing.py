@@ -74,7 +74,7 @@ async def advance_clock(service: TestService, text: str, executions: Mapping[str
         result = await service.own.request("POST", "/clock/advance", json=body, idempotent=False)
     except ApiError as exc:
         if exc.status == 404:  # nothing to wait for: no such batch or execution
-            raise StepFailed(exc.message) from None
+            raise StepFailed(exc.message) from exc  # the answer, for `Context.said`
         raise
     if result.get("met") is False:
         now = result.get("status") or "not there"

@@ -82,17 +82,26 @@ class Pages:
     def write(self, case: CaseResult, record: TestRecord, service: TestService) -> str:
         """The test's page written; its path as the reports link it (`DIR/NAME.html`)."""
         views, org_id, names = [], record.org_id, record.named
+        there: list[str] = []
         if org_id is not None:
             with service.app.state.db.read() as conn:
-                for execution in execution_ids(conn, org_id):
+                there = execution_ids(conn, org_id)
+                for execution in there:
                     view = execution_view(conn, org_id, execution)
                     views.append({**view, "name": names(execution)})
         steps = [
             StepRecord(s.where, s.what, [(i, names(i)) for i, _ in s.started], s.failed)
             for s in record.steps
         ]
+        # started, then forgotten by the service's retention as the test's clock moved
+        pruned = [(i, name) for s in steps for i, name in s.started if i not in there]
         html = static_page(
-            "test_page.html", case=case, steps=steps, views=views, workspace=self.workspace
+            "test_page.html",
+            case=case,
+            steps=steps,
+            views=views,
+            pruned=pruned,
+            workspace=self.workspace,
         )
         name = page_name(case, self._taken)
         self._save(name, self.scrub(html))

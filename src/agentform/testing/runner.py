@@ -139,9 +139,9 @@ async def _steps(
         try:
             await _step(ctx, workspace, step, (apply_calls, applied))
         except StepFailed as exc:
-            failure = ("failed", where, _described(step), ctx.named(str(exc)))
+            failure = ("failed", where, _described(step), ctx.said(exc, str(exc)))
         except (StepError, AgentformError) as exc:
-            failure = ("error", where, _described(step), ctx.named(_message(exc)))
+            failure = ("error", where, _described(step), ctx.said(exc, _message(exc)))
         if record is not None and record.org_id is not None:
             done = record.after(where, _described(step), service, record.org_id)
             done.failed = failure is not None

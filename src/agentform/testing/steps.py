@@ -17,6 +17,8 @@ from agentform.testing.model import Control, Execute, Message, Receiver, Step
 from agentform.testing.results import StepError
 from agentform.testing.session import TestService
 
+PRUNED = "the service forgets finished executions"
+
 
 @dataclass
 class Context:
@@ -47,6 +49,21 @@ class Context:
             text = text.replace(id_, name)
         return text
 
+    def said(self, exc: Exception, text: str) -> str:
+        """`text`, what a failed step says, `named`; when the service answered 404 for
+        an execution the test named, it says why: only retention deletes an execution,
+        so the test's clock moved past its retention after the execution finished."""
+        answer = exc if isinstance(exc, ApiError) else exc.__cause__
+        said = self.named(text)
+        if not isinstance(answer, ApiError) or answer.status != 404:
+            return said
+        retain = self.service.app.state.settings.retain
+        kept = f"{retain.total_seconds() / 86400:g} days" if retain else "its retention"
+        for name, id_ in self.executions.items():
+            if id_ in str(answer):
+                said += f" (execution {name} was pruned: {PRUNED} after {kept})"
+        return said
+
 
 async def run_action(ctx: Context, step: Step) -> None:
     """Carries out a step that acts (not `expect`)."""
@@ -62,7 +79,7 @@ async def run_action(ctx: Context, step: Step) -> None:
         else:
             await _control(ctx, step)
     except ApiError as exc:
-        raise StepError(str(exc)) from None
+        raise StepError(str(exc)) from exc  # the answer, for `Context.said`
 
 
 async def _execute(ctx: Context, execute: Execute) -> None:
