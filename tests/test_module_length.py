@@ -18,9 +18,6 @@ PACKAGE = SRC / "agentform"
 LONGEST = 300
 NOT_YET_SPLIT = {  # module (under src/agentform) -> the most lines it may have meanwhile
     "config/loader.py": 403,
-    "api/client.py": 331,
-    "service/store/executions.py": 328,
-    "engine/planner.py": 320,
 }
 
 

@@ -19,36 +19,33 @@ Retry rules:
 
 Pacing (one of each per client, so per run): `concurrency.py` decides how many
 requests are in flight, `ratelimit.py` when the next may start; `transport.py`
-sends it.
+sends it. Reading a whole list, page by page, is `lists.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import httpx
 
-from agentform.api.answers import base_path_hint, decoded, error_message, page_of
+from agentform.api.answers import base_path_hint, decoded, error_message
 from agentform.api.clock import Clock, SkippedWaits, SystemClock
 from agentform.api.concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
 from agentform.api.endpoint_url import shown_endpoint
+from agentform.api.lists import ListReads
 from agentform.api.notices import Notices
 from agentform.api.ratelimit import RateLimiter
 from agentform.api.retries import AGAIN, Attempts, Lookup, RetryPolicy
-from agentform.api.together import all_or_none
 from agentform.api.transport import Sender
 from agentform.api.unreached import lasting, unreached_reason
-from agentform.core.errors import ReadError
 from agentform.core.sensitive import Sensitive, reveal
 
-PAGE_SIZE = 100
 T = TypeVar("T")
 
 
-class ApiClient:
+class ApiClient(ListReads):
     def __init__(
         self,
         base_url: str,
@@ -246,75 +243,6 @@ class ApiClient:
         if self.scope and isinstance(body, dict) and "organizationId" not in body:
             return {**body, **self.scope}
         return body
-
-    async def list_all(
-        self,
-        path: str,
-        params: dict[str, Any] | None = None,
-        identity: str = "id",
-        on_page: Callable[[list[Any]], None] | None = None,
-    ) -> list[Any]:
-        """Every item of a list: page 1, then the other pages concurrently. A bare JSON
-        array where a page was expected (the public service's template list) is the
-        whole list. `on_page` sees each page's items as it arrives (to start reads
-        that need them while the other pages are read).
-
-        The read is refused (ReadError) unless the items add up to `total` with
-        no identity (`id`, or the field that identifies an item of this list, like
-        an attachment's `agentId`) twice: a list that changed under the read is not
-        planned on.
-        """
-        query = {**self.scope, **(params or {}), "pageSize": PAGE_SIZE}
-
-        async def page(number: int) -> tuple[list[Any], int | None]:
-            answer = await self.request("GET", path, params={**query, "page": number})
-            items, total = page_of(answer, path, identity)
-            if on_page is not None:
-                on_page(items)
-            return items, total
-
-        items, listed = await page(1)
-        if listed is None:  # a bare array: the whole list
-            total, pages = len(items), 1
-        else:
-            total, pages = listed, max(1, math.ceil(listed / PAGE_SIZE))
-        rest = await all_or_none(*(page(p) for p in range(2, pages + 1)))
-        items = [*items, *(i for more, _ in rest for i in more)]
-        ids = [i[identity] for i in items]
-        if len(items) != total or len(set(ids)) != len(ids):
-            raise ReadError(
-                f"GET {path}: the list changed while it was read ({len(items)} items, "
-                f"{len(set(ids))} distinct, total {total}); nothing was planned, try again"
-            )
-        return items
-
-    async def list_and_read(
-        self,
-        path: str,
-        wanted: Callable[[Any], bool],
-        read: Callable[[Any], Awaitable[T]],
-    ) -> tuple[list[Any], dict[str, T]]:
-        """Every item of a list, and `read(item)` of each `wanted` one (its members,
-        say), by id. Each deep read starts as soon as its item's page arrives, so
-        the window stays full while the other pages are read."""
-        started: dict[str, asyncio.Future[T]] = {}
-
-        def start(items: list[Any]) -> None:
-            for item in items:
-                # an item listed twice (the list changed) is read once: the read is
-                # refused anyway, and a second read would escape the cancel below
-                if wanted(item) and item["id"] not in started:
-                    started[item["id"]] = asyncio.ensure_future(read(item))
-
-        try:
-            items = await self.list_all(path, on_page=start)
-            answers = await asyncio.gather(*started.values())
-        except BaseException:
-            for future in started.values():
-                future.cancel()
-            await asyncio.gather(*started.values(), return_exceptions=True)
-            raise
-        return items, dict(zip(started, answers, strict=True))
 
 
 async def _successor_first() -> None:

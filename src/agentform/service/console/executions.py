@@ -24,7 +24,7 @@ from agentform.service.http.binding import CONSOLE_PATH
 from agentform.service.http.paging import time_param
 from agentform.service.models.execution_status import STATUSES
 from agentform.service.store import console_reads as reads
-from agentform.service.store import executions
+from agentform.service.store import execution_lists
 from agentform.service.store.database import Database
 
 PAGE_SIZE = 50
@@ -44,7 +44,7 @@ class Filters:
     after: str = ""
     before: str = ""
 
-    def store(self) -> executions.ExecutionFilter:
+    def store(self) -> execution_lists.ExecutionFilter:
         problems = []
         if self.status and self.status not in STATUSES:
             problems.append(("status", f"one of {', '.join(STATUSES)}"))
@@ -56,7 +56,7 @@ class Filters:
                 problems.append((name, "an id"))
         if problems:
             raise ServiceError(400, "; ".join(f"{f}: {p}" for f, p in problems), problems)
-        return executions.ExecutionFilter(
+        return execution_lists.ExecutionFilter(
             agent_id=self.agent or None,
             statuses=(self.status,) if self.status else (),
             metadata=(key.strip(), value.strip()) if self.metadata else None,
@@ -155,8 +155,8 @@ def list_page(
     db: Database = request.app.state.db
     org, offset = session.organization_id, (page_number - 1) * PAGE_SIZE
     with db.read() as conn:
-        rows = executions.newest_executions(conn, org, where, offset, PAGE_SIZE)
-        total = executions.count_executions(conn, org, where, COUNTED)
+        rows = execution_lists.newest_executions(conn, org, where, offset, PAGE_SIZE)
+        total = execution_lists.count_executions(conn, org, where, COUNTED)
     newest = rows[0].createdAt if rows and page_number == 1 else None
     live = query(f"{CONSOLE_PATH}/executions/rows", **which.params()) if page_number == 1 else None
     return page(
@@ -192,7 +192,7 @@ def new_rows(
     where = Filters(**{**which.__dict__, "after": later}).store()
     db: Database = request.app.state.db
     with db.read() as conn:
-        rows = executions.newest_executions(conn, session.organization_id, where, 0, PAGE_SIZE)
+        rows = execution_lists.newest_executions(conn, session.organization_id, where, 0, PAGE_SIZE)
     shown = fragment("execution_rows.html", rows=rows)
     if rows:
         shown.headers["X-Console-Newest"] = rows[0].createdAt

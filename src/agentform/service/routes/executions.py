@@ -35,7 +35,7 @@ from agentform.service.models.executions import (
     UserMessage,
     UserMessageAccepted,
 )
-from agentform.service.store import executions
+from agentform.service.store import execution_lists, executions
 from agentform.service.store.database import Conn, Database
 from agentform.service.store.executions import ExecutionRow
 
@@ -102,7 +102,7 @@ def list_executions(
         missing = "metadataValue" if metadataValue is None else "metadataKey"
         detail = "metadataKey and metadataValue go together"
         raise bad_request([(missing, detail)])
-    where = executions.ExecutionFilter(
+    where = execution_lists.ExecutionFilter(
         agent_id=str(agentId) if agentId else None,
         statuses=tuple(status or ()),
         batch_id=str(batchId) if batchId else None,
@@ -115,7 +115,7 @@ def list_executions(
     )
     order = PageRequest(paging, sorting("created_at", sortDirection))
     with db.read() as conn:
-        return executions.list_executions(conn, who.organization_id, where, order)
+        return execution_lists.list_executions(conn, who.organization_id, where, order)
 
 
 @router.get("/executions/{executionId}", response_model=Execution, response_model_exclude_none=True)
