@@ -30,7 +30,7 @@ from agentform.config.sandbox import (
 from agentform.config.sandbox_bounds import NotAllowed, SecretToken
 from agentform.config.secret_tokens import SecretTokens
 from agentform.config.undefined import RecordingUndefined, Variables, on_undefined
-from agentform.core.bounds import Bounds, too_large
+from agentform.core.bounds import Bounds, broken_link, too_large
 from agentform.core.budget import budget_message
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.secrets import Secrets
@@ -83,7 +83,7 @@ class Renderer:
     ) -> Rendered | None:
         """The rendered text of `path`, or None when it could not be rendered."""
         name = relative(path, self.root)
-        if why := too_large(path):
+        if why := broken_link(path) or too_large(path):
             diagnostics.error(why, Position(name))
             return None
         try:
