@@ -80,6 +80,23 @@ def test_a_link_leaving_the_root_is_not_read_and_the_other_files_problems_are_sa
     assert said[2] == "policies/y.yaml: error: not UTF-8 text: not a policy file", said
 
 
+@pytest.mark.parametrize("target", ["../missing/shared.yaml", "gone.yaml", "/nonexistent"])
+def test_a_link_leading_nowhere_is_a_problem_at_its_file_with_the_others(
+    tmp_path: Path, target: str
+) -> None:
+    """A shared policy linked from a submodule CI did not check out: its rules
+    would silently not run, so the link is said, as an unreadable file is."""
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(rule("change.actoin == 'x'"))
+    (folder / "shared.yaml").symlink_to(target)
+    with pytest.raises(DiagnosticsError) as info:
+        load_policies(working_tree(tmp_path))
+    said = [d.render() for d in info.value.diagnostics]
+    assert len(said) == 2, said
+    assert said[1] == "policies/shared.yaml: error: a link to a file that does not exist", said
+
+
 def test_a_billion_laughs_file_is_a_yaml_error() -> None:
     bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
     for i in range(1, 9):

@@ -144,3 +144,14 @@ def test_an_included_file_that_is_not_utf8_says_so_at_the_include(ws: Path) -> N
         "team.yaml:3:1: error: template error: shared/pools.yaml is not UTF-8 text (byte 0): "
         "workspace files are UTF-8"
     ]
+
+
+@pytest.mark.parametrize("target", ["../missing/shared.yaml", "gone.yaml", "/nonexistent"])
+def test_a_workspace_file_linking_nowhere_is_said_with_the_other_problems(
+    ws: Path, target: str
+) -> None:
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws / "broken-link.yaml").symlink_to(target)
+    said = problems(ws, {"pools.yaml": "profilePools:\n  - {name: a, membres: [x]}\n"})
+    assert said[0] == "broken-link.yaml: error: a link to a file that does not exist", said
+    assert len(said) == 2 and said[1].startswith("pools.yaml:2:"), said

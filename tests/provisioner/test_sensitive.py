@@ -281,3 +281,32 @@ def test_a_common_secret_value_leaves_the_plan_readable(service: Service, ws: Pa
         "hooks.yaml:2:5: warning: the value of secret TEAM also appears in fields that are "
         "not secret: they are shown as written, and only cassettes and logs mask it there",
     ]
+
+
+@pytest.mark.parametrize(("value", "empty"), [("", True), ("tök-ü", False)])
+def test_an_empty_secret_is_not_set(ws: Path, value: str, empty: bool) -> None:
+    """CI passes '' for a secret that does not exist: an empty value is unset
+    (plan refuses naming it and saying why; validate lists it as not set here)."""
+    from agentform.core.errors import DiagnosticsError
+
+    write_workspace(
+        ws,
+        {
+            "agentform.yaml": "workspace: w\n",
+            "t.yaml": "vaultTemplates:\n  - name: T\n    kind: custom\n"
+            "    description: \"x {{ secret('OPS_TOK') }}\"\n"
+            "    fields: [{type: text, label: A, required: true}]\n",
+        },
+    )
+    environ = {"OPS_TOK": value}
+    checked = load_workspace(ws, environ=environ, unset_secrets_allowed=True)
+    assert ("OPS_TOK" in checked.unset_secrets) is empty
+    if not empty:
+        assert load_workspace(ws, environ=environ).unset_secrets == frozenset()
+        return
+    with pytest.raises(DiagnosticsError) as caught:
+        load_workspace(ws, environ=environ)
+    assert (
+        "t.yaml:4:24: error: secret OPS_TOK: environment variable is empty "
+        "(an empty value is treated as not set)" in str(caught.value)
+    )

@@ -227,7 +227,7 @@ def _foreign_yaml(directory: Path, written: set[str]) -> list[str]:
             continue
         try:
             documents = [d for d in parse_all(path.read_text()) if d is not None]
-        except (yaml.YAMLError, UnicodeDecodeError):
+        except (yaml.YAMLError, UnicodeDecodeError, OSError):
             continue
         if documents and not any(isinstance(d, dict) and meant_for_agentform(d) for d in documents):
             foreign.append(relative)

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentform.core.bounds import Bounds
+from agentform.core.bounds import Bounds, broken_link
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.core.errors import DiagnosticsError
 
@@ -87,7 +87,12 @@ def workspace_files(
             continue
         if _in_nested_workspace(root, relative, nested):
             continue
-        if not path.is_file() or (ignored is not None and ignored.match_file(relative.as_posix())):
+        if ignored is not None and ignored.match_file(relative.as_posix()):
+            continue
+        if broken_link(path):  # the loader says so, with the other problems
+            others.append(path)
+            continue
+        if not path.is_file():
             continue
         if bounds.inside(relative.as_posix()) is None:
             raise DiagnosticsError(

@@ -30,7 +30,7 @@ from agentform.config.sandbox import (
 from agentform.config.sandbox_bounds import NotAllowed, SecretToken
 from agentform.config.secret_tokens import SecretTokens
 from agentform.config.undefined import RecordingUndefined, Variables, on_undefined
-from agentform.core.bounds import Bounds, too_large
+from agentform.core.bounds import Bounds, broken_link, too_large
 from agentform.core.budget import budget_message
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.secrets import Secrets
@@ -83,7 +83,7 @@ class Renderer:
     ) -> Rendered | None:
         """The rendered text of `path`, or None when it could not be rendered."""
         name = relative(path, self.root)
-        if why := too_large(path):
+        if why := broken_link(path) or too_large(path):
             diagnostics.error(why, Position(name))
             return None
         try:
@@ -263,14 +263,19 @@ class _FileRendering:
             return ""
         renderer = self.renderer
         value = renderer.environ.get(var)
-        if value is None:
+        # CI gives '' for a secret that does not exist (or is withheld from a fork's
+        # pull request): an empty value is no credential, so it is not set.
+        if not value:
             renderer.secrets.unset.add(var)
             renderer.unset.add(var)
             if not renderer.unset_secrets_allowed:
                 # The run stops before any call, but the file is still read with the
                 # value unknown (as export reads it), so its other problems show too.
                 message = f"secret {var}: environment variable is not set"
-                problem = message + renderer._mistyped(var)
+                if value is not None:
+                    message = f"secret {var}: environment variable is empty"
+                    message += " (an empty value is treated as not set)"
+                problem = message + (renderer._mistyped(var) if value is None else "")
                 self.problem(problem, value_unknown=True, call="secret")
         else:
             renderer.secrets.add(var, value)

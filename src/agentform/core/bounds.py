@@ -78,6 +78,15 @@ class Bounds:
         return name == ".." or name.startswith("../")
 
 
+def broken_link(path: Path) -> str | None:
+    """Why `path` cannot be read when it is a link leading nowhere (a file linked
+    from a checkout CI did not make), or None: such a file is a problem, never
+    skipped, or the rules and objects it holds would silently not count."""
+    if path.is_symlink() and not path.exists():
+        return "a link to a file that does not exist"
+    return None
+
+
 def too_large(path: Path) -> str | None:
     """Why `path` is too large to read, or None (a missing file is for the reader)."""
     try:

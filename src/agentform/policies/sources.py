@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agentform.config.files import POLICIES_DIR, SUFFIXES
 from agentform.config.repository_file import repository_of
-from agentform.core.bounds import MAX_FILE_BYTES, Bounds, refusal, too_large
+from agentform.core.bounds import MAX_FILE_BYTES, Bounds, broken_link, refusal, too_large
 from agentform.core.errors import AgentformError
 
 MAX_FILES = 200
@@ -67,13 +67,17 @@ def folder_sources(folder: Path, shown_as: str) -> list[Source]:
     sorted; none when it is not a directory. None may be a link leaving `folder`."""
     if not folder.is_dir():
         return []
-    paths = sorted(p for p in folder.iterdir() if p.suffix in SUFFIXES and p.is_file())
+    paths = sorted(
+        p for p in folder.iterdir() if p.suffix in SUFFIXES and (p.is_file() or p.is_symlink())
+    )
     _refuse_too_many(len(paths))
     bounds = Bounds.of_workspace(folder)
     return [_read(path, f"{shown_as}/{path.name}", bounds, shown_as) for path in paths]
 
 
 def _read(path: Path, shown: str, bounds: Bounds, folder: str) -> Source:
+    if (why := broken_link(path)) is not None:
+        return Source(shown, "", why)
     if bounds.inside(path.name) is None:
         return Source(shown, "", refusal(shown, f"{folder}/"))
     if (why := too_large(path)) is not None:
