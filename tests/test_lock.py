@@ -76,3 +76,21 @@ def test_a_lock_timeout_below_0_or_not_a_duration_says_what_is_accepted(
     result = agentform("apply", "--lock-timeout", text, "-C", str(ws))
     assert result.exit_code == 1, result.output  # a usage error (docs/guide/command-line.md)
     assert "--lock-timeout" in result.output and "0 or more or a duration" in result.output
+
+
+def test_a_wait_that_runs_out_says_how_long_it_waited(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It advised `--lock-timeout` to one who had given it."""
+    now = [1000.0]
+
+    def sleep(seconds: float) -> None:  # the holder never lets go: time passes, faked
+        now[0] += seconds
+
+    monkeypatch.setattr(lock, "sleep", sleep)
+    monkeypatch.setattr(lock, "monotonic", lambda: now[0])
+    with lock.workspace_lock(ws, timeout=0, what="apply"):
+        result = agentform("apply", "--auto-approve", "--lock-timeout", "2s", "-C", str(ws))
+    assert result.exit_code == 1
+    assert "waited 2s for it; nothing was changed" in result.output
+    assert "e.g. --lock-timeout" not in result.output

@@ -23,6 +23,7 @@ from agentform.cli.options import Seconds
 from agentform.core.errors import WorkspaceLocked
 
 sleep = time.sleep  # replaced in tests, so waiting needs no real time
+monotonic = time.monotonic  # replaced with it
 POLL = 0.5
 
 
@@ -61,7 +62,7 @@ def workspace_lock(
 
 
 def _acquire(fd: int, timeout: float, say: Callable[[str], None] | None) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = monotonic() + timeout
     told = False
     while True:
         try:
@@ -69,14 +70,23 @@ def _acquire(fd: int, timeout: float, say: Callable[[str], None] | None) -> None
             return
         except BlockingIOError:
             holder = os.pread(fd, 1000, 0).decode(errors="replace").strip() or "a run"
-            left = deadline - time.monotonic()
+            left = deadline - monotonic()
             if left <= 0:
-                raise WorkspaceLocked(
-                    f"the workspace is locked by another agentform run ({holder}); "
-                    "nothing was changed. Wait for it to finish, or wait for the lock "
+                advice = (
+                    f"waited {_said(timeout)} for it; nothing was changed. Wait for it to "
+                    "finish, or wait longer with a larger --lock-timeout"
+                    if timeout > 0
+                    else "nothing was changed. Wait for it to finish, or wait for the lock "
                     "with --lock-timeout (e.g. --lock-timeout 5m)"
+                )
+                raise WorkspaceLocked(
+                    f"the workspace is locked by another agentform run ({holder}); {advice}"
                 ) from None
             if not told and say is not None:
                 say(f"Waiting for the workspace lock, held by {holder} …")
                 told = True
             sleep(min(POLL, left))
+
+
+def _said(seconds: float) -> str:
+    return f"{seconds:g}s"
