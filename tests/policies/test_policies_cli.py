@@ -385,3 +385,36 @@ def test_markdown_shows_twenty_violations_of_a_level_and_counts_the_rest(quickst
     assert "**11 more advisory violations**: to see all of them, run `agentform plan`" in markdown
     text = run("plan", "-C", str(quickstart)).output
     assert text.count("advisory rule any violated at") == 31  # the terminal shows all
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (
+            "{kind: webhooks, name: a, action: create, after: {urll: 'http://x'}}",
+            "change.after.urll: webhooks has no field urll (did you mean 'url'?)",
+        ),
+        (
+            "{kind: webhooks, name: a, action: delete, before: {url: 'https://x', nmae: a}}",
+            "change.before.nmae: webhooks has no field nmae (did you mean 'name'?)",
+        ),
+        (
+            "{kind: webhook, name: a, action: create, after: {url: 'https://x'}}",
+            "change.kind: no kind webhook (did you mean 'webhooks'?)",
+        ),
+    ],
+)
+def test_a_policy_test_naming_a_field_its_kind_lacks_is_an_error_not_a_vacuous_pass(
+    tmp_path: Path, change: str, said: str
+) -> None:
+    """A rule guarding with has(change.after.url) passed a test of `urll`: it tested nothing."""
+    folder = tmp_path / "policies"
+    with_policy(tmp_path, HTTPS.format(level="mandatory"))
+    (folder / "tests").mkdir()
+    (folder / "tests" / "t.yaml").write_text(
+        f"tests:\n  - name: typo\n    change: {change}\n    passes: [https-webhooks]\n"
+    )
+    result = run("policy", "test", str(folder))
+    assert result.exit_code == 1, result.output
+    assert "PASS" not in result.output
+    assert said in result.output

@@ -19,10 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agentform.core.problems import did_you_mean, own_errors
 from agentform.core.yamlpos import Located, parse, problem_of
 from agentform.engine.model import ACTIONS
+from agentform.kinds.base import Kind
 from agentform.kinds.model import Action
 from agentform.policies.expressions import SECRET, SENSITIVE
 from agentform.policies.judge import Subjects, verdicts_of
 from agentform.policies.loading import PolicySet
+from agentform.policies.names import kind_fields
 from agentform.policies.sources import Source
 
 MAX_TESTS = 1_000  # in one file
@@ -121,6 +123,9 @@ def _run(policies: PolicySet, test: PolicyTest, file: str, where: str) -> CaseOu
     if (test.change is None) == (test.plan is None):
         return done("error", "a test gives either `change:` or `plan:`")
     cases = [test.change] if test.change is not None else test.plan.changes  # type: ignore[union-attr]
+    wrong = next((found for case in cases if (found := _unknown_in(case))), None)
+    if wrong:  # a rule reading the field it meant would be tested on nothing
+        return done("error", wrong)
     datas = [_data(c) for c in cases]
     summary = {
         a: sum(d["action"] == a for d in datas) for a in (*ACTIONS, "unchanged", "unmanaged")
@@ -156,6 +161,21 @@ def _not_checked(verdicts: Any, name: str) -> str:
     if _checked(verdicts, name):
         return "it was not"
     return "its match (kinds, actions, workspaces, environments) selects nothing in this test"
+
+
+def _unknown_in(case: ChangeCase) -> str | None:
+    """The first kind or field of `case` no kind has, said as rule files say theirs."""
+    if case.kind not in Kind.registry:
+        return f"change.kind: no kind {case.kind}{did_you_mean(case.kind, Kind.registry)}"
+    fields = kind_fields([case.kind])
+    for held, values in (("before", case.before), ("after", case.after)):
+        for name in values or {}:
+            if name not in fields:
+                return (
+                    f"change.{held}.{name}: {case.kind} has no field {name}"
+                    f"{did_you_mean(name, fields)}"
+                )
+    return None
 
 
 def _data(case: ChangeCase) -> dict[str, Any]:
