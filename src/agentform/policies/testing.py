@@ -123,7 +123,7 @@ def _run(policies: PolicySet, test: PolicyTest, file: str, where: str) -> CaseOu
     if (test.change is None) == (test.plan is None):
         return done("error", "a test gives either `change:` or `plan:`")
     cases = [test.change] if test.change is not None else test.plan.changes  # type: ignore[union-attr]
-    wrong = next((found for case in cases if (found := _unknown_in(case))), None)
+    wrong = next((said for case in cases if (said := _unknown_in(case))), None)
     if wrong:  # a rule reading the field it meant would be tested on nothing
         return done("error", wrong)
     datas = [_data(c) for c in cases]
