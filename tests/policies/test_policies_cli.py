@@ -418,3 +418,19 @@ def test_a_policy_test_naming_a_field_its_kind_lacks_is_an_error_not_a_vacuous_p
     assert result.exit_code == 1, result.output
     assert "PASS" not in result.output
     assert said in result.output
+
+
+@pytest.mark.parametrize("command", ["plan", "apply"])
+def test_plan_and_apply_say_a_workspace_and_a_policy_problem_together(
+    quickstart: Path, command: str
+) -> None:
+    """As validate does: plan said the workspace's, and the policy's after it was mended."""
+    with_policy(quickstart, HTTPS.format(level="mandatory").replace("after.url", "after.ur"))
+    (quickstart / "pools.yaml").write_text("profilePools:\n  - name: '{{ vars.nowhere }}'\n")
+    args = ("--auto-approve",) if command == "apply" else ()
+    result = run(command, *args, "-C", str(quickstart))
+    assert result.exit_code == 1
+    assert "variable 'nowhere' is not set" in result.output
+    assert "policies/rules.yaml:6:26: error: deny: the objects of webhooks have no field ur" in (
+        result.output
+    )

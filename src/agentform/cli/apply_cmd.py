@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from agentform.cli.common import guarded, workspace_options
+from agentform.cli.common import guarded, with_policies, workspace_options
 from agentform.cli.context import RunContext
 from agentform.cli.interrupts import BeforeTheChanges, stopping_on_signals
 from agentform.cli.lock import lock_timeout_option, workspace_lock
@@ -29,7 +29,7 @@ from agentform.engine.verdicts import Verdicts
 from agentform.kinds.context import PlanOptions
 from agentform.output.progress import LiveProgress, PlainProgress
 from agentform.output.view import View
-from agentform.policies.changes import Judging, judging
+from agentform.policies.changes import Judging
 from agentform.policies.judge import overridden
 
 if TYPE_CHECKING:
@@ -93,8 +93,8 @@ def apply(
     view = run.view(fmt)
     with run.failing_as(view, "apply"):
         saved = read_plan(planfile) if planfile else None
-        workspace = load_for(run, saved)
-        policies = judging(workspace.root)  # checked before any call
+        root = run.opts.workspace_dir.resolve()
+        workspace, policies = with_policies(lambda: load_for(run, saved), root)
         endpoint = run.endpoint().shown
         applying = _Applying(run, view, options, auto_approve)
         applying.policies, applying.overrides = policies, overrides

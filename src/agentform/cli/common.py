@@ -25,7 +25,11 @@ from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.core.words import counted
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agentform.config.loader import Workspace
+    from agentform.core.diagnostics import Diagnostic
+    from agentform.policies.changes import Judging
 
 
 def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -137,3 +141,26 @@ def say_unset_and_warnings(workspace: Workspace, prefix: str = "") -> None:
         )
     for warning in workspace.warnings:  # shown as errors are; they do not fail validate
         click.echo(prefix + workspace.secrets.scrub(warning.render()), err=True)
+
+
+def with_policies(
+    load: Callable[[], Workspace], root: Path, ref: str | None = None
+) -> tuple[Workspace, Judging]:
+    """The workspace `load` gives and the policies that judge its plans (under `root`,
+    and those of `ref`), both checked before any call: the problems of both said
+    together, as validate says them, not the policies' after the workspace's mend."""
+    from agentform.policies.changes import judging  # plan and apply's, not every command's
+
+    problems: list[Diagnostic] = []
+    workspace = policies = None
+    try:
+        workspace = load()
+    except DiagnosticsError as exc:
+        problems += exc.diagnostics
+    try:
+        policies = judging(root, ref)
+    except DiagnosticsError as exc:
+        problems += exc.diagnostics
+    if workspace is None or policies is None:
+        raise DiagnosticsError(problems)
+    return workspace, policies

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from agentform.cli.common import guarded, workspace_options
+from agentform.cli.common import guarded, with_policies, workspace_options
 from agentform.cli.context import RunContext
 from agentform.cli.files import refuse_overwriting, save_file
 from agentform.cli.plan_options import plan_options
@@ -15,7 +15,6 @@ from agentform.cli.views import format_option
 from agentform.engine.planfile import dump_plan
 from agentform.engine.planner import make_plan
 from agentform.kinds.context import PlanOptions
-from agentform.policies.changes import judging
 
 
 @click.command("plan")
@@ -53,8 +52,8 @@ def plan(
     with run.failing_as(view, "plan"):
         if out:
             refuse_overwriting(out, "the plan")  # before any call
-        workspace = run.load()
-        policies = judging(workspace.root, policies_from)  # checked before any call
+        root = run.opts.workspace_dir.resolve()
+        workspace, policies = with_policies(run.load, root, policies_from)
         shown = run.endpoint().shown
         made = run.with_api(lambda api: make_plan(workspace, api, shown, options))
         result = policies.judged(made, workspace)
