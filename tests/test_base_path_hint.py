@@ -4,12 +4,16 @@ execution, suggesting `.../agentform/v1/agents/v2` for a right endpoint)."""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import Any, ClassVar
 
 import httpx
 import pytest
 
-from agentform.api.answers import base_path_hint
+from agentform.api.answers import error_text
+from agentform.api.connect import Endpoint, connect
+from agentform.core.errors import ApiError
+from agentform.core.sensitive import Sensitive
 from agentform.rules.paths import UNKNOWN_PATH
 
 ROOT = "http://127.0.0.1:8700"
@@ -53,4 +57,40 @@ def answer(status: int, body: Any = None, text: str = "") -> httpx.Response:
 def test_the_hint_only_for_a_path_not_served(
     endpoint: str, response: httpx.Response, hint: str
 ) -> None:
-    assert base_path_hint(endpoint, response) == hint
+    said = error_text(response, endpoint)
+    assert said.endswith(hint) if hint else "did you mean" not in said
+
+
+class Counted(httpx.Response):
+    """An answer that counts how often its body is parsed as JSON."""
+
+    parsed: ClassVar[list[int]] = []
+
+    def json(self, **kwargs: Any) -> Any:
+        self.parsed.append(self.status_code)
+        return super().json(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ({"code": 404, "message": UNKNOWN_PATH}, UNKNOWN_PATH + HINT),
+        ({"code": 404, "message": "no agent 'ü \"a\\\\b'"}, "no agent 'ü \"a\\\\b'"),
+    ],
+)
+def test_an_error_answer_is_parsed_once(body: dict[str, Any], said: str) -> None:
+    """The client reads a 404's body for its message and for the hint once, not once
+    each (and names the endpoint without its credentials once, as it was given)."""
+    Counted.parsed.clear()
+    transport = httpx.MockTransport(lambda request: Counted(404, json=body))
+
+    async def call() -> None:
+        async with connect(
+            Endpoint(ROOT, Sensitive("key")), transport=transport, base_url=ROOT
+        ) as api:
+            await api.request("GET", "/agents")
+
+    with pytest.raises(ApiError) as caught:
+        asyncio.run(call())
+    assert str(caught.value) == f"GET /agents: 404 {said}"
+    assert Counted.parsed == [404]

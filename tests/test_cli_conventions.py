@@ -530,3 +530,22 @@ def test_an_endpoint_is_shown_without_credentials_query_or_fragment() -> None:
 
     shown = shown_endpoint("http://u:pw-0000@h:1/agents/v2?token=tok-1#frag-1")
     assert shown == "http://h:1/agents/v2"
+
+
+# -- DIRS are for --all ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["list", "validate"])
+def test_dirs_without_all_are_refused_alike(command: str, ws: Path) -> None:
+    """`list DIRS` and `validate DIRS` without --all would work on -C's workspace and
+    ignore DIRS: both refuse, in the same words (cli/common.py), and change nothing."""
+    odd = ws / "teams" / 'ü "a\\b'  # a directory's name is shown as it is
+    odd.mkdir(parents=True)
+    before = sorted(p.relative_to(ws).as_posix() for p in ws.rglob("*"))
+    result = run("-C", str(ws), command, str(ws / "teams"), str(odd))
+    assert result.exit_code == 1, result.output
+    assert result.output == (
+        f"Error: {command} DIRS needs --all: without it, {command} works on the workspace "
+        f"of -C; add --all for every workspace under {ws / 'teams'}, {odd}\n"
+    )
+    assert sorted(p.relative_to(ws).as_posix() for p in ws.rglob("*")) == before

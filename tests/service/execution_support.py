@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from agentform.service import Seed
 from agentform.service.models.execution_status import ACTIVE
 from agentform.service.runtime import ManualClock
-from agentform.service.store import events, execution_capacity
+from agentform.service.store import events
 from tests.service.conftest import Api, running
 from tests.service.templates import seeded_app
 
@@ -180,5 +180,6 @@ def check_active_counts(app: FastAPI) -> None:
             ).fetchall()
         )
         orgs = [r[0] for r in conn.execute("SELECT id FROM organizations")]
-        kept = {org: execution_capacity.active_count(conn, org) for org in orgs}
-    assert kept == {org: counted.get(org, 0) for org in orgs}
+        rows = conn.execute("SELECT organization_id, active FROM execution_active_counts")
+        kept = dict(rows.fetchall())
+    assert {org: kept.get(org, 0) for org in orgs} == {org: counted.get(org, 0) for org in orgs}

@@ -53,13 +53,42 @@ def _has_request(response: httpx.Response) -> bool:
     return True
 
 
-def base_path_hint(endpoint: str, response: httpx.Response) -> str:
-    """For a 404 on a path the server does not serve, when the endpoint (as the user
-    gave it) does not end in /agents/v2: where it should. A service's 404 about a
-    missing object (its error body, another message) says nothing of the endpoint."""
-    url = httpx.URL(shown_endpoint(endpoint))
+def error_text(response: httpx.Response, endpoint: str) -> str:
+    """What an error answer says: its `message`, or the status's reason (a body that is
+    not JSON, or JSON of another shape: a gateway's own error page); then, for a 404
+    on a path the server does not serve, where the base path is (`base_path_hint`).
+    `endpoint` as outputs show it (`shown_endpoint`); the body is parsed once."""
+    body = _parsed(response)
+    return _said(response, body) + base_path_hint(endpoint, response.status_code, body)
+
+
+def error_message(response: httpx.Response) -> str:
+    """The error's `message`, or the status's reason (as `error_text` says it)."""
+    return _said(response, _parsed(response))
+
+
+NOT_JSON = object()  # the body of an answer that is not JSON
+
+
+def _parsed(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return NOT_JSON
+
+
+def _said(response: httpx.Response, body: Any) -> str:
+    message = body.get("message") if isinstance(body, dict) else None
+    return str(message or response.reason_phrase or "error")
+
+
+def base_path_hint(endpoint: str, status: int, body: Any) -> str:
+    """For a 404 on a path the server does not serve, when the endpoint (as shown)
+    does not end in /agents/v2: where it should. A service's 404 about a missing
+    object (its error body, another message) says nothing of the endpoint."""
+    url = httpx.URL(endpoint)
     path = url.path.rstrip("/")
-    if response.status_code != 404 or path.endswith(BASE_PATH) or not _unknown_path(response):
+    if status != 404 or path.endswith(BASE_PATH) or not _unknown_path(body):
         return ""
     # another version (/agents/v1) is replaced; a path without one gets it appended
     stem = re.sub(r"/agents/v\d+$", "", path)
@@ -70,13 +99,9 @@ def base_path_hint(endpoint: str, response: httpx.Response) -> str:
     )
 
 
-def _unknown_path(response: httpx.Response) -> bool:
-    """Whether a 404 is about its path: not a service's error body ({code, message}),
-    or the service's own message for a path it does not serve."""
-    try:
-        body = response.json()
-    except ValueError:
-        return True
+def _unknown_path(body: Any) -> bool:
+    """Whether a 404's body says it is about its path: not a service's error body
+    ({code, message}), or the service's own message for a path it does not serve."""
     if not isinstance(body, dict) or body.get("code") != 404:
         return True
     return not isinstance(body.get("message"), str) or body["message"] == UNKNOWN_PATH
@@ -112,14 +137,3 @@ def _not_a_page(path: str, got: str) -> UnexpectedAnswer:
     return UnexpectedAnswer(
         "GET", path, 200, f"expected a page of items from GET {path}, got {got}"
     )
-
-
-def error_message(response: httpx.Response) -> str:
-    """The error's `message`, or the status's reason (a body that is not JSON, or
-    JSON of another shape: a gateway's own error page)."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    message = body.get("message") if isinstance(body, dict) else None
-    return str(message or response.reason_phrase or "error")

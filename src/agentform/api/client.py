@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from agentform.api.answers import base_path_hint, decoded, error_message
+from agentform.api.answers import decoded, error_message, error_text
 from agentform.api.clock import Clock, SkippedWaits, SystemClock
 from agentform.api.concurrency import DEFAULT_PARALLELISM, AdaptiveConcurrency
 from agentform.api.endpoint_url import shown_endpoint
@@ -192,7 +192,7 @@ class ApiClient(ListReads):
         if status == 404 and call.method == "DELETE" and call.may_have_applied:
             return None  # an earlier attempt deleted it
         if status >= 400:
-            message = error_message(response) + base_path_hint(self.shown_url, response)
+            message = error_text(response, self.shown_url)
             raise call.failed(status, message)
         if handed_over:
             await _successor_first()  # after any pause this answer asks for

@@ -11,6 +11,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -73,6 +74,16 @@ def refuse_unused_offline(command: str, instead: str) -> None:
         raise AgentformError(
             f"{command} works offline: {flag} is not used (nothing is called, nothing "
             f"recorded); remove it, {instead}"
+        )
+
+
+def refuse_dirs_without_all(command: str, dirs: tuple[Path, ...], every: bool) -> None:
+    """AgentformError for `COMMAND DIRS` without --all: DIRS choose the workspaces
+    --all goes through; without it the command would work on -C's and ignore them."""
+    if dirs and not every:
+        raise AgentformError(
+            f"{command} DIRS needs --all: without it, {command} works on the workspace of -C; "
+            f"add --all for every workspace under {', '.join(map(str, dirs))}"
         )
 
 

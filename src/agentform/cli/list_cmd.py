@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from agentform.cli.common import guarded, workspace_options
+from agentform.cli.common import guarded, refuse_dirs_without_all, workspace_options
 from agentform.cli.context import RunContext
 from agentform.cli.views import format_option
 from agentform.core.errors import AgentformError, DiagnosticsError
@@ -44,11 +44,7 @@ def list_objects(run: RunContext, fmt: str, every: bool, dirs: tuple[Path, ...])
     Reads the service, changes nothing; secret() values are not needed. With --all,
     lists the repository's pairs from the files instead, without the service."""
     view = run.view(fmt)
-    if dirs and not every:
-        raise AgentformError(
-            f"list lists the workspace of -C; to list the pairs under {', '.join(map(str, dirs))}, "
-            "add --all"
-        )
+    refuse_dirs_without_all("list", dirs, every)
     if every:
         pairs, problems = _pairs(run, list(dirs))
         run.echo(view.show(pairs), nl=False)

@@ -15,6 +15,7 @@ import click
 
 from agentform.cli.common import (
     guarded,
+    refuse_dirs_without_all,
     refuse_unused_offline,
     say_unset_and_warnings,
     workspace_options,
@@ -23,7 +24,7 @@ from agentform.cli.context import RunContext
 from agentform.cli.validate_tests import Tested, TestFiles
 from agentform.config.loader import Workspace
 from agentform.core.diagnostics import Diagnostic
-from agentform.core.errors import AgentformError, DiagnosticsError
+from agentform.core.errors import DiagnosticsError
 from agentform.core.gcpause import collector_paused
 from agentform.core.words import counted
 from agentform.policies.changes import judging
@@ -57,11 +58,7 @@ def validate(run: RunContext, every: bool, no_tests: bool, dirs: tuple[Path, ...
     pass, and plan checks the value itself (and names each one missing). With
     environments in agentform.yaml and no --env, each environment is validated."""
     refuse_unused_offline("validate", "or run plan to check the files against the service")
-    if dirs and not every:
-        raise AgentformError(
-            "validate checks the workspace of -C; to check every workspace under "
-            f"{', '.join(map(str, dirs))}, add --all"
-        )
+    refuse_dirs_without_all("validate", dirs, every)
     if every:  # here: one workspace needs none of the repository's modules
         from agentform.cli.validate_all import validate_all
 

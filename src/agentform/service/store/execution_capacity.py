@@ -13,17 +13,10 @@ from agentform.service.store.database import Conn
 _ACTIVE = "status IN ({})".format(",".join(f"'{s}'" for s in sorted(ACTIVE)))
 
 
-def active_count(conn: Conn, org_id: str) -> int:
-    """How many of the organization's executions hold capacity: a row kept by triggers
-    (migration 011) in the transaction of every change, so no count over executions."""
-    found = conn.execute(
-        "SELECT active FROM execution_active_counts WHERE organization_id = ?", (org_id,)
-    ).fetchone()
-    return int(found[0]) if found else 0
-
-
 def room(conn: Conn, org_id: str) -> int:
-    """How many more executions the organization may start now (one query)."""
+    """How many more executions the organization may start now (one query): the count
+    of those holding capacity is a row kept by triggers (migration 011) in the
+    transaction of every change, so no count over executions."""
     found = conn.execute(
         "SELECT coalesce((SELECT max_concurrent FROM execution_capacity WHERE organization_id = ?),"
         " ?) - coalesce((SELECT active FROM execution_active_counts WHERE organization_id = ?), 0)",
