@@ -15,7 +15,7 @@ from agentform.cli.context import RunContext
 from agentform.cli.views import format_option
 from agentform.config.environments import raw_environments, selected
 from agentform.config.files import root_file
-from agentform.config.loader import ROOT_FILE
+from agentform.config.settings import ROOT_FILE
 from agentform.core.errors import AgentformError
 from agentform.core.yamlpos import parse
 from agentform.engine.env_diff import compare

@@ -24,7 +24,8 @@ from agentform.cli.init_cmd import GITIGNORE_LINES, MODELINE
 from agentform.cli.safety import run_secrets
 from agentform.cli.schema_cmd import SCHEMA_FILE, render_schema
 from agentform.config.files import root_file
-from agentform.config.loader import Settings, Workspace
+from agentform.config.loader import Workspace
+from agentform.config.settings import Settings
 from agentform.core.errors import AgentformError
 from agentform.engine.export import export_organization, secrets_named
 from agentform.kinds import kinds_in_order

@@ -217,7 +217,7 @@ def _foreign_yaml(directory: Path, written: set[str]) -> list[str]:
     not workspace files (a compose file, manifests): none of their documents has a key
     that is, or is close to, a kind or a setting. A file that does not parse is left to
     the loader's error."""
-    from agentform.config.loader import meant_for_agentform  # the loader's own test of a file
+    from agentform.config.loading import meant_for_agentform  # the loader's own test of a file
     from agentform.core.yamlpos import parse_all  # and its reading: keys as written
 
     foreign = []

@@ -17,9 +17,9 @@ from agentform.cli.context import RunContext
 from agentform.cli.options import Options
 from agentform.cli.validate_tests import TestFiles
 from agentform.config.files import root_file
-from agentform.config.loader import Settings
 from agentform.config.repository import Member, find_workspaces, overlaps
 from agentform.config.repository_file import REPOSITORY_FILE, find_repository
+from agentform.config.settings import Settings
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.core.errors import AgentformError, DiagnosticsError, InvalidWorkspace
 from agentform.core.words import counted

@@ -12,7 +12,7 @@ import yaml
 
 from agentform.cli.conventions import FORMATS, SuggestingChoice
 from agentform.cli.options import Options
-from agentform.config.loader import ROOT_FILE
+from agentform.config.settings import ROOT_FILE
 from agentform.core.yamlpos import parse
 from agentform.output.view import DocumentsOnly, View
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentform.config.files import ROOT_NAMES
-from agentform.config.loader import Settings
 from agentform.config.owns import shared_names
+from agentform.config.settings import Settings
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.kinds.order import top_level_kinds
 

@@ -8,8 +8,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agentform.config.loader import Settings, load_workspace
+from agentform.config.loader import load_workspace
 from agentform.config.repository_file import Repository
+from agentform.config.settings import Settings
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.core.errors import AgentformError, DiagnosticsError, InvalidWorkspace
 from agentform.core.secrets import Secrets

@@ -17,8 +17,9 @@ from typing import Any
 
 import yaml
 
-from agentform.config.loader import Settings, load_workspace
+from agentform.config.loader import load_workspace
 from agentform.config.repository_file import Repository
+from agentform.config.settings import Settings
 from agentform.core.diagnostics import Position
 from agentform.core.errors import AgentformError, DiagnosticsError
 from agentform.core.secrets import Secrets
