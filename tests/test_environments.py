@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from agentform.cli.endpoint import local_state
 from agentform.cli.main import cli
 from agentform.config.loader import load_workspace
 from agentform.core.errors import AgentformError, DiagnosticsError
@@ -37,10 +38,12 @@ def run(ws: Path, *args: str, env: Mapping[str, str | None] | None = None) -> Re
 
 @pytest.fixture
 def example(tmp_path: Path) -> Path:
-    """A copy of examples/environments, its local service seeded with both organizations."""
+    """A copy of examples/environments, each environment's local service seeded with
+    both organizations (the example names one server holding both)."""
     root = tmp_path / "environments"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".agentform"))
-    create_app(root / ".agentform" / "service.db", seed=read_seed(root / "seed.yaml"))
+    for environment in ("staging", "prod"):
+        create_app(local_state(root, environment), seed=read_seed(root / "seed.yaml"))
     return root
 
 
@@ -64,6 +67,31 @@ def test_the_example_end_to_end(example: Path, tmp_path: Path) -> None:
         key = STAGING_KEY if name == "staging" else PROD_KEY
         again = run(example, "plan", "--env", name, "--detailed-exitcode", env=key)
         assert again.exit_code == 0 and "No changes." in again.output, again.output
+
+
+def test_each_environment_of_a_local_workspace_has_its_own_state(tmp_path: Path) -> None:
+    """`endpoint: local` without organizationIds: staging's objects are not prod's,
+    so prod's plan creates its own and wants nothing of staging's."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "agentform.yaml").write_text(
+        "workspace: payments\nendpoint: local\nenvironments:\n"
+        "  staging: {vars: {n: staging}}\n  prod: {vars: {n: prod}}\n"
+    )
+    (ws / "pools.yaml").write_text(
+        "profilePools:\n  - {name: shared-pool, members: [bot-1]}\n"
+        "  - {name: '{{ vars.n }}-pool', members: [bot-1]}\n"
+    )
+    local = {"AGENTFORM_ENDPOINT": None}
+    staging = run(ws, "apply", "--env", "staging", "--auto-approve", env=local)
+    assert staging.exit_code == 0, staging.output
+    prod = run(ws, "plan", "--env", "prod", "--detailed-exitcode", env=local)
+    assert prod.exit_code == 2, prod.output
+    assert "Plan: 2 to create, 0 to update, 0 to delete" in prod.output, prod.output
+    assert "staging-pool" not in prod.output
+    assert (ws / ".agentform" / "staging" / "service.db").is_file()
+    assert (ws / ".agentform" / "prod" / "service.db").is_file()
+    assert not (ws / ".agentform" / "service.db").exists()
 
 
 def test_the_wrong_key_for_an_environment_is_refused(example: Path) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentform.cli.endpoint import local_state
 from agentform.service import create_app, read_seed
 from tests.gitops.fake_github import State
 from tests.gitops.test_pipeline import BIN, EXAMPLE, Repo, git
@@ -43,9 +44,10 @@ class TeamsRepo(Repo):
             target = root / ".github" / "workflows" / f"agentform-{workflow.name}"
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(workflow, target)
-        for team in TEAMS:  # each team's embedded service: staging's and prod's organizations
-            db = root / "teams" / team / ".agentform" / "service.db"
-            create_app(db, seed=read_seed(root / "shared" / "seed.yaml"))
+        for team in TEAMS:  # each environment's embedded service holds both organizations
+            for environment in ("staging", "prod"):
+                db = local_state(root / "teams" / team, environment)
+                create_app(db, seed=read_seed(root / "shared" / "seed.yaml"))
         self.start("two teams and the agentform pipeline")
 
     def change(self, path: str, old: str, new: str) -> None:

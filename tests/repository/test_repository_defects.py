@@ -86,3 +86,21 @@ def test_list_all_lists_the_pairs_it_can_when_one_workspace_has_a_template_error
     ]
     assert any(line.startswith("teams/support/bad.yaml:2:") for line in lines), lines
     assert lines[-1] == "1 problem; list changes nothing.", lines  # not "nothing was changed"
+
+
+def test_a_local_endpoint_is_one_state_per_workspace_directory_and_environment() -> None:
+    """`endpoint: local` keeps a database per workspace directory and environment
+    (cli/endpoint.py local_state): two members on one of them overlap whatever
+    their names; two environments of one workspace do not."""
+    from agentform.config.loader import Settings
+    from agentform.config.repository import Member, overlaps
+
+    def member(name: str, environment: str | None) -> Member:
+        owns = {"profilePools": ["payments-*"]}
+        settings = Settings("payments", owns=owns, environment=environment)
+        return Member(name, "teams/payments/agentform.yaml", settings)
+
+    same = overlaps([member("a", "staging"), member("b", "staging")])
+    assert len(same) == 1 and "both own names on local" in same[0].summary, same
+    assert overlaps([member("a", "staging"), member("a", "prod")]) == []
+    assert overlaps([member("a", None), member("b", "prod")]) == []

@@ -122,6 +122,14 @@ class RunContext:
             return self._workspace.root
         return self.opts.workspace_dir.resolve()
 
+    @property
+    def local_state(self) -> Path:
+        """The database of a `local` service: the workspace's, of its environment."""
+        from agentform.cli.endpoint import local_state
+
+        loaded = self._workspace
+        return local_state(self.root, loaded.settings.environment if loaded else self.opts.env)
+
     # -- the service ----------------------------------------------------------
     def endpoint(self) -> Endpoint:
         """The endpoint of the loaded workspace (--endpoint over its `endpoint:`)."""
@@ -170,7 +178,7 @@ class RunContext:
         endpoint = self.endpoint()
         check_endpoint(endpoint)  # before a local service is built: that creates its database
         if endpoint.url == "local" and self._local is None:
-            self._local = local_service(self.root, self._runtime)
+            self._local = local_service(self.local_state, self._runtime)
         client = open_client(
             endpoint, self.root, own=own, transport=self._local, **self.opts.client_settings()
         )

@@ -61,16 +61,32 @@ def api_key_for(
     return key
 
 
-def local_service(workspace_root: Path, run_due_work: bool = False) -> InProcessTransport:
-    """The in-process service on the workspace's state file. It runs its runtime (due
-    executions, batches, webhook deliveries) only with `run_due_work`: the
-    provisioner's commands make their calls and nothing else; `agentform service
+def local_state(workspace_root: Path, environment: str | None = None) -> Path:
+    """The embedded service's database of a workspace on `endpoint: local`:
+    `.agentform/service.db`, or `.agentform/<environment>/service.db` for one of its
+    environments, so two environments never share one state (nor its one demo
+    organization). An environment's name is one path segment or refused."""
+    import re
+
+    from agentform.config.environments import NAME_PATTERN
+    from agentform.service.store.database import DEFAULT_DB_PATH
+
+    if environment is None:
+        return workspace_root / DEFAULT_DB_PATH
+    if not re.fullmatch(NAME_PATTERN, environment):  # never `..`, `/` or a hidden name
+        raise AgentformError(f"{environment!r} is not an environment's name")
+    return workspace_root / DEFAULT_DB_PATH.parent / environment / DEFAULT_DB_PATH.name
+
+
+def local_service(db: Path, run_due_work: bool = False) -> InProcessTransport:
+    """The in-process service on the state file `db` (`local_state`). It runs its
+    runtime (due executions, batches, webhook deliveries) only with `run_due_work`:
+    the provisioner's commands make their calls and nothing else; `agentform service
     run` is what runs due work."""
     from agentform.service import create_app
     from agentform.service.http.inprocess import InProcessTransport
-    from agentform.service.store.database import DEFAULT_DB_PATH
 
-    return InProcessTransport(create_app(workspace_root / DEFAULT_DB_PATH, runtime=run_due_work))
+    return InProcessTransport(create_app(db, runtime=run_due_work))
 
 
 def open_client(
@@ -94,7 +110,7 @@ def open_client(
     base_url = own_url(endpoint.url) if own else None
     if endpoint.url == LOCAL:
         if transport is None:
-            transport = local_service(workspace_root, run_due_work)
+            transport = local_service(local_state(workspace_root), run_due_work)
         else:
             transport = SharedTransport(transport)
         base_url = own_url(LOCAL_BASE_URL) if own else LOCAL_BASE_URL

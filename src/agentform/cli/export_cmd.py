@@ -117,7 +117,7 @@ def export(run: RunContext, out: Path | None, kinds: tuple[str, ...], force: boo
     for kind, items in documents.items():
         click.echo(f"wrote {len(items)} {kind} to {out / f'{kind}.yaml'}")
     if endpoint == "local":
-        _copy_local_state(workspace.root, out)
+        _copy_local_state(run.local_state, out)
     check = shlex.join(["agentform", "-C", str(out), "plan"])
     click.echo(f"wrote {out / 'agentform.yaml'}; check it with: {check}")
     _say_secrets_needed(documents)
@@ -135,11 +135,13 @@ def _say_secrets_needed(documents: dict[str, list[dict[str, Any]]]) -> None:
         )
 
 
-def _copy_local_state(source: Path, out: Path) -> None:
-    """The embedded service's state goes along, so the export plans clean there too."""
-    from agentform.service.store.database import DEFAULT_DB_PATH, create_private
+def _copy_local_state(db: Path, out: Path) -> None:
+    """The embedded service's state goes along, so the export (a workspace without
+    environments) plans clean there too."""
+    from agentform.cli.endpoint import local_state
+    from agentform.service.store.database import create_private
 
-    db, target = source / DEFAULT_DB_PATH, out / DEFAULT_DB_PATH
+    target = local_state(out)
     if not db.is_file() or db.resolve() == target.resolve():
         return
     target.parent.mkdir(parents=True, exist_ok=True)

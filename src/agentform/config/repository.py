@@ -6,8 +6,9 @@ prune each other's objects.
 Two workspaces are in one organization when their endpoints are the same service
 and their organizationIds are equal, or either leaves it out (the API key then
 chooses the organization, which the files cannot tell: they may be the same).
-`endpoint: local` is the embedded service on each workspace's own database, so
-two local workspaces never share one. Endpoints are compared without their
+`endpoint: local` is the embedded service on a database of each workspace
+directory and environment (cli/endpoint.py `local_state`), so two local
+workspaces, or two environments of one, never share one. Endpoints are compared without their
 credentials, case-insensitively in scheme and host, and without a final `/`.
 """
 
@@ -49,9 +50,10 @@ class Member:
     settings: Settings
 
 
-def _service(endpoint: str, root: str) -> str:
-    if endpoint == "local":
-        return f"local:{root}"  # its own database
+def _service(member: Member) -> str:
+    endpoint = member.settings.endpoint
+    if endpoint == "local":  # its own database: one a workspace directory and environment
+        return f"local:{member.root_file}\0{member.settings.environment or ''}"
     from agentform.api.endpoint_url import shown_endpoint
 
     shown = shown_endpoint(endpoint).rstrip("/")
@@ -62,7 +64,7 @@ def _service(endpoint: str, root: str) -> str:
 
 def _same_organization(a: Member, b: Member) -> str | None:
     """How two workspaces share an organization (for the message), or None."""
-    if _service(a.settings.endpoint, a.name) != _service(b.settings.endpoint, b.name):
+    if _service(a) != _service(b):
         return None
     first, second = a.settings.organization_id, b.settings.organization_id
     if first and second:

@@ -154,9 +154,7 @@ def listen(
             key = run.with_api(lambda api: api.request("GET", "/webhook-signing-key"))
             pem, source = key["publicKeyPem"], f"signing key {key['keyId']}"
             if endpoint.url == "local":
-                from agentform.service.store.database import DEFAULT_DB_PATH
-
-                local_db = run.root / DEFAULT_DB_PATH
+                local_db = run.local_state
         try:
             load_public_key(pem)
         except ValueError as exc:
