@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentform.core.errors import ApiError
+from agentform.service.settings import RETAIN
 from agentform.testing.advancing import advance_clock
 from agentform.testing.model import Control, Execute, Message, Receiver, Step
 from agentform.testing.results import StepError
@@ -57,8 +58,7 @@ class Context:
         said = self.named(text)
         if not isinstance(answer, ApiError) or answer.status != 404:
             return said
-        retain = self.service.app.state.settings.retain
-        kept = f"{retain.total_seconds() / 86400:g} days" if retain else "its retention"
+        kept = f"{RETAIN.total_seconds() / 86400:g} days"  # the test service's: the default
         for name, id_ in self.executions.items():
             if id_ in str(answer):
                 said += f" (execution {name} was pruned: {PRUNED} after {kept})"
