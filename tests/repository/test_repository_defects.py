@@ -92,8 +92,8 @@ def test_a_local_endpoint_is_one_state_per_workspace_directory_and_environment()
     """`endpoint: local` keeps a database per workspace directory and environment
     (cli/endpoint.py local_state): two members on one of them overlap whatever
     their names; two environments of one workspace do not."""
-    from agentform.config.loader import Settings
     from agentform.config.repository import Member, overlaps
+    from agentform.config.settings import Settings
 
     def member(name: str, environment: str | None) -> Member:
         owns = {"profilePools": ["payments-*"]}
