@@ -89,8 +89,14 @@ class AdaptiveConcurrency:
 
     # -- slots ---------------------------------------------------------------
     @property
-    def window(self) -> int:
-        return max(1, int(self.limit))
+    def limit(self) -> float:
+        return self._limit
+
+    @limit.setter
+    def limit(self, value: float) -> None:
+        # the window is read several times per request, the limit set once per answer
+        self._limit = value
+        self.window = max(1, int(value))
 
     async def acquire(self, retry: bool = False) -> Ticket:
         """A slot; a retry waits at the front of the line."""
