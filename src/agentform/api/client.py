@@ -98,9 +98,11 @@ class ApiClient(ListReads):
     ) -> tuple[httpx.Response, bool]:
         """One attempt, in a slot and at the pace of the run; its answer paces the next.
         Also says whether the slot went straight to a waiting request."""
-        ticket = await self.concurrency.acquire(retry=retry)
+        # (the slot and the pace are most often there at once: no coroutine for them)
+        ticket = self.concurrency.take() or await self.concurrency.acquire(retry=retry)
         try:
-            await self.limiter.acquire()
+            if (delay := self.limiter.reserve()) > 0:
+                await self.limiter.wait(delay)
             if sending is not None:
                 sending()  # no await between this and the send: it is going out
             started = self.clock.now()
