@@ -43,6 +43,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -188,18 +190,24 @@ def markdown_bench(n: int = 10_000) -> None:
     print(f"  ratio cut/whole: time {cut_time / whole_time:.2f}, size {len(cut) / len(whole):.3f}")
 
 
+@contextmanager
+def recorded(tmp: str, n: int) -> Iterator[tuple[Running, Path, dict[tuple[str, str], Any]]]:
+    """A started service holding a workspace of `n` objects (in `tmp`), the workspace's
+    root, and the answers of one plan of it at 0 ms (which also warms both sides up)."""
+    root = Path(tmp) / "ws"
+    write_workspace(root, n)
+    with running_service(Path(tmp) / "svc.db") as svc:
+        asyncio.run(populate(svc.base, root))
+        yield svc, root, asyncio.run(planned(svc, root, 0.0))["answers"]
+
+
 def quick() -> None:
     """The goal's figure alone: the same workspaces, service and replayed rounds as
-    `main`'s, recorded from one plan at 0 ms (which also warms both sides up)."""
+    `main`'s, recorded from one plan at 0 ms."""
     for n in SIZES:
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp) / "ws"
-            write_workspace(root, n)
-            with running_service(Path(tmp) / "svc.db") as svc:
-                asyncio.run(populate(svc.base, root))
-                answers = asyncio.run(planned(svc, root, 0.0))["answers"]
-                for latency in LATENCIES[1:]:
-                    replayed(svc, root, n, latency, answers)
+        with tempfile.TemporaryDirectory() as tmp, recorded(tmp, n) as (svc, root, answers):
+            for latency in LATENCIES[1:]:
+                replayed(svc, root, n, latency, answers)
 
 
 def main() -> None:

@@ -57,12 +57,26 @@ def test_the_built_url_is_the_parsed_url(
 @given(
     st.dictionaries(
         st.text(alphabet="aZ09_.~-% é&=", max_size=6),
-        st.one_of(st.text(alphabet="aZ09_.~-% é&=/", max_size=8), st.integers(), st.booleans()),
+        st.one_of(
+            st.text(alphabet="aZ09_.~-% é&=/", max_size=8),
+            st.integers(),
+            st.booleans(),
+            st.floats(allow_nan=False),
+        ),
         max_size=3,
     )
 )
 def test_a_query_is_what_urlencode_writes(query: dict[str, Any]) -> None:
     assert query_text(query) == urlencode(query, quote_via=quote)
+
+
+def test_a_remembered_query_is_not_given_for_an_equal_one_written_otherwise() -> None:
+    # 1 == True == 1.0 and 0.0 == -0.0, but urlencode writes each its own way
+    for value in (1, True, 1.0, 0, False, 0.0, -0.0, "1"):
+        assert query_text({"page": value}) == urlencode({"page": value}, quote_via=quote)
+    names: list[Any] = [1, True, 1.0]
+    for name in names:
+        assert query_text({name: "a"}) == urlencode({name: "a"}, quote_via=quote)
 
 
 def test_a_plain_path_is_not_parsed_again() -> None:

@@ -98,9 +98,11 @@ class ApiClient(ListReads):
     ) -> tuple[httpx.Response, bool]:
         """One attempt, in a slot and at the pace of the run; its answer paces the next.
         Also says whether the slot went straight to a waiting request."""
-        ticket = await self.concurrency.acquire(retry=retry)
+        # (the slot and the pace are most often there at once: no coroutine for them)
+        ticket = self.concurrency.take() or await self.concurrency.acquire(retry=retry)
         try:
-            await self.limiter.acquire()
+            if (delay := self.limiter.reserve()) > 0:
+                await self.limiter.wait(delay)
             if sending is not None:
                 sending()  # no await between this and the send: it is going out
             started = self.clock.now()
@@ -254,6 +256,10 @@ async def _successor_first() -> None:
     at once, so they would come back at once too, and each round trip would
     cost the latency plus the client's work on the whole batch. Two turns: in
     the first the woken waiters start (this task only yields again), in the
-    second the answers are worked on while their successors are in flight."""
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
+    second the answers are worked on while their successors are in flight.
+    The first turn only has to pass: a callback, not this task's whole chain of
+    coroutines (request, page, list...) resumed once more for nothing."""
+    loop = asyncio.get_running_loop()
+    passed = loop.create_future()
+    loop.call_soon(passed.set_result, None)  # runs in the next turn, beside the waiters
+    await passed  # (and this task in the one after)

@@ -89,14 +89,27 @@ class AdaptiveConcurrency:
 
     # -- slots ---------------------------------------------------------------
     @property
-    def window(self) -> int:
-        return max(1, int(self.limit))
+    def limit(self) -> float:
+        return self._limit
 
-    async def acquire(self, retry: bool = False) -> Ticket:
-        """A slot; a retry waits at the front of the line."""
+    @limit.setter
+    def limit(self, value: float) -> None:
+        # the window is read several times per request, the limit set once per answer
+        self._limit = value
+        self.window = max(1, int(value))
+
+    def take(self) -> Ticket | None:
+        """A slot at once when one is free and no one waits for it; else None (then
+        `acquire`). A request's usual case, without a coroutine for it."""
         if not self.waiters and self.in_flight < self.window:
             self._admit()
             return Ticket(self.epoch, self.in_flight >= self.window)
+        return None
+
+    async def acquire(self, retry: bool = False) -> Ticket:
+        """A slot; a retry waits at the front of the line."""
+        if (ticket := self.take()) is not None:
+            return ticket
         # a slot handed over and not used is released; a retry may go first into a
         # free slot (one only cancelled waiters stood in front of)
         await wait_in_line(self.waiters, lambda _: self.release(), front=retry, joined=self._wake)

@@ -60,8 +60,9 @@ class ListReads(ABC):
             total, pages = len(items), 1
         else:
             total, pages = listed, max(1, math.ceil(listed / PAGE_SIZE))
-        rest = await all_or_none(*(page(p) for p in range(2, pages + 1)))
-        items = [*items, *(i for more, _ in rest for i in more)]
+        if pages > 1:  # (most lists, a set's members, are one page: no gather for them)
+            rest = await all_or_none(*(page(p) for p in range(2, pages + 1)))
+            items = [*items, *(i for more, _ in rest for i in more)]
         ids = [i[identity] for i in items]
         if len(items) != total or len(set(ids)) != len(ids):
             raise ReadError(

@@ -67,9 +67,11 @@ class RateLimiter:
         return start - now + debt
 
     async def acquire(self) -> None:
-        delay = self.reserve()
-        if delay <= 0:
-            return
+        if (delay := self.reserve()) > 0:
+            await self.wait(delay)
+
+    async def wait(self, delay: float) -> None:
+        """Waits out a reserved slot `delay` seconds ahead (and any pause begun meanwhile)."""
         slot = _Slot(self.clock.now() + delay)
         self.waiting.append(slot)
         try:

@@ -154,10 +154,11 @@ class Sender:
             )
         response = await self.transport.handle_async_request(request)
         response.request = request
-        try:
-            await response.aread()
-        finally:
-            await response.aclose()
+        if not response.is_closed:  # (ConnectionShards reads and closes it already)
+            try:
+                await response.aread()
+            finally:
+                await response.aclose()
         return response
 
     async def aclose(self) -> None:

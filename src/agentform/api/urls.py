@@ -12,6 +12,7 @@ character parsing would encode or normalise) takes httpx's parser as before.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -24,10 +25,31 @@ _UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")
 """What `quote` leaves as it is."""
 
 
+_REMEMBERED = frozenset({str, int})
+"""Names and values of these types are equal only when they are written alike (not
+so True and 1, or 0.0 and -0.0): a query of them is remembered by equality."""
+
+
 def query_text(params: dict[str, Any]) -> str:
-    """`urlencode(params, quote_via=quote)`: written directly when every name and value
-    is a string `quote` leaves as it is or an integer (a page's number and size), at
-    half the cost; any other query through urlencode."""
+    """`urlencode(params, quote_via=quote)`, remembered for the last queries of strings
+    and integers: the reads of a plan ask few distinct queries (every member
+    list's is `pageSize=100&page=1`)."""
+    if _REMEMBERED.issuperset(map(type, params)) and _REMEMBERED.issuperset(
+        map(type, params.values())
+    ):
+        return _remembered(tuple(params.items()))
+    return _written(params)
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered(items: tuple[tuple[str, str | int], ...]) -> str:
+    return _written(dict(items))
+
+
+def _written(params: dict[str, Any]) -> str:
+    """Written directly when every name and value is a string `quote` leaves as it is
+    or an integer (a page's number and size), at half urlencode's cost; any other
+    query through urlencode."""
     parts = []
     for name, value in params.items():
         text = str(value) if type(value) is int else value

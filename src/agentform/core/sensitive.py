@@ -130,8 +130,15 @@ def _order(value: object) -> str:
     return str(value)
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+"""Types that are never a Sensitive nor hold one: returned at the cost of one lookup
+(every request's query and body go through `reveal`)."""
+
+
 def _replaced(value: Any, how: Callable[[Sensitive], Any]) -> Any:
     """`value` (JSON-like) with each Sensitive in it replaced by `how(it)`."""
+    if type(value) in _LEAVES:
+        return value
     if isinstance(value, Sensitive):
         return how(value)
     if isinstance(value, dict):
