@@ -147,7 +147,8 @@ def _rule(
             hint = _TEXT_HINT if path[-1] == "message" and "{{" not in model.message else ""
             diags.error(f"{path[-1]}: {exc}{hint}", at(where))
             continue
-        for problem, inner in unknown_names(text, model.scope, model.match.kinds):
+        shown = path[-1] == "message"
+        for problem, inner in unknown_names(text, model.scope, model.match.kinds, shown):
             diags.error(f"{path[-1]}: {problem}", at(inner))
         if path[-1] == "deny" and compiled[-1].gives not in ("bool", "dyn"):
             diags.error(f"deny gives {compiled[-1].gives}, not true or false", at(0))

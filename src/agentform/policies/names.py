@@ -16,8 +16,15 @@ from collections.abc import Iterable
 
 from agentform.core.problems import did_you_mean
 from agentform.kinds.base import Kind
-from agentform.policies.selections import MACROS, Call, Selection, calls, selections
-from agentform.policies.types import OBJECTS, VALUE, Sort
+from agentform.policies.selections import (
+    MACROS,
+    Call,
+    Selection,
+    calls,
+    selections,
+    values_used,
+)
+from agentform.policies.types import OBJECTS, Sort
 
 CHANGE = ("kind", "name", "address", "action", "before", "after", "fields", "reason")
 ORGANIZATION = ("id", "name")
@@ -43,9 +50,12 @@ def _plan_names(scope: str) -> tuple[str, ...]:
     return ("summary", "changes") if scope == "plan" else ("summary",)
 
 
-def unknown_names(source: str, scope: str, kinds: Iterable[str]) -> list[tuple[str, int]]:
-    """Each name `source` selects that the values a rule sees do not have, with its
-    offset in `source`."""
+def unknown_names(
+    source: str, scope: str, kinds: Iterable[str], shown: bool = False
+) -> list[tuple[str, int]]:
+    """Each name `source` selects that the values a rule sees do not have, and each
+    sensitive value it reads (`shown`: a message's, which may join one with `+`,
+    shown as `(sensitive)`), with its offset in `source`."""
     fields = sorted(kind_fields(kinds))
     which = ", ".join(kinds) or "any kind"
     problems = []
@@ -55,22 +65,34 @@ def unknown_names(source: str, scope: str, kinds: Iterable[str]) -> list[tuple[s
             problems.append((found[0], sel.offsets[min(found[1], len(sel.offsets) - 1)]))
     sensitive = {f for k in _kinds(kinds) for f in k.sensitive_fields}
     problems += [(m, c.offset) for c in calls(source) if (m := _sensitive_use(c, sensitive))]
+    for value, at in values_used(source, shown):
+        held, name = value.path[:2]
+        if held in OBJECTS and name in sensitive:
+            problems.append((_VALUE_READ.format(whole=f"change.{held}.{name}"), at))
     return sorted(problems, key=lambda p: p[1])
+
+
+_VALUE_READ = (
+    "a value of {whole} is sensitive and never given to a rule (a function, a method "
+    "or an operator such as ==, in or + would read a token, not the value): test one "
+    "only with isSecret, isSensitive or isSet; its names are read ('X-Team' in {whole})"
+)
 
 
 def _sensitive_use(call: Call, sensitive: set[str]) -> str | None:
     """Why `call` may not take a map of sensitive values: each value stands as a token
-    (policies/values.py), so anything but a test of one is never true, or an error."""
+    (policies/values.py), so anything but a test of one is never true, or an error.
+    (One of its values is never given to any: `values_used`.)"""
     if call.name in TAKE_SENSITIVE:
         return None
     for value in call.arguments:
-        if not isinstance(value, Sort) or value.sort != "change" or len(value.path) < 2:
+        if not isinstance(value, Sort) or value.sort != "change" or len(value.path) != 2:
             continue
-        (held, name), rest = value.path[:2], value.path[2:]
-        if held in OBJECTS and name in sensitive and rest in ((), (VALUE,)):
+        held, name = value.path
+        if held in OBJECTS and name in sensitive:
             whole = f"change.{held}.{name}"
             return (
-                f"{call.name}() of {'a value of ' if rest else ''}{whole}: its values are "
+                f"{call.name}() of {whole}: its values are "
                 f"sensitive and never given to a rule; a rule reads its names ('X-Team' in "
                 f"{whole}, .exists(h, ...)) and tests a value only with isSecret, "
                 "isSensitive or isSet"

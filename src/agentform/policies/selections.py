@@ -14,22 +14,16 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from agentform.policies.expressions import TOKEN, VARIABLES
-from agentform.policies.types import (
-    NOTHING,
-    ListOf,
-    MapOf,
-    Sort,
-    Type,
-    indexed,
-    item_of,
-    join,
-    then,
-)
+from agentform.policies.frames import Frame, field_value
+from agentform.policies.types import NOTHING, MapOf, Sort, Type, item_of, then
 
 MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+TESTS = frozenset({"isSecret", "isSensitive", "isSet", "has"})
+"""The functions that only test a value (a field's value may be sensitive: loading
+lets nothing else read one, policies/names.py)."""
 _VARIABLE = re.compile(r"\s*\(\s*([A-Za-z_]\w*)\s*,")  # `(c,` after a macro's name
 
 
@@ -57,84 +51,17 @@ class Call:
     offset: int
 
 
-@dataclass
-class _Frame:
-    """One pair of parentheses, brackets or braces, and the type of each item in it."""
-
-    kind: str  # "call", "group", "list", "map", "struct", "index" or "top"
-    base: Type = None  # a call's receiver, an indexed value
-    method: str = ""
-    at: int = 0  # a call's offset
-    bound: tuple[str, Type] | None = None  # a macro's variable, its type
-    items: list[Type] = field(default_factory=list)
-    keys: list[str | None] = field(default_factory=list)  # each item as a plain string
-    current: Type = None  # the value in progress
-    values: int = 0  # how many values the current item holds
-    plain: bool = True  # nothing but those values in the current item
-    literal: str | None = None  # the current item is this string
-    branches: list[Type] | None = None  # a conditional's values before the last
-    questions: int = 0  # `?` awaiting their `:`
-    key: str | None = None  # a map entry's key, once its `:` is read
-
-    def value(self) -> Type:
-        one = self.current if self.plain and self.values == 1 else None
-        return one if self.branches is None else join([*self.branches, one])
-
-    def restart(self) -> None:
-        self.current, self.values, self.plain, self.literal = None, 0, True, None
-
-    def end_item(self) -> None:
-        value, key = self.value(), self.literal if self.values == 1 else None
-        self.items.append(value)
-        self.keys.append(self.key if self.kind == "map" else key)
-        self.restart()
-        self.branches, self.questions, self.key = None, 0, None
-
-    def colon(self) -> None:
-        if self.questions:  # a conditional's branch ends
-            self.questions -= 1
-            self.branches = [*(self.branches or []), self.value()]
-        elif self.kind == "map":
-            self.key = self.literal if self.values == 1 else None
-        else:
-            self.plain = False
-        self.restart()
-
-    def result(self) -> Type:
-        empty = not self.items and self.values == 0 and self.plain and self.branches is None
-        self.end_item()
-        if self.kind == "call":
-            return _call_result(self.method, self.base, self.items)
-        if self.kind == "index":
-            if isinstance(self.base, MapOf) and self.keys[0] is not None:
-                return self.base.get(self.keys[0])
-            return indexed(self.base)
-        if self.kind == "group":
-            return self.items[0] if len(self.items) == 1 else None
-        if self.kind == "map":
-            pairs = [] if empty else list(zip(self.keys, self.items, strict=True))
-            entries = tuple((k, t) for k, t in pairs if k is not None)
-            return MapOf(entries) if len(entries) == len(pairs) else None
-        listed = NOTHING if empty else join(self.items)
-        return ListOf(listed) if self.kind == "list" and listed is not None else None
-
-
-def _call_result(method: str, receiver: Type, arguments: list[Type]) -> Type:
-    if method == "filter":
-        return receiver if isinstance(receiver, ListOf) else None
-    if method == "map" and isinstance(receiver, ListOf):
-        return ListOf(arguments[-1]) if arguments[-1] is not None else None
-    return None
-
-
 class _Reader:
     """Reads an expression's tokens once, keeping the frames it is inside."""
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.frames = [_Frame("top")]
+        self.frames = [Frame("top")]
         self.found: list[Selection] = []
         self.calls: list[Call] = []
+        self.values: list[tuple[Sort, int]] = []  # each value of a field, where it is read
+        self.tested: set[int] = set()  # those given alone to a test, or shown alone
+        self.joined: set[int] = set()  # those only joined with `+`: a message shows them
         self.declared: set[int] = set()  # where variables are declared: not selections
         self.after_value = False  # the last token ended a value: `.x`, `[`, `(` apply to it
         self.call: tuple[Type, str, int, int] | None = None  # a call about to open
@@ -145,13 +72,15 @@ class _Reader:
             if match["comment"] or text.isspace():
                 continue
             if match["chain"] is not None:
+                if text == "in":  # an operator
+                    frame.operators.add(text)
                 if match.start() not in self.declared:
                     self._names(match, None, root=True)
                 continue
             if match["member"] is not None:
                 self._names(match, frame.current if self.after_value else None, root=False)
             elif text in "([{":
-                self._open(text)
+                self._open(text, match.start())
             elif text in ")]}" and len(self.frames) > 1:
                 self._close()
             elif text in ",?:":
@@ -162,10 +91,31 @@ class _Reader:
                 frame.values, frame.current, self.after_value = frame.values + 1, None, True
             else:  # an operator or a literal: the item is no longer one value
                 frame.current, frame.plain, self.after_value = None, False, False
+                frame.operators.add(text)
+        self._test(self.frames[0].value())  # the whole expression: a message shows it
+        self._joined(self.frames[0])
         return self
 
-    def _separator(self, text: str, frame: _Frame) -> None:
+    def _value_at(self, value: Type, at: int) -> None:
+        """Notes where a value of an object's field is read (`headers['X']`)."""
+        if field_value(value):
+            assert isinstance(value, Sort)
+            self.values.append((value, at))
+            self.frames[-1].reads.append(at)
+
+    def _joined(self, frame: Frame) -> None:
+        if frame.only_joined():
+            self.joined.update(frame.reads)
+
+    def _test(self, item: Type) -> None:
+        """`item`, a whole argument of a test or the whole expression, is the last
+        field's value read when it is one: that reading only tests or shows it."""
+        if field_value(item) and self.values:
+            self.tested.add(self.values[-1][1])
+
+    def _separator(self, text: str, frame: Frame) -> None:
         if text == ",":
+            self._joined(frame)
             frame.end_item()
         elif text == "?":
             frame.questions += 1
@@ -190,8 +140,10 @@ class _Reader:
             else:
                 value = self._select(bound[1], names, offsets, names[0]) if bound else None
             frame.values, frame.current = frame.values + 1, value
+            self._value_at(value, offsets[0])
         elif names:
             frame.current = self._select(base, ("", *names), (offsets[0], *offsets), None)
+            self._value_at(frame.current, offsets[0])
         else:  # a method called on the value
             frame.current = base
         frame.literal = None
@@ -218,32 +170,40 @@ class _Reader:
         return then(value, rest)
 
     @staticmethod
-    def _binds(frame: _Frame, name: str) -> bool:
+    def _binds(frame: Frame, name: str) -> bool:
         return frame.bound is not None and frame.bound[0] == name
 
-    def _open(self, text: str) -> None:
+    def _open(self, text: str, at: int) -> None:
         frame = self.frames[-1]
+        if self.after_value and field_value(frame.current) and text in "([":
+            frame.operators.add(text)  # a method called on the value, or an index
+
         if text == "(" and self.call is not None:
             receiver, method, at, end = self.call
-            new = _Frame("call", receiver, method, at)
+            new = Frame("call", receiver, method, at)
             if method in MACROS and (variable := _VARIABLE.match(self.source, end)):
                 new.bound = (variable[1], item_of(receiver))
                 self.declared.add(variable.start(1))
         elif text == "[" and self.after_value:
-            new = _Frame("index", frame.current)
+            new = Frame("index", frame.current, at=at)
         else:
             kinds = {"(": "group", "[": "list", "{": "struct" if self.after_value else "map"}
-            new = _Frame(kinds[text])  # a struct: a message's fields, `Name{a: 1}`
+            new = Frame(kinds[text])  # a struct: a message's fields, `Name{a: 1}`
         self.frames.append(new)
         self.call, self.after_value = None, False
 
     def _close(self) -> None:
         done = self.frames.pop()
+        self._joined(done)
         frame, result = self.frames[-1], done.result()
         if done.kind == "call":
             self.calls.append(Call(done.method, (done.base, *done.items), done.at))
+            if done.method in TESTS and len(done.items) == 1:
+                self._test(done.items[0])
         elif done.kind != "index":  # a new value, not the end of one
             frame.values += 1
+        elif isinstance(done.base, Sort):  # a field's value; not a literal's item again
+            self._value_at(result, done.at)
         frame.current, frame.literal, self.after_value = result, None, True
 
 
@@ -261,8 +221,21 @@ def calls(source: str) -> list[Call]:
     return list(_read(source)[1])
 
 
+def values_used(source: str, shown: bool = False) -> list[tuple[Sort, int]]:
+    """Each value of an object's field (`change.after.headers['X']`) the expression
+    reads other than alone as the argument of a test (TESTS) or as the whole
+    expression: given to any other function or method, to an operator (`==`, `in`,
+    `+`), put in a list or map; with the offset where it is read. `shown`: the
+    expression is a message's, which may also join such values with `+`."""
+    used, joined = _read(source)[2:]
+    return [v for v in used if not (shown and v[1] in joined)]
+
+
 @functools.lru_cache(maxsize=1_024)
-def _read(source: str) -> tuple[tuple[Selection, ...], tuple[Call, ...]]:
+def _read(
+    source: str,
+) -> tuple[tuple[Selection, ...], tuple[Call, ...], tuple[tuple[Sort, int], ...], frozenset[int]]:
     """Read once for loading's several questions about one expression."""
     reader = _Reader(source).read()
-    return tuple(reader.found), tuple(reader.calls)
+    used = tuple(v for v in reader.values if v[1] not in reader.tested)
+    return tuple(reader.found), tuple(reader.calls), used, frozenset(reader.joined)

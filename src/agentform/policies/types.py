@@ -77,4 +77,6 @@ def then(value: Sort, names: tuple[str, ...]) -> Type:
         return ListOf(Sort(known))
     if value.sort == "change" and path[0] in OBJECTS and len(path) <= 2:
         return Sort("change", path)  # an object, or one of its fields
+    if value.sort == "change" and path[0] in OBJECTS and len(path) == 3:
+        return Sort("change", (*path[:2], VALUE))  # `headers.Authorization`, as indexed
     return None
