@@ -156,14 +156,28 @@ def test_a_short_secret_is_scrubbed_as_the_whole_field_that_holds_it(tmp_path: P
     assert "PIN" not in said  # it is never alone in a field
 
 
-def test_an_empty_secret_does_not_make_the_text_around_it_scrubbed(tmp_path: Path) -> None:
-    _, text = applied_and_recorded(
-        tmp_path,
+def test_an_empty_secret_stops_the_run_before_anything_is_recorded(tmp_path: Path) -> None:
+    """An empty value is not set (CI gives '' for a secret it withholds): the apply
+    stops naming it, before a call, so no cassette is written."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "agentform.yaml").write_text("workspace: w\nendpoint: local\n")
+    (ws / "v.yaml").write_text(
+        "vaultTemplates:\n  - name: T\n    kind: custom\n"
         "    description: \"Bearer {{ secret('T') }}\"\n"
-        "    fields: [{type: text, label: Bearer note, required: true}]\n",
-        {"T": ""},
     )
-    assert "Bearer note" in text  # plain text stays as it is
+    cassette = tmp_path / "run.yaml"
+    args = ["apply", "--auto-approve", "-C", str(ws), "--record-cassette", str(cassette)]
+    result = CliRunner().invoke(cli, args, env={"T": ""}, catch_exceptions=False)
+    assert result.exit_code == 1
+    assert "secret T: environment variable is empty" in result.output
+    assert not cassette.exists()
+
+
+def test_an_empty_value_makes_no_text_scrubbed() -> None:
+    secrets = Secrets()
+    secrets.add("T", "")
+    assert secrets.scrub("Bearer note") == "Bearer note"  # plain text stays as it is
 
 
 def test_record_cassette_without_vcrpy_names_the_extra_before_any_call(
