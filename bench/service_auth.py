@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 
 from agentform.service import DEMO_ADMIN_KEY, create_app
-from agentform.service import auth as auth_module
+from agentform.service.http import auth as auth_module
 from agentform.service.store.database import Database
 from agentform.service.store.organizations import ApiKey, find_key, hash_key
 
