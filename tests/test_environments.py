@@ -94,6 +94,14 @@ def test_each_environment_of_a_local_workspace_has_its_own_state(tmp_path: Path)
     assert not (ws / ".agentform" / "service.db").exists()
 
 
+@pytest.mark.parametrize("name", ["..", ".hidden", "a/b", "", "x" * 64])
+def test_a_local_state_is_only_ever_one_segment_under_agentform(tmp_path: Path, name: str) -> None:
+    assert local_state(tmp_path, None) == tmp_path / ".agentform" / "service.db"
+    assert local_state(tmp_path, "prod.eu-1") == tmp_path / ".agentform/prod.eu-1/service.db"
+    with pytest.raises(AgentformError, match="is not an environment's name"):
+        local_state(tmp_path, name)
+
+
 def test_the_wrong_key_for_an_environment_is_refused(example: Path) -> None:
     wrong = run(
         example, "plan", "--env", "prod", env={"PROD_AGENTFORM_API_KEY": "staging-admin-key"}
