@@ -42,6 +42,15 @@ def test_a_test_file_linked_from_outside_the_repository_fails_validate(tmp_path:
     assert run("test", "-C", str(root)).exit_code == 1  # as `test` refuses it
 
 
+def test_a_test_file_linking_nowhere_fails_validate(tmp_path: Path) -> None:
+    root = workspace(tmp_path / "ws", {"good.yaml": GOOD})
+    os.symlink("../missing/shared.yaml", root / "tests" / "q.yaml")
+    result = run("validate", "-C", str(root))
+    assert result.exit_code == 1, result.output
+    assert "tests/q.yaml: error: a link to a file that does not exist" in result.output
+    assert run("test", "-C", str(root)).exit_code == 1  # as `test` refuses it
+
+
 def test_a_test_files_problems_are_shown_with_the_workspaces_at_their_lines(
     tmp_path: Path,
 ) -> None:

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from agentform.config.files import TESTS_DIR
 from agentform.config.loader import Workspace
 from agentform.config.repository_file import bounds_of
-from agentform.core.bounds import Bounds
+from agentform.core.bounds import Bounds, broken_link
 from agentform.core.budget import BudgetExceeded, metered
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
 from agentform.core.errors import DiagnosticsError
@@ -70,7 +70,8 @@ def discover(folder: Path, workspace: Path | None = None) -> list[Path]:
         return []
     limit = bounds_of(workspace.resolve()).limit if workspace is not None else None
     found = []
-    for path in sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES and p.is_file()):
+    listed = (p for p in folder.rglob("*") if p.suffix in SUFFIXES)
+    for path in sorted(p for p in listed if p.is_file() or broken_link(p)):
         if any(part.startswith(".") for part in path.relative_to(folder).parts):
             continue
         if (limit is not None and not path.resolve().is_relative_to(limit)) or not _is_seed(path):
@@ -153,10 +154,11 @@ def _read_one(
 ) -> TestFileRun | None:
     """One test file and its seed, checked: a test file is a workspace file, so one
     that leads out of the workspace, or of its repository (a symlink), is refused as
-    any other is."""
-    if not path.resolve().is_relative_to(bounds.limit):
+    any other is; one that is a link leading nowhere is said so, not skipped."""
+    why = broken_link(path)
+    if why or not path.resolve().is_relative_to(bounds.limit):
         shown = _as_written(path, root)
-        diags.error(bounds.refused(shown), Position(shown))
+        diags.error(why or bounds.refused(shown), Position(shown))
         return None
     loaded = read_test_file(path, relative(path.resolve(), root), diags)
     if loaded is None:
