@@ -67,16 +67,20 @@ def test_the_built_url_is_the_parsed_url(
     )
 )
 def test_a_query_is_what_urlencode_writes(query: dict[str, Any]) -> None:
+    known: dict[Any, str] = {}
     assert query_text(query) == urlencode(query, quote_via=quote)
+    assert query_text(query, known) == query_text(query, known) == urlencode(query, quote_via=quote)
 
 
 def test_a_remembered_query_is_not_given_for_an_equal_one_written_otherwise() -> None:
     # 1 == True == 1.0 and 0.0 == -0.0, but urlencode writes each its own way
+    known: dict[Any, str] = {}
     for value in (1, True, 1.0, 0, False, 0.0, -0.0, "1"):
-        assert query_text({"page": value}) == urlencode({"page": value}, quote_via=quote)
+        assert query_text({"page": value}, known) == urlencode({"page": value}, quote_via=quote)
     names: list[Any] = [1, True, 1.0]
     for name in names:
-        assert query_text({name: "a"}) == urlencode({name: "a"}, quote_via=quote)
+        assert query_text({name: "a"}, known) == urlencode({name: "a"}, quote_via=quote)
+    assert len(known) == 4  # page=1, page=0, page="1" and 1=a: no bool nor float kept
 
 
 def test_a_plain_path_is_not_parsed_again() -> None:

@@ -12,7 +12,6 @@ character parsing would encode or normalise) takes httpx's parser as before.
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -28,22 +27,26 @@ _UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")
 _REMEMBERED = frozenset({str, int})
 """Names and values of these types are equal only when they are written alike (not
 so True and 1, or 0.0 and -0.0): a query of them is remembered by equality."""
+_KEPT = 256  # queries one client remembers
 
 
-def query_text(params: dict[str, Any]) -> str:
-    """`urlencode(params, quote_via=quote)`, remembered for the last queries of strings
-    and integers: the reads of a plan ask few distinct queries (every member
-    list's is `pageSize=100&page=1`)."""
-    if _REMEMBERED.issuperset(map(type, params)) and _REMEMBERED.issuperset(
-        map(type, params.values())
+def query_text(params: dict[str, Any], known: dict[Any, str] | None = None) -> str:
+    """`urlencode(params, quote_via=quote)`. With `known` (a client's own: what it
+    remembers goes with it, revealed values included), a query of strings and
+    integers is remembered there: the reads of a plan ask few distinct queries
+    (every member list's is `pageSize=100&page=1`)."""
+    if (
+        known is not None
+        and _REMEMBERED.issuperset(map(type, params))
+        and _REMEMBERED.issuperset(map(type, params.values()))
     ):
-        return _remembered(tuple(params.items()))
+        key = tuple(params.items())
+        if (text := known.get(key)) is None:
+            if len(known) >= _KEPT:
+                known.clear()
+            text = known[key] = _written(params)
+        return text
     return _written(params)
-
-
-@functools.lru_cache(maxsize=256)
-def _remembered(items: tuple[tuple[str, str | int], ...]) -> str:
-    return _written(dict(items))
 
 
 def _written(params: dict[str, Any]) -> str:
@@ -67,6 +70,7 @@ class RequestUrls:
     def __init__(self, base_url: str) -> None:
         self.base_url = base_url.rstrip("/")
         self.base = httpx.URL(self.base_url)
+        self.queries: dict[Any, str] = {}
         reference = self.base._uri_reference  # httpx's parse result: a NamedTuple
         self.reference = reference
         self.prefix = reference.path.rstrip("/")
@@ -78,7 +82,7 @@ class RequestUrls:
 
     def url(self, path: str, params: dict[str, Any] | None = None) -> httpx.URL:
         """The URL of `path` (below the base) with `params` as its query."""
-        query = query_text(params) if params else None
+        query = query_text(params, self.queries) if params else None
         if self.plain_base and _PLAIN_PATH.fullmatch(path):
             url = httpx.URL.__new__(httpx.URL)
             url._uri_reference = self.reference._replace(path=self.prefix + path, query=query)
