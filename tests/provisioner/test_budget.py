@@ -241,3 +241,18 @@ def test_inside_a_repository_a_test_file_may_link_to_its_files_and_no_further(
         "tests/q.yaml: error: 'tests/q.yaml' leads outside the repository: "
         "not allowed in workspace files"
     ]
+
+
+def test_a_script_renders_in_a_process_holding_more_than_1024_files() -> None:
+    """A service holds a descriptor per connection: past 1,024 the worker's answer
+    came through select(), which cannot wait on such a descriptor (ValueError)."""
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        from agentform.service.executions import script as scripts
+
+        scripts._WORKER.stop()  # its pipes are opened now, past the 1,024th descriptor
+        fine = Script.model_validate({"steps": [{"reasoning": "{{ inputs.a }}!"}]})
+        assert render(fine, {"a": "é"}).steps[0].reasoning == "é!"
+    finally:
+        for fd in held:
+            os.close(fd)

@@ -18,7 +18,7 @@ import contextlib
 import importlib
 import os
 import pickle
-import select
+import selectors
 import struct
 import subprocess
 import sys
@@ -78,6 +78,14 @@ def serve() -> None:
             _write(answers, ("raised", TypeError(f"an answer that cannot be sent: {exc}")))
 
 
+def _readable(pipe: IO[bytes], seconds: float) -> bool:
+    """Whether `pipe` has something to read within `seconds`. Not select(): it cannot
+    wait on a descriptor past 1,023, and a service holds one per connection."""
+    with selectors.DefaultSelector() as selector:
+        selector.register(pipe, selectors.EVENT_READ)
+        return bool(selector.select(seconds))
+
+
 class Worker:
     """One child at a time, computing one call at a time (see the module's docstring)."""
 
@@ -97,8 +105,7 @@ class Worker:
             assert process.stdin is not None and process.stdout is not None
             try:
                 _write(process.stdin, (function, args, limits))
-                ready, _, _ = select.select([process.stdout], [], [], limits.wall_seconds + _GRACE)
-                if not ready:
+                if not _readable(process.stdout, limits.wall_seconds + _GRACE):
                     raise TimeoutError
                 kind, value = _read(process.stdout)
             except (TimeoutError, EOFError, OSError):
