@@ -15,8 +15,10 @@ from tests.provisioner.harness import Service
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> Service:
-    return Service(tmp_path / "service.db")
+def service(tmp_path: Path) -> Iterator[Service]:
+    made = Service(tmp_path / "service.db")
+    yield made
+    made.close()
 
 
 @pytest.fixture

@@ -100,8 +100,15 @@ def test_golden_case(case: Path, tmp_path: Path) -> None:
     if (case / "files").is_dir():
         shutil.copytree(case / "files", root, dirs_exist_ok=True)
     env = json.loads((case / "env.json").read_text()) if (case / "env.json").exists() else {}
-    options = _options(case)
     service = Service(tmp_path / "service.db")
+    try:
+        _plan_and_apply(case, root, service, env)
+    finally:
+        service.close()
+
+
+def _plan_and_apply(case: Path, root: Path, service: Service, env: dict[str, str]) -> None:
+    options = _options(case)
     if (case / "live.json").exists():
         service.seed_live(json.loads((case / "live.json").read_text()))
     service.log.reset()
