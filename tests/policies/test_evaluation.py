@@ -87,3 +87,13 @@ def test_a_secret_token_never_reaches_a_message() -> None:
     (violation,) = found.violations
     assert violation.message == "value: (sensitive), (sensitive)"
     assert SECRET not in violation.message
+
+
+def test_an_index_by_a_name_in_quotes_reads_that_field() -> None:
+    rules = [
+        {"name": "url", "deny": "change['after']['url'].startsWith('http:')"},
+        {"name": "secret", "deny": "isSecret(change['after']['headers']['Ünï \"q\\\\'])"},
+    ]
+    held = change(url="http://a", headers={'Ünï "q\\': SECRET})
+    assert verdicts(rules, held) == [("url", "violated"), ("secret", "violated")]
+    assert verdicts(rules, change(url="https://a", headers={'Ünï "q\\': "plain"})) == []

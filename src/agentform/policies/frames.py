@@ -38,7 +38,8 @@ class Frame:
         self.current, self.values, self.plain, self.literal = None, 0, True, None
 
     def end_item(self) -> None:
-        value, key = self.value(), self.literal if self.values == 1 else None
+        alone = self.values == 1 and self.plain and self.branches is None
+        value, key = self.value(), self.literal if alone else None  # not `c ? 'a' : 'b'`
         self.items.append(value)
         self.keys.append(self.key if self.kind == "map" else key)
         self.restart()

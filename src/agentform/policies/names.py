@@ -21,6 +21,7 @@ from agentform.policies.selections import (
     Call,
     Selection,
     calls,
+    computed_keys,
     selections,
     values_used,
 )
@@ -69,6 +70,8 @@ def unknown_names(
         held, name = value.path[:2]
         if held in OBJECTS and name in sensitive:
             problems.append((_VALUE_READ.format(whole=f"change.{held}.{name}"), at))
+    for value, at in computed_keys(source):
+        problems.append((_COMPUTED_KEY.format(whole=".".join((value.sort, *value.path))), at))
     return sorted(problems, key=lambda p: p[1])
 
 
@@ -76,6 +79,14 @@ _VALUE_READ = (
     "a value of {whole} is sensitive and never given to a rule (a function, a method "
     "or an operator such as ==, in or + would read a token, not the value): test one "
     "only with isSecret, isSensitive or isSet; its names are read ('X-Team' in {whole})"
+)
+
+
+_COMPUTED_KEY = (
+    "{whole}[...] by a key the rule computes: a rule indexes change, plan, organization "
+    "and a change's before and after only by a field's name in quotes "
+    "(change['after']['url'] is change.after.url), since a computed key may reach a "
+    "sensitive value (a webhook header's) that loading cannot check"
 )
 
 

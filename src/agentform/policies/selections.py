@@ -5,7 +5,9 @@ The expression's values are typed as it is read (policies/types.py). Every const
 gives its value's type from its parts': parentheses and the conditional (its
 branches, when they agree), a list or map literal, an index or a key, `filter` (its
 list) and `map` (a list of its last argument). A comprehension's variable stands
-for its list's items; a name read off a value of a known sort is a selection. A
+for its list's items; a name read off a value of a known sort is a selection, and so
+is an index of one by a name in quotes (`change['after']`); a computed key there is
+noted (`computed_keys`: loading refuses it). A
 value of no known type (a mixed list, a function's result) selects nothing: no
 error that could be wrong.
 """
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 
 from agentform.policies.expressions import TOKEN, VARIABLES
 from agentform.policies.frames import Frame, field_value
-from agentform.policies.types import NOTHING, MapOf, Sort, Type, item_of, then
+from agentform.policies.types import NOTHING, MapOf, Sort, Type, by_name, item_of, then
 
 MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 TESTS = frozenset({"isSecret", "isSensitive", "isSet", "has"})
@@ -63,6 +65,7 @@ class _Reader:
         self.tested: set[int] = set()  # those given alone to a test, or shown alone
         self.joined: set[int] = set()  # those only joined with `+`: a message shows them
         self.declared: set[int] = set()  # where variables are declared: not selections
+        self.computed: list[tuple[Sort, int]] = []  # fields read by a computed key
         self.after_value = False  # the last token ended a value: `.x`, `[`, `(` apply to it
         self.call: tuple[Type, str, int, int] | None = None  # a call about to open
 
@@ -112,6 +115,15 @@ class _Reader:
         field's value read when it is one: that reading only tests or shows it."""
         if field_value(item) and self.values:
             self.tested.add(self.values[-1][1])
+
+    def _keyed(self, done: Frame) -> Type:
+        """`change['after']`, read as `change.after` (a selection, typed as one); a
+        computed key (`change.after[k]`) is noted, and its value of no type."""
+        assert isinstance(done.base, Sort)
+        if len(done.keys) != 1 or done.keys[0] is None:
+            self.computed.append((done.base, done.at))
+            return None
+        return self._select(done.base, ("", done.keys[0]), (done.at, done.at), None)
 
     def _separator(self, text: str, frame: Frame) -> None:
         if text == ",":
@@ -203,6 +215,7 @@ class _Reader:
         elif done.kind != "index":  # a new value, not the end of one
             frame.values += 1
         elif isinstance(done.base, Sort):  # a field's value; not a literal's item again
+            result = self._keyed(done) if by_name(done.base) else result
             self._value_at(result, done.at)
         frame.current, frame.literal, self.after_value = result, None, True
 
@@ -227,15 +240,28 @@ def values_used(source: str, shown: bool = False) -> list[tuple[Sort, int]]:
     expression: given to any other function or method, to an operator (`==`, `in`,
     `+`), put in a list or map; with the offset where it is read. `shown`: the
     expression is a message's, which may also join such values with `+`."""
-    used, joined = _read(source)[2:]
+    used, joined = _read(source)[2:4]
     return [v for v in used if not (shown and v[1] in joined)]
+
+
+def computed_keys(source: str) -> list[tuple[Sort, int]]:
+    """Each change, plan, organization or change's object indexed by a key the
+    expression computes (`change.after[k]`), with the offset of its `[`."""
+    return list(_read(source)[4])
 
 
 @functools.lru_cache(maxsize=1_024)
 def _read(
     source: str,
-) -> tuple[tuple[Selection, ...], tuple[Call, ...], tuple[tuple[Sort, int], ...], frozenset[int]]:
+) -> tuple[
+    tuple[Selection, ...],
+    tuple[Call, ...],
+    tuple[tuple[Sort, int], ...],
+    frozenset[int],
+    tuple[tuple[Sort, int], ...],
+]:
     """Read once for loading's several questions about one expression."""
     reader = _Reader(source).read()
     used = tuple(v for v in reader.values if v[1] not in reader.tested)
-    return tuple(reader.found), tuple(reader.calls), used, frozenset(reader.joined)
+    found, joined = tuple(reader.found), frozenset(reader.joined)
+    return found, tuple(reader.calls), used, joined, tuple(reader.computed)

@@ -13,6 +13,7 @@ ELEMENTS: dict[tuple[str, ...], str] = {("plan", "changes"): "change", ("change"
 """What the items of a list rules see are (`plan.changes.all(c, ...)`: `c` is a change)."""
 OBJECTS = ("before", "after")  # a change's values whose fields are its kinds' fields
 VALUE = "[]"  # in a path: a value of the field before it (`headers['X']`)
+RECORDS = ("change", "plan", "organization")  # the sorts whose fields rules know by name
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,16 @@ def indexed(value: Type) -> Type:
     if isinstance(value, Sort) and len(value.path) == 2 and value.path[0] in OBJECTS:
         return Sort(value.sort, (*value.path, VALUE))
     return item_of(value)
+
+
+def by_name(value: Type) -> bool:
+    """Whether `value[...]` reads a field by its name, as `.name` would: `value` is a
+    change, the plan, the organization, or a change's `before` or `after`. Its key is
+    then a field's name in quotes (`change['after']` is `change.after`), never
+    computed: loading could not tell which field, sensitive or not, it reads."""
+    if not isinstance(value, Sort) or value.sort not in RECORDS:
+        return False
+    return not value.path or (len(value.path) == 1 and value.path[0] in OBJECTS)
 
 
 def then(value: Sort, names: tuple[str, ...]) -> Type:
