@@ -97,6 +97,21 @@ def test_a_link_leading_nowhere_is_a_problem_at_its_file_with_the_others(
     assert said[1] == "policies/shared.yaml: error: a link to a file that does not exist", said
 
 
+def test_a_policy_file_in_a_link_loop_is_said_as_a_loop(tmp_path: Path) -> None:
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(rule("change.actoin == 'x'"))
+    (folder / "l1.yaml").symlink_to("l2.yaml")
+    (folder / "l2.yaml").symlink_to("l1.yaml")
+    with pytest.raises(DiagnosticsError) as info:
+        load_policies(working_tree(tmp_path))
+    said = [d.render() for d in info.value.diagnostics]
+    assert said[1:] == [
+        f"policies/{name}: error: a link loop (the link leads back to itself)"
+        for name in ("l1.yaml", "l2.yaml")
+    ], said
+
+
 def test_a_billion_laughs_file_is_a_yaml_error() -> None:
     bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
     for i in range(1, 9):

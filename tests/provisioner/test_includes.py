@@ -155,3 +155,30 @@ def test_a_workspace_file_linking_nowhere_is_said_with_the_other_problems(
     said = problems(ws, {"pools.yaml": "profilePools:\n  - {name: a, membres: [x]}\n"})
     assert said[0] == "broken-link.yaml: error: a link to a file that does not exist", said
     assert len(said) == 2 and said[1].startswith("pools.yaml:2:"), said
+
+
+@pytest.mark.parametrize(
+    "links", [{"self.yaml": "self.yaml"}, {"a.yaml": "b.yaml", "b.yaml": "a.yaml"}]
+)
+def test_a_workspace_file_in_a_link_loop_is_said_with_the_other_problems(
+    ws: Path, links: dict[str, str]
+) -> None:
+    """A loop (`ln -s self.yaml self.yaml`) resolves to no file: said at each link, as
+    a link loop, never a crash."""
+    ws.mkdir(parents=True, exist_ok=True)
+    for name, target in links.items():
+        (ws / name).symlink_to(target)
+    said = problems(ws, {"pools.yaml": "profilePools:\n  - {name: a, membres: [x]}\n"})
+    loops = [f"{name}: error: a link loop (the link leads back to itself)" for name in links]
+    assert [line for line in said if not line.startswith("pools.yaml:2:")] == loops, said
+    assert len(said) == len(links) + 1, said
+
+
+def test_an_include_of_a_link_loop_is_said_at_the_include(ws: Path) -> None:
+    (ws / "parts").mkdir(parents=True)
+    (ws / "parts/loop.j2").symlink_to("loop.j2")
+    said = problems(ws, {"hooks.yaml": 'webhooks:\n{% include "parts/loop.j2" %}\n'})
+    assert said == [
+        "hooks.yaml:2:1: error: template error: "
+        "'parts/loop.j2' is a link loop (the link leads back to itself)"
+    ], said

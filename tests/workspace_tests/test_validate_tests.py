@@ -51,6 +51,20 @@ def test_a_test_file_linking_nowhere_fails_validate(tmp_path: Path) -> None:
     assert run("test", "-C", str(root)).exit_code == 1  # as `test` refuses it
 
 
+def test_test_files_in_a_link_loop_fail_validate_and_test_at_their_files(tmp_path: Path) -> None:
+    root = workspace(tmp_path / "ws", {"good.yaml": GOOD})
+    os.symlink("l1.yaml", root / "tests" / "l2.yaml")
+    os.symlink("l2.yaml", root / "tests" / "l1.yaml")
+    for command in ("validate", "test"):
+        result = run(command, "-C", str(root))
+        assert result.exit_code == 1, result.output
+        assert "Unexpected error" not in result.output, result.output
+        for name in ("l1.yaml", "l2.yaml"):
+            assert f"tests/{name}: error: a link loop (the link leads back to itself)" in (
+                result.output
+            ), result.output
+
+
 def test_a_test_files_problems_are_shown_with_the_workspaces_at_their_lines(
     tmp_path: Path,
 ) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentform.core.bounds import Bounds, broken_link
+from agentform.core.bounds import Bounds, broken_link, resolved
 from agentform.core.diagnostics import Diagnostic, Position
 from agentform.core.errors import DiagnosticsError
 
@@ -76,7 +76,7 @@ def workspace_files(
     bounds = bounds or Bounds.of_workspace(root)
     first = root_file(root)
     ignored = ignore_spec(root)
-    variables = {path.resolve() for path in var_files}
+    variables = {resolved(path) for path in var_files}
     others = []
     nested: set[Path] = set()  # directories that are workspaces of their own
     for path in sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES):
@@ -103,7 +103,7 @@ def workspace_files(
                     )
                 ]
             )
-        if path.resolve() in variables or is_artifact(_head(path)):
+        if resolved(path) in variables or is_artifact(_head(path)):
             continue
         others.append(path)
     return ([first] if first else []) + others

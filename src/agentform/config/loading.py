@@ -24,7 +24,7 @@ from agentform.config.protect import check_protected
 from agentform.config.render import Renderer
 from agentform.config.secret_tokens import substitute
 from agentform.config.settings import ROOT_FILE, Settings, settings_of
-from agentform.core.bounds import Bounds
+from agentform.core.bounds import Bounds, resolved
 from agentform.core.budget import BudgetExceeded, metered
 from agentform.core.diagnostics import Diagnostics, Position, relative
 from agentform.core.errors import DiagnosticsError, InvalidWorkspace
@@ -148,7 +148,7 @@ class Loading:
                 written = Declared(item, where((kind.name, i)), locate=where.inside(kind.name, i))
                 parent, read = kind.expand(written, path.parent, self.bounds, self.diags)
                 for extra, content in read:
-                    self.items_files.add(extra.resolve())
+                    self.items_files.add(resolved(extra))
                     part = self.bounds.name(extra).encode() + b"\0" + content
                     self.digest.update(part + b"\0")
                     self.file_digests[self.bounds.name(extra)] = hashlib.sha256(part).hexdigest()
@@ -215,7 +215,7 @@ class Loading:
             for name in env.workspace_loader.sources
         ]
         found = [*files, *var_files, *self.items_files, *(p for p in included if p)]
-        return frozenset(path.resolve() for path in found)
+        return frozenset(resolved(path) for path in found)
 
 
 def _known_keys() -> set[str]:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import jinja2
 
 from agentform.config.sandbox_bounds import MAX_RENDERED, NotAllowed
-from agentform.core.bounds import Bounds, leads_outside
+from agentform.core.bounds import Bounds, broken_link, leads_outside
 
 
 class WorkspaceLoader(jinja2.BaseLoader):
@@ -38,6 +38,8 @@ class WorkspaceLoader(jinja2.BaseLoader):
         path = self.bounds.inside(template)
         if path is None:
             raise NotAllowed(leads_outside(template, self.bounds.within))
+        if (why := broken_link(path)) is not None:
+            raise jinja2.TemplateNotFound(template, f"'{template}' is {why}")
         if not path.is_file():
             raise jinja2.TemplateNotFound(template)
         if path.stat().st_size > MAX_RENDERED:

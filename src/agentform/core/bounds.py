@@ -11,6 +11,7 @@ symlink that leads out of it."""
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,8 +45,8 @@ class Bounds:
     @classmethod
     def of_workspace(cls, root: Path) -> Bounds:
         """The bounds of a workspace outside any repository: itself."""
-        resolved = root.resolve()
-        return cls(resolved, resolved)
+        root = resolved(root)
+        return cls(root, root)
 
     @property
     def within(self) -> str:
@@ -58,7 +59,7 @@ class Bounds:
         `..` out of it, a symlink leading out)."""
         if Path(written).is_absolute():
             return None
-        path = ((folder or self.workspace) / written).resolve()
+        path = resolved((folder or self.workspace) / written)
         return path if path.is_relative_to(self.limit) else None
 
     def refused(self, written: str) -> str:
@@ -68,22 +69,37 @@ class Bounds:
     def name(self, path: Path) -> str:
         """How the files name `path`: from the workspace, with `..` for a file of the
         repository outside it (`../../common/alerts.j2`)."""
-        resolved = path.resolve()
-        if resolved.is_relative_to(self.workspace):
-            return resolved.relative_to(self.workspace).as_posix()
-        return Path(os.path.relpath(resolved, self.workspace)).as_posix()
+        path = resolved(path)
+        if path.is_relative_to(self.workspace):
+            return path.relative_to(self.workspace).as_posix()
+        return Path(os.path.relpath(path, self.workspace)).as_posix()
 
     def shared(self, name: str) -> bool:
         """Whether a file named as `name` (by `name()`) lies outside the workspace."""
         return name == ".." or name.startswith("../")
 
 
+def resolved(path: Path) -> Path:
+    """`path` absolute, its symlinks resolved, never raising: `Path.resolve()` raises
+    RuntimeError on a link loop (`ln -s self.yaml self.yaml`), which a pull request
+    can write. A loop is left as the link itself, under the folder holding it, and
+    `broken_link` says so at its file."""
+    return Path(os.path.realpath(path))
+
+
 def broken_link(path: Path) -> str | None:
     """Why `path` cannot be read when it is a link leading nowhere (a file linked
-    from a checkout CI did not make), or None: such a file is a problem, never
-    skipped, or the rules and objects it holds would silently not count."""
-    if path.is_symlink() and not path.exists():
-        return "a link to a file that does not exist"
+    from a checkout CI did not make, or a loop of links), or None: such a file is a
+    problem, never skipped, or the rules and objects it holds would silently not count."""
+    if not path.is_symlink():
+        return None
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a link loop (the link leads back to itself)"
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "a link to a file that does not exist"
     return None
 
 

@@ -15,7 +15,14 @@ from pathlib import Path
 
 from agentform.config.files import POLICIES_DIR, SUFFIXES
 from agentform.config.repository_file import repository_of
-from agentform.core.bounds import MAX_FILE_BYTES, Bounds, broken_link, refusal, too_large
+from agentform.core.bounds import (
+    MAX_FILE_BYTES,
+    Bounds,
+    broken_link,
+    refusal,
+    resolved,
+    too_large,
+)
 from agentform.core.errors import AgentformError
 
 MAX_FILES = 200
@@ -47,9 +54,9 @@ def policies_root(workspace_root: Path) -> Path:
 def policy_folders(workspace_root: Path) -> list[tuple[Path, str]]:
     """The folders of policy files that judge the workspace, with how messages name
     them: the root's `policies/`, and a workspace's own below a repository root."""
-    root = policies_root(workspace_root).resolve()
+    root = resolved(policies_root(workspace_root))
     found = [(root / POLICIES_DIR, POLICIES_DIR)]
-    own = workspace_root.resolve()
+    own = resolved(workspace_root)
     if own != root:
         found.append((own / POLICIES_DIR, f"{own.relative_to(root).as_posix()}/{POLICIES_DIR}"))
     return found
@@ -101,7 +108,7 @@ def at_ref(workspace_root: Path, ref: str) -> list[Source]:
     if not ref or ref.startswith("-") or any(c in ref for c in "\n\r\x00"):
         raise AgentformError(f"{ref!r} is not a git ref")
     root = workspace_root
-    top = Path(_git(root, "rev-parse", "--show-toplevel").strip()).resolve()
+    top = resolved(Path(_git(root, "rev-parse", "--show-toplevel").strip()))
     commit = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     found: list[Source] = []
     for folder, shown in policy_folders(workspace_root):

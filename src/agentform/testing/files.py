@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from agentform.config.files import TESTS_DIR
 from agentform.config.loader import Workspace
 from agentform.config.repository_file import bounds_of
-from agentform.core.bounds import Bounds, broken_link
+from agentform.core.bounds import Bounds, broken_link, resolved
 from agentform.core.budget import BudgetExceeded, metered
 from agentform.core.diagnostics import Diagnostic, Diagnostics, Position, relative
 from agentform.core.errors import DiagnosticsError
@@ -68,13 +68,13 @@ def discover(folder: Path, workspace: Path | None = None) -> list[Path]:
     which reading refuses."""
     if not folder.is_dir():
         return []
-    limit = bounds_of(workspace.resolve()).limit if workspace is not None else None
+    limit = bounds_of(resolved(workspace)).limit if workspace is not None else None
     found = []
     listed = (p for p in folder.rglob("*") if p.suffix in SUFFIXES)
     for path in sorted(p for p in listed if p.is_file() or broken_link(p)):
         if any(part.startswith(".") for part in path.relative_to(folder).parts):
             continue
-        if (limit is not None and not path.resolve().is_relative_to(limit)) or not _is_seed(path):
+        if (limit is not None and not resolved(path).is_relative_to(limit)) or not _is_seed(path):
             found.append(path)
     return found
 
@@ -84,8 +84,8 @@ def tests_of(root: Path) -> list[Path]:
     DiagnosticsError when tests/ itself leads out of the workspace's bounds: a link
     to / would have every file of the machine walked."""
     folder = root / TESTS_DIR
-    bounds = bounds_of(root.resolve())
-    if folder.is_dir() and not folder.resolve().is_relative_to(bounds.limit):
+    bounds = bounds_of(resolved(root))
+    if folder.is_dir() and not resolved(folder).is_relative_to(bounds.limit):
         raise DiagnosticsError([Diagnostic(bounds.refused(TESTS_DIR), Position(TESTS_DIR))])
     return discover(folder, root)
 
@@ -124,7 +124,7 @@ def read_tests(
     root: Path, paths: Sequence[Path], names: Names
 ) -> tuple[list[TestFileRun], Diagnostics]:
     """The files that are valid, with their seeds, and every problem of every file."""
-    root = root.resolve()
+    root = resolved(root)
     diags = Diagnostics()
     if len(paths) > MAX_FILES:
         diags.error(f"{len(paths)} test files: at most {MAX_FILES} run at once")
@@ -137,7 +137,7 @@ def read_tests(
             with metered():
                 run = _read_one(root, bounds, path, names, diags, seeds)
         except BudgetExceeded as exc:
-            diags.error(str(exc), Position(relative(path.resolve(), root), 1, 1))
+            diags.error(str(exc), Position(relative(resolved(path), root), 1, 1))
             continue
         if run is not None:
             runs.append(run)
@@ -156,11 +156,11 @@ def _read_one(
     that leads out of the workspace, or of its repository (a symlink), is refused as
     any other is; one that is a link leading nowhere is said so, not skipped."""
     why = broken_link(path)
-    if why or not path.resolve().is_relative_to(bounds.limit):
+    if why or not resolved(path).is_relative_to(bounds.limit):
         shown = _as_written(path, root)
         diags.error(why or bounds.refused(shown), Position(shown))
         return None
-    loaded = read_test_file(path, relative(path.resolve(), root), diags)
+    loaded = read_test_file(path, relative(resolved(path), root), diags)
     if loaded is None:
         return None
     seed: _Found
@@ -181,9 +181,9 @@ def _as_written(path: Path, root: Path) -> str:
     written: a refusal names the link, never where it leads."""
     parts = Path(os.path.abspath(path)).parts
     for depth in range(1, len(parts)):
-        if Path(*parts[:depth]).resolve() == root:
+        if resolved(Path(*parts[:depth])) == root:
             return Path(*parts[depth:]).as_posix()
-    return relative(path.parent.resolve() / path.name, root)
+    return relative(resolved(path.parent) / path.name, root)
 
 
 def workspace_names(workspace: Workspace) -> Names:
@@ -220,7 +220,7 @@ def _seed_of(
                     f"seed.{p.parameter}: {p.detail}", loaded.at("seed", *p.parameter.split("."))
                 )
             return None
-    path = bounds.inside(written, loaded.path.resolve().parent)
+    path = bounds.inside(written, resolved(loaded.path).parent)
     if path is None:
         diags.error(f"seed {bounds.refused(written)}", loaded.at("seed"))
         return None
