@@ -3,6 +3,7 @@ moving the clock of one started with `--clock manual`, and forgetting old histor
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import click
 from agentform.cli.common import guarded, workspace_options
 from agentform.cli.context import RunContext
 from agentform.cli.conventions import SuggestingChoice, parse_rate_option
+from agentform.cli.options import Options
+from agentform.config.environments import ENV_VARIABLE
 from agentform.core.errors import AgentformError
 from agentform.rules.clock import ClockWordsError, parse_duration
 from agentform.rules.paths import DEFAULT_PORT
@@ -34,9 +37,10 @@ def service() -> None:
 @click.option(
     "--db",
     "db_path",
-    default=str(DEFAULT_DB_PATH),
-    show_default=True,
     type=click.Path(dir_okay=False, path_type=Path),
+    help="The state to serve. Default: that of the workspace of -C (.agentform/service.db, "
+    "or .agentform/ENV/service.db in the environment --env chooses); outside a workspace, "
+    f"{DEFAULT_DB_PATH}.",
 )
 @click.option(
     "--seed",
@@ -101,7 +105,7 @@ def service() -> None:
 def run(
     host: str,
     port: int,
-    db_path: Path,
+    db_path: Path | None,
     seed_path: Path | None,
     rate_limit: float | None,
     clock_kind: str,
@@ -119,7 +123,7 @@ def run(
         serve(
             host,
             port,
-            db_path,
+            db_path or served_state(),
             seed_path,
             rate_limit,
             say=click.echo,
@@ -135,6 +139,25 @@ def run(
         raise SystemExit(1) from None
     except AgentformError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def served_state() -> Path:
+    """The database `service run` serves without --db: the `local` state of the
+    workspace of -C in the environment --env (or AGENTFORM_ENV) chooses, as the
+    workspace's commands use it; one with environments needs one chosen. Outside
+    a workspace, .agentform/service.db of -C."""
+    from agentform.cli.endpoint import local_state
+    from agentform.config.environments import raw_environments, selected
+    from agentform.config.files import root_file
+
+    opts = Options.from_given({})  # -C and --env given before the command (on the group)
+    opts.env = opts.env or os.environ.get(ENV_VARIABLE, "").strip() or None
+    root = root_file(opts.workspace_dir)
+    if root is None:
+        return local_state(opts.workspace_dir)
+    RunContext(opts).refuse_unchosen_environment()
+    chosen = selected(raw_environments(root), opts.env, str(root))
+    return local_state(opts.workspace_dir, chosen.name if chosen else None)
 
 
 def default_delivery_workers() -> int:
