@@ -32,6 +32,7 @@ def _full(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
     `max_page_count` of the pages it has."""
     db = app.state.db
     db.close()  # connections are made again, each with the limit
+    db.closing = False  # and the database used again (a close is final in the service)
     connect = db._connection
 
     def limited() -> Conn:

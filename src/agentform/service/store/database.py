@@ -130,6 +130,9 @@ class Database:
         self._local = threading.local()
         self._all: list[Conn] = []
         self._all_lock = threading.Lock()
+        self._users = 0  # threads inside a read or a write
+        self._left = threading.Condition(self._all_lock)
+        self.closing = False
         self._generation = 0
         self._generation_lock = threading.Lock()
         self.order_cache = OrderCache()
@@ -151,6 +154,20 @@ class Database:
             f"{self.path}: cannot open the database (SQLite says: {exc}); restore it from "
             "a backup, or move it aside to start with an empty one"
         )
+
+    @contextmanager
+    def _using(self) -> Iterator[Conn]:
+        """This thread's connection, counted in use until the block ends (see close)."""
+        with self._all_lock:
+            if self.closing:
+                raise sqlite3.ProgrammingError(f"{self.path}: the database is closed")
+            self._users += 1
+        try:
+            yield self._connection()
+        finally:
+            with self._all_lock:
+                self._users -= 1
+                self._left.notify_all()
 
     def _connection(self) -> Conn:
         conn: Conn | None = getattr(self._local, "conn", None)
@@ -207,7 +224,11 @@ class Database:
     @contextmanager
     def read(self) -> Iterator[Conn]:
         """A consistent snapshot for a multi-statement read (count + page)."""
-        conn = self._connection()
+        with self._using() as conn, self._snapshot(conn) as pinned:
+            yield pinned
+
+    @contextmanager
+    def _snapshot(self, conn: Conn) -> Iterator[Conn]:
         start = self._generation
         conn.execute("BEGIN")
         conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")  # pins the snapshot now
@@ -223,7 +244,11 @@ class Database:
         """A write transaction; takes the write lock up front to avoid upgrade deadlocks.
         A full disk (SQLITE_FULL, in a statement or at commit) rolls it back whole and
         raises StorageFull (507)."""
-        conn = self._connection()
+        with self._using() as conn, self._transaction(conn) as written:
+            yield written
+
+    @contextmanager
+    def _transaction(self, conn: Conn) -> Iterator[Conn]:
         conn.execute("BEGIN IMMEDIATE")
         conn._after_commit = []
         self._bump()
@@ -246,7 +271,12 @@ class Database:
             callback()
 
     def close(self) -> None:
+        """Closes every thread's connection once no thread is inside a read or a write
+        (closing one under a statement frees what SQLite is using: a crash); a read or
+        a write begun after is refused."""
         with self._all_lock:
+            self.closing = True
+            self._left.wait_for(lambda: self._users == 0)
             for conn in self._all:
                 conn.close()
             self._all.clear()
