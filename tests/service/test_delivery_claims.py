@@ -9,6 +9,8 @@ import uuid
 from datetime import timedelta
 from pathlib import Path
 
+from fastapi import FastAPI
+
 from agentform.service.clock import MANUAL_START, FollowerClock, wall_now
 from agentform.service.delivery import fairness
 from agentform.service.delivery.claiming import in_flight
@@ -23,19 +25,17 @@ from tests.service.templates import seeded_app
 LANES = INTEGRATION_SHARE + 8
 
 
-def test_jobs_another_worker_holds_count_toward_the_share_until_their_lease_ends(
-    tmp_path: Path,
-) -> None:
-    app = seeded_app(tmp_path / "s.db", seed=TEST_SEED, clock=ManualClock(), runtime=False)
+def lanes_due(app: FastAPI, url: str, lanes: int) -> None:
+    """An integration to `url` taking every event of OTHER's agent, and one event due
+    to it on each of `lanes` lanes (an execution's each)."""
     with running(app, OTHER_KEY) as (api, _):
         agent = api.ids("/agents")["other-agent"]
-        made = api.post("/webhook-integrations", json={"name": "h", "url": "http://127.0.0.1:9/"})
+        made = api.post("/webhook-integrations", json={"name": "h", "url": url})
         api.request(
             "PUT", f"/agents/{agent}/webhooks/{made.json()['id']}", json={"eventRules": ["*"]}
         )
-    db, now = app.state.db, app.state.clock.now()
-    with db.write() as conn:
-        for _ in range(LANES):  # a lane per execution
+    with app.state.db.write() as conn:
+        for _ in range(lanes):
             append_event(
                 conn,
                 organization_id=OTHER,
@@ -44,6 +44,15 @@ def test_jobs_another_worker_holds_count_toward_the_share_until_their_lease_ends
                 payload={},
                 execution_id=str(uuid.uuid4()),
             )
+
+
+def test_jobs_another_worker_holds_count_toward_the_share_until_their_lease_ends(
+    tmp_path: Path,
+) -> None:
+    app = seeded_app(tmp_path / "s.db", seed=TEST_SEED, clock=ManualClock(), runtime=False)
+    lanes_due(app, "http://127.0.0.1:9/", LANES)  # a lane per execution
+    db, now = app.state.db, app.state.clock.now()
+    with db.write() as conn:
         first = fairness.choose(conn, DELIVERY_JOB, now, in_flight(conn, DELIVERY_JOB, set()), 128)
         assert len(first) == INTEGRATION_SHARE  # the integration's share, of LANES due
         held = [job.id for job in first[:10]]

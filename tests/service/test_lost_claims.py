@@ -7,7 +7,6 @@ this process on one database, the manual clock, a receiver on loopback."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from datetime import timedelta
 from pathlib import Path
 
@@ -20,9 +19,9 @@ from agentform.service.delivery.sending import DeliveryJob
 from agentform.service.runtime import ManualClock
 from agentform.service.runtime.handlers import JobHandlers
 from agentform.service.store import claims
-from agentform.service.store.events import append_event
-from tests.service.conftest import OTHER, OTHER_KEY, TEST_SEED, running
+from tests.service.conftest import TEST_SEED
 from tests.service.templates import seeded_app
+from tests.service.test_delivery_claims import lanes_due
 from tests.webhooks.receiver import HANG, Receiver, running_receiver
 
 
@@ -30,24 +29,6 @@ def _worker(app: FastAPI, worker_id: str) -> ClaimingRunner:
     handlers = JobHandlers()
     handlers.add(DELIVERY_JOB, DeliveryJob())
     return ClaimingRunner(app.state.db, app.state.clock, handlers, worker_id=worker_id)
-
-
-def _one_delivery_due(app: FastAPI, receiver: Receiver) -> None:
-    with running(app, OTHER_KEY) as (api, _):
-        agent = api.ids("/agents")["other-agent"]
-        made = api.post("/webhook-integrations", json={"name": "h", "url": receiver.url})
-        api.request(
-            "PUT", f"/agents/{agent}/webhooks/{made.json()['id']}", json={"eventRules": ["*"]}
-        )
-    with app.state.db.write() as conn:
-        append_event(
-            conn,
-            organization_id=OTHER,
-            agent_id=agent,
-            event="EXECUTION_STARTED",
-            payload={},
-            execution_id=str(uuid.uuid4()),
-        )
 
 
 def _deliveries(app: FastAPI) -> list[tuple[str, int]]:
@@ -93,7 +74,7 @@ def test_a_worker_whose_claim_was_taken_records_nothing_and_the_taker_sends_agai
 ) -> None:
     app = seeded_app(tmp_path / "s.db", seed=TEST_SEED, clock=ManualClock(), runtime=False)
     with running_receiver() as receiver:
-        _one_delivery_due(app, receiver)
+        lanes_due(app, receiver.url, 1)
         receiver.answer(HANG)
         asyncio.run(_send_while_the_claim_is_taken(app, receiver))
         assert len(receiver.wait_for(2)) == 2  # sent by both: at least once
