@@ -26,6 +26,7 @@ import re2
 from cel_expr_python import cel
 
 from agentform.core.errors import AgentformError
+from agentform.core.problems import did_you_mean
 from agentform.core.sensitive import MASK
 
 MAX_EXPRESSION_CHARS = 4_000
@@ -144,8 +145,30 @@ def _compiled(source: str) -> Expression:
         text = str(exc).replace(_MATCHES, "matches")
         found = _ERROR_AT.search(text)
         if found:
-            raise CelError(found[3].strip(), int(found[1]), int(found[2])) from None
+            said = _in_words(found[3].strip(), source)
+            raise CelError(said, int(found[1]), int(found[2])) from None
         raise CelError(_STATUS.sub("", text.strip().splitlines()[0])) from None
+
+
+_UNDECLARED = re.compile(r"undeclared reference to '([^']+)' \(in container ''\)")
+FUNCTIONS = (
+    *("size", "has", "matches", "startsWith", "endsWith", "contains", "exists", "all"),
+    *("exists_one", "map", "filter", "int", "uint", "double", "string", "bool", "dyn"),
+    *("isSecret", "isSensitive", "isSet"),
+)
+"""The functions a rule may call (CEL's own that rules use, and ours)."""
+
+
+def _in_words(message: str, source: str) -> str:
+    """CEL's "undeclared reference to 'X' (in container '')" said as the other names
+    are: what X is not, and the closest name or function it may be a typo of."""
+    found = _UNDECLARED.fullmatch(message)
+    if found is None:
+        return message
+    name = found[1]
+    if re.search(rf"(?<![\w.]){re.escape(name)}\s*\(|\.{re.escape(name)}\s*\(", source):
+        return f"no function {name}{did_you_mean(name, FUNCTIONS)}"
+    return f"no name {name}{did_you_mean(name, VARIABLES)}"
 
 
 @functools.lru_cache(maxsize=256)
