@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
 
 from agentform.service import BASE_PATH
+from tests.service.asgi import http_scope
 from tests.service.conftest import ADMIN_KEY, READ_KEY, Api, assert_error
 
 MiB = 1024 * 1024
@@ -146,20 +147,7 @@ async def call(
     async def send(message: MutableMapping[str, Any]) -> None:
         out.append(message)
 
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": BASE_PATH + path,
-        "raw_path": (BASE_PATH + path).encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": headers,
-        "client": ("127.0.0.1", 1),
-        "server": ("svc", 80),
-    }
+    scope = http_scope(method, BASE_PATH + path, headers)
     await app(scope, receive, send)
     start = next(m for m in out if m["type"] == "http.response.start")
     payload = b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body")

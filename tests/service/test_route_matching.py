@@ -14,25 +14,12 @@ import pytest
 from fastapi import FastAPI
 
 from agentform.service import BASE_PATH
+from tests.service.asgi import http_scope
 from tests.service.conftest import ADMIN_KEY
 
 
 def call(app: FastAPI, method: str, path: str, root: str = "") -> tuple[int, dict[str, str], Any]:
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": root + path,
-        "raw_path": (root + path).encode(),
-        "query_string": b"",
-        "root_path": root,
-        "headers": [(b"x-api-key", ADMIN_KEY.encode())],
-        "server": ("127.0.0.1", 80),
-        "client": ("127.0.0.1", 1),
-        "state": {},
-    }
+    scope = http_scope(method, path, [(b"x-api-key", ADMIN_KEY.encode())], root)
     sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
