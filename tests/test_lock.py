@@ -75,7 +75,7 @@ def test_a_lock_timeout_below_0_or_not_a_duration_says_what_is_accepted(
 ) -> None:
     result = agentform("apply", "--lock-timeout", text, "-C", str(ws))
     assert result.exit_code == 1, result.output  # a usage error (docs/guide/command-line.md)
-    assert "--lock-timeout" in result.output and "0 or more or a duration" in result.output
+    assert "--lock-timeout" in result.output and "nor seconds 0 or more" in result.output
 
 
 def test_a_wait_that_runs_out_says_how_long_it_waited(

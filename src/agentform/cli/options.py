@@ -109,7 +109,7 @@ def seconds(text: str, *, zero: bool = False) -> float:
             value = float("nan")
     if not (value >= 0 if zero else value > 0) or value == float("inf"):
         least = "0 or more" if zero else "above 0"
-        raise ValueError(f"{text!r} is not a number of seconds {least} or a duration (30s, 2m)")
+        raise ValueError(f"{text!r} is not a duration such as 30s or 2m, nor seconds {least}")
     return value
 
 
